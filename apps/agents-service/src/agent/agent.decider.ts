@@ -1,0 +1,157 @@
+/**
+ * The agent's rules as pure functions: `decide` turns a command and the current
+ * state into events (or refuses it), `evolve` folds one event into the state.
+ *
+ * Lifecycle: (none) → active on create; active ⇄ paused via PATCH status;
+ * active | paused → deleted via DELETE; deleted is terminal (the agent is gone
+ * for every command). Asking for the status the agent already has is a no-op.
+ */
+import { AgentEventTypes, type AgentStatus, type VoicePlatform } from '@voice/contracts';
+import { AgentRuleViolation, DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, type AgentFields, type AgentState } from './agent.js';
+import type { AgentEvent } from './agent.events.js';
+
+export interface CreateAgent {
+  type: 'CreateAgent';
+  agent_id: string;
+  account_id: string;
+  input: Pick<AgentFields, 'name' | 'voice_platform' | 'phone_number'> & Partial<AgentFields>;
+  configured_platforms: readonly string[];
+  now: string;
+}
+
+/** `null` clears a clearable field; metadata null means {}. */
+export type AgentChanges = { [K in keyof AgentFields]?: AgentFields[K] | null };
+
+export interface UpdateAgent {
+  type: 'UpdateAgent';
+  changes: AgentChanges;
+  status?: Exclude<AgentStatus, 'deleted'>;
+  configured_platforms: readonly string[];
+  now: string;
+}
+
+export interface DeleteAgent {
+  type: 'DeleteAgent';
+  now: string;
+}
+
+export type AgentCommand = CreateAgent | UpdateAgent | DeleteAgent;
+
+export function assertPlatformConfigured(platform: VoicePlatform, configured: readonly string[]): void {
+  if (!configured.includes(platform)) {
+    throw new AgentRuleViolation({
+      code: 'platform_not_configured',
+      field: 'voice_platform',
+      message: `The ${platform} integration is not configured for this account.`,
+    });
+  }
+}
+
+function notFound(): never {
+  throw new AgentRuleViolation({ code: 'not_found', message: 'No agent with this id exists.' });
+}
+
+export function decide(command: AgentCommand, state: AgentState | undefined): AgentEvent[] {
+  switch (command.type) {
+    case 'CreateAgent':
+      return decideCreate(command, state);
+    case 'UpdateAgent':
+      return decideUpdate(command, state);
+    case 'DeleteAgent':
+      return decideDelete(command, state);
+  }
+}
+
+function decideCreate(command: CreateAgent, state: AgentState | undefined): AgentEvent[] {
+  if (state) throw new AgentRuleViolation({ code: 'concurrent_modification', message: 'An agent with this id already exists.' });
+  const { input } = command;
+  assertPlatformConfigured(input.voice_platform, command.configured_platforms);
+  return [
+    {
+      type: AgentEventTypes.created,
+      data: {
+        agent_id: command.agent_id,
+        account_id: command.account_id,
+        name: input.name,
+        voice_platform: input.voice_platform,
+        phone_number: input.phone_number,
+        voice_id: input.voice_id ?? DEFAULT_VOICE_IDS[input.voice_platform],
+        language: input.language ?? DEFAULT_LANGUAGE,
+        system_prompt: input.system_prompt ?? null,
+        welcome_message: input.welcome_message ?? null,
+        transfer_number: input.transfer_number ?? null,
+        business_hours: input.business_hours ?? null,
+        recording_enabled: input.recording_enabled ?? true,
+        transcription_enabled: input.transcription_enabled ?? true,
+        metadata: input.metadata ?? {},
+        created_at: command.now,
+      },
+    },
+  ];
+}
+
+function decideUpdate(command: UpdateAgent, state: AgentState | undefined): AgentEvent[] {
+  if (!state || state.status === 'deleted') notFound();
+  const wanted: Partial<AgentFields> = {};
+  for (const [key, value] of Object.entries(command.changes) as Array<[keyof AgentFields, unknown]>) {
+    if (value === undefined) continue;
+    (wanted as Record<string, unknown>)[key] = key === 'metadata' && value === null ? {} : value;
+  }
+  const platform = wanted.voice_platform;
+  if (platform !== undefined && platform !== state.voice_platform) {
+    assertPlatformConfigured(platform, command.configured_platforms);
+    // Voice ids belong to one platform's library: switching platform without
+    // naming a voice falls back to the new platform's default.
+    if (wanted.voice_id === undefined) wanted.voice_id = DEFAULT_VOICE_IDS[platform];
+  }
+  const changes = Object.fromEntries(
+    Object.entries(wanted).filter(([key, value]) => !sameValue(value, state[key as keyof AgentFields])),
+  ) as Partial<AgentFields>;
+
+  const events: AgentEvent[] = [];
+  if (Object.keys(changes).length > 0) events.push({ type: AgentEventTypes.updated, data: { changes, updated_at: command.now } });
+  if (command.status === 'paused' && state.status === 'active') events.push({ type: AgentEventTypes.paused, data: { paused_at: command.now } });
+  if (command.status === 'active' && state.status === 'paused') events.push({ type: AgentEventTypes.resumed, data: { resumed_at: command.now } });
+  return events;
+}
+
+function decideDelete(command: DeleteAgent, state: AgentState | undefined): AgentEvent[] {
+  if (!state || state.status === 'deleted') notFound();
+  return [{ type: AgentEventTypes.deleted, data: { deleted_at: command.now, released_phone_number: state.phone_number } }];
+}
+
+export function evolve(state: AgentState | undefined, event: AgentEvent): AgentState {
+  const version = (state?.version ?? 0) + 1;
+  if (event.type === AgentEventTypes.created) {
+    const { agent_id, account_id, created_at, ...fields } = event.data;
+    return { ...fields, id: agent_id, account_id, status: 'active', created_at, updated_at: created_at, version };
+  }
+  if (!state) throw new Error(`${event.type} cannot start an agent stream`);
+  switch (event.type) {
+    case AgentEventTypes.updated:
+      return { ...state, ...event.data.changes, updated_at: event.data.updated_at, version };
+    case AgentEventTypes.paused:
+      return { ...state, status: 'paused', updated_at: event.data.paused_at, version };
+    case AgentEventTypes.resumed:
+      return { ...state, status: 'active', updated_at: event.data.resumed_at, version };
+    case AgentEventTypes.deleted:
+      return { ...state, status: 'deleted', updated_at: event.data.deleted_at, version };
+  }
+}
+
+export function fold(events: readonly AgentEvent[], initial?: AgentState): AgentState | undefined {
+  return events.reduce<AgentState | undefined>(evolve, initial);
+}
+
+/** Structural equality where object key order does not matter (metadata {a,b} equals {b,a}). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

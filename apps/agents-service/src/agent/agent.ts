@@ -1,0 +1,38 @@
+import type { AgentStatus, AgentView, BusinessHours, ServiceError, VoicePlatform } from '@voice/contracts';
+
+/** The client-settable part of an agent: the API view without what the service sets. */
+export type AgentFields = Omit<AgentView, 'id' | 'status' | 'created_at' | 'updated_at'>;
+
+/** The agent as folded from its event stream. */
+export interface AgentState extends AgentFields {
+  id: string;
+  account_id: string;
+  status: AgentStatus;
+  created_at: string;
+  updated_at: string;
+  /** Stream version: number of events folded so far. */
+  version: number;
+}
+
+/** Voice ids are platform-specific, so an agent without one gets its platform's default. */
+export const DEFAULT_VOICE_IDS: Record<VoicePlatform, string> = {
+  platform_a: 'platform_a-default-voice',
+  platform_b: 'platform_b-default-voice',
+};
+
+export const DEFAULT_LANGUAGE = 'en';
+
+/**
+ * A business rule refused a command. Pure domain code cannot depend on the
+ * transport, so this carries the ServiceError and an interceptor turns it into
+ * a ServiceFailure at the edge.
+ */
+export class AgentRuleViolation extends Error {
+  constructor(readonly detail: ServiceError) {
+    super(detail.message);
+  }
+}
+
+export function streamIdOf(agentId: string): string {
+  return `agent-${agentId}`;
+}

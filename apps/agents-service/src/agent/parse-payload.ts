@@ -1,0 +1,18 @@
+import { plainToInstance, type ServiceError } from '@voice/contracts';
+import { ServiceFailure } from '@voice/service-kit';
+
+/**
+ * Validate an untrusted body with one of the contract's `find*Problem` checks
+ * and return it as plain data with the payload class's transforms applied
+ * (e.g. the trimmed name).
+ */
+export function parsePayload<T extends object>(cls: new () => T, body: unknown, findProblem: (body: unknown) => ServiceError | undefined): T {
+  const problem = findProblem(body);
+  if (problem) throw new ServiceFailure(problem);
+  return JSON.parse(JSON.stringify(plainToInstance(cls, body as object, { enableImplicitConversion: false }))) as T;
+}
+
+/** The entries whose value is neither null nor undefined. */
+export function withoutNulls<T extends object>(value: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<{ [K in keyof T]: NonNullable<T[K]> }>;
+}

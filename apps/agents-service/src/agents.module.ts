@@ -1,0 +1,53 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { AgentStore, COMMIT_LISTENER, type CommitListener } from './agent/agent-store.js';
+import { CreateAgentHandler } from './create-agent/create-agent.handler.js';
+import { CreateAgentMessageController } from './create-agent/create-agent.message.controller.js';
+import { DeleteAgentHandler } from './delete-agent/delete-agent.handler.js';
+import { DeleteAgentMessageController } from './delete-agent/delete-agent.message.controller.js';
+import { GetAgentHandler } from './get-agent/get-agent.handler.js';
+import { GetAgentMessageController } from './get-agent/get-agent.message.controller.js';
+import { HealthMessageController } from './health/health.message.controller.js';
+import { ListAgentsHandler } from './list-agents/list-agents.handler.js';
+import { ListAgentsMessageController } from './list-agents/list-agents.message.controller.js';
+import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
+import { UpdateAgentHandler } from './update-agent/update-agent.handler.js';
+import { UpdateAgentMessageController } from './update-agent/update-agent.message.controller.js';
+import { VerifyOwnershipMessageController } from './verify-ownership/verify-ownership.message.controller.js';
+
+export interface AgentsModuleDependencies {
+  dataSource: DataSource;
+  commitListener: CommitListener;
+  phoneNumberProvisioner: PhoneNumberProvisioner;
+}
+
+@Module({})
+export class AgentsModule {
+  static register(deps: AgentsModuleDependencies): DynamicModule {
+    return {
+      module: AgentsModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [
+        CreateAgentMessageController,
+        GetAgentMessageController,
+        ListAgentsMessageController,
+        UpdateAgentMessageController,
+        DeleteAgentMessageController,
+        VerifyOwnershipMessageController,
+        HealthMessageController,
+      ],
+      providers: [
+        { provide: DataSource, useValue: deps.dataSource },
+        { provide: COMMIT_LISTENER, useValue: deps.commitListener },
+        { provide: PHONE_NUMBER_PROVISIONER, useValue: deps.phoneNumberProvisioner },
+        AgentStore,
+        CreateAgentHandler,
+        GetAgentHandler,
+        ListAgentsHandler,
+        UpdateAgentHandler,
+        DeleteAgentHandler,
+      ],
+    };
+  }
+}

@@ -1,0 +1,87 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestMicroservice } from '@nestjs/common';
+import type { CustomStrategy } from '@nestjs/microservices';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  RequestContextInterceptor, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
+} from '@voice/service-kit';
+import type { DataSource } from 'typeorm';
+import { AGENTS_SCHEMA } from './agent/agent-store.js';
+import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
+import { AgentsModule } from './agents.module.js';
+import { agentsMigrations } from './migrations/index.js';
+import type { PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
+import { SequencePhoneNumberProvisioner } from './phone-numbers/sequence-phone-number-provisioner.js';
+import { AgentEventsRelay } from './relay/agent-events-relay.js';
+
+export const AGENTS_SERVICE_NAME = 'agents-service';
+
+export interface AgentsServiceOptions {
+  databaseUrl: string;
+  /** Required unless `local` is given. */
+  natsUrl?: string;
+  /** NATS subject/stream namespace; empty in production. */
+  namespace?: string;
+  /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
+  local?: { rpc: InProcessBus; streams: MessageStreams };
+  /** Plug a telephony provider in; the built-in one draws numbers from a Postgres sequence. */
+  phoneNumberProvisioner?: (dataSource: DataSource) => PhoneNumberProvisioner;
+  relayPollIntervalMs?: number;
+}
+
+export interface RunningAgentsService {
+  close(): Promise<void>;
+}
+
+/**
+ * Migrates the `agents` schema, starts the outbox relay to JetStream and serves
+ * the agents RPCs over NATS (queue group `agents-service`, so replicas share the
+ * load) — or, with `local`, over the in-process bus and streams of one-process mode.
+ */
+export async function startAgentsService(options: AgentsServiceOptions): Promise<RunningAgentsService> {
+  const namespace = options.namespace ?? '';
+  const logger = createLogger(AGENTS_SERVICE_NAME);
+  if (!options.local && !options.natsUrl) throw new Error('startAgentsService needs natsUrl (or local for one-process mode)');
+  const dataSource = await openDatabase({ url: options.databaseUrl, schema: AGENTS_SCHEMA, migrations: agentsMigrations, applicationName: AGENTS_SERVICE_NAME });
+  let nc: NatsConnection | undefined;
+  let relay: AgentEventsRelay | undefined;
+  let app: INestMicroservice | undefined;
+
+  const close = async () => {
+    await app?.close().catch((err: unknown) => logger.error({ err }, 'closing the NATS server failed'));
+    await relay?.stop();
+    await nc?.drain().catch(() => undefined);
+    if (dataSource.isInitialized) await dataSource.destroy();
+  };
+
+  try {
+    let streams: MessageStreams;
+    let strategy: CustomStrategy['strategy'];
+    if (options.local) {
+      streams = options.local.streams;
+      strategy = new InProcessServer(options.local.rpc);
+    } else {
+      nc = await connectNats(options.natsUrl!, `${AGENTS_SERVICE_NAME}-relay`);
+      streams = new JetStreamStreams(nc);
+      strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(AGENTS_SERVICE_NAME, options.natsUrl!));
+    }
+    relay = await AgentEventsRelay.start({ dataSource, streams, namespace, logger, pollIntervalMs: options.relayPollIntervalMs });
+    app = await NestFactory.createMicroservice(
+      AgentsModule.register({
+        dataSource,
+        commitListener: relay,
+        phoneNumberProvisioner: options.phoneNumberProvisioner?.(dataSource) ?? new SequencePhoneNumberProvisioner(dataSource),
+      }),
+      { strategy, logger: new PinoNestLogger(logger) },
+    );
+    app.useGlobalFilters(new ServiceErrorFilter(logger));
+    app.useGlobalInterceptors(new RequestContextInterceptor(), new DomainErrorInterceptor());
+    await app.listen();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { close };
+}

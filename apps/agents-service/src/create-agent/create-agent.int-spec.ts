@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AgentsRpc, type AgentReply } from '@voice/contracts';
+import { newAccount, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
+
+describe('agents.create over NATS', () => {
+  let h: AgentsHarness;
+  beforeAll(async () => {
+    h = await startAgentsHarness('create');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const create = (account: ReturnType<typeof newAccount>, body: unknown) => h.attempt<AgentReply>(AgentsRpc.create, { account, body });
+
+  it('creates an active agent with every field, defaults and a provisioned number', async () => {
+    const account = newAccount();
+    const result = await create(account, { name: '  Front desk  ', voice_platform: 'platform_b' });
+    expect(result.ok).toBe(true);
+    const { agent, version } = (result as { value: AgentReply }).value;
+    expect(version).toBe(1);
+    expect(agent).toEqual({
+      id: expect.stringMatching(/^agt_[0-9a-f]{24}$/),
+      name: 'Front desk',
+      voice_platform: 'platform_b',
+      phone_number: expect.stringMatching(/^\+[1-9]\d{1,14}$/),
+      voice_id: 'platform_b-default-voice',
+      language: 'en',
+      system_prompt: null,
+      welcome_message: null,
+      transfer_number: null,
+      business_hours: null,
+      recording_enabled: true,
+      transcription_enabled: true,
+      status: 'active',
+      metadata: {},
+      created_at: expect.any(String),
+      updated_at: agent.created_at,
+    });
+    expect(new Date(agent.created_at).toISOString()).toBe(agent.created_at);
+  });
+
+  it('keeps every given field', async () => {
+    const body = {
+      name: 'Support',
+      voice_platform: 'platform_a',
+      phone_number: '+442071838750',
+      voice_id: 'rachel',
+      language: 'de',
+      system_prompt: 'Be brief.',
+      welcome_message: 'Hallo!',
+      transfer_number: '+442071838751',
+      business_hours: { timezone: 'Europe/Berlin', schedule: [{ day: 'saturday', open: '10:00', close: '14:00' }] },
+      recording_enabled: false,
+      transcription_enabled: false,
+      metadata: { team: 'emea' },
+    };
+    const result = await create(newAccount(), body);
+    expect(result).toMatchObject({ ok: true, value: { agent: { ...body, status: 'active' } } });
+  });
+
+  it('treats null optional fields as omitted', async () => {
+    const result = await create(newAccount(), {
+      name: 'Nulls',
+      voice_platform: 'platform_a',
+      phone_number: null,
+      voice_id: null,
+      language: null,
+      recording_enabled: null,
+      metadata: null,
+      business_hours: null,
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { agent: { phone_number: expect.stringMatching(/^\+1555/), voice_id: 'platform_a-default-voice', language: 'en', recording_enabled: true, metadata: {}, business_hours: null } },
+    });
+  });
+
+  it('gives each auto-provisioned agent its own number', async () => {
+    const account = newAccount();
+    const numbers = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const r = await create(account, { name: `Provisioned ${i}`, voice_platform: 'platform_a' });
+      numbers.add((r as { value: AgentReply }).value.agent.phone_number);
+    }
+    expect(numbers.size).toBe(5);
+  });
+
+  it('reports validation problems as structured codes with the field', async () => {
+    const account = newAccount();
+    expect(await create(account, { voice_platform: 'platform_a' })).toEqual({
+      ok: false,
+      error: { code: 'missing_required_field', field: 'name', message: expect.any(String) },
+    });
+    expect(await create(account, { name: 'x', voice_platform: 'platform_z' })).toEqual({
+      ok: false,
+      error: { code: 'invalid_parameter', field: 'voice_platform', message: expect.any(String), valid_values: ['platform_a', 'platform_b'] },
+    });
+    expect(await create(account, { name: 42, voice_platform: 'platform_a' })).toMatchObject({ ok: false, error: { code: 'invalid_parameter', field: 'name' } });
+    expect(
+      await create(account, {
+        name: 'x',
+        voice_platform: 'platform_a',
+        business_hours: { timezone: 'UTC', schedule: [{ day: 'monday', open: '09:00', close: '25:00' }] },
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid_parameter', field: 'business_hours.schedule[0].close' } });
+    expect(await create(account, { name: 'x', voice_platform: 'platform_a', metadata: { foo: 1 } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_parameter', field: 'metadata.foo' },
+    });
+    expect(await create(account, { name: 'x', voice_platform: 'platform_a', status: 'paused' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_parameter', field: 'status' },
+    });
+    expect(await create(account, 'not an object')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('refuses a platform the account has not configured', async () => {
+    expect(await create(newAccount({ voice_platforms: ['platform_a'] }), { name: 'B', voice_platform: 'platform_b' })).toMatchObject({
+      ok: false,
+      error: { code: 'platform_not_configured', field: 'voice_platform' },
+    });
+  });
+
+  it('refuses a name already used in the account, ignoring case and surrounding spaces', async () => {
+    const account = newAccount();
+    expect((await create(account, { name: 'Sales', voice_platform: 'platform_a' })).ok).toBe(true);
+    for (const name of ['Sales', 'sales', '  SALES ']) {
+      expect(await create(account, { name, voice_platform: 'platform_a' })).toMatchObject({ ok: false, error: { code: 'duplicate_name', field: 'name' } });
+    }
+    expect((await create(newAccount(), { name: 'Sales', voice_platform: 'platform_a' })).ok).toBe(true);
+  });
+
+  it('refuses a phone number another agent holds, across accounts', async () => {
+    expect((await create(newAccount(), { name: 'One', voice_platform: 'platform_a', phone_number: '+14155550123' })).ok).toBe(true);
+    expect(await create(newAccount(), { name: 'Two', voice_platform: 'platform_a', phone_number: '+14155550123' })).toMatchObject({
+      ok: false,
+      error: { code: 'phone_number_in_use', field: 'phone_number' },
+    });
+  });
+
+  it('enforces the quota with limit and current', async () => {
+    const account = newAccount({ agent_limit: 2 });
+    expect((await create(account, { name: 'A', voice_platform: 'platform_a' })).ok).toBe(true);
+    expect((await create(account, { name: 'B', voice_platform: 'platform_a', phone_number: '+14155550777' })).ok).toBe(true);
+    for (const body of [{ name: 'C', voice_platform: 'platform_a' }, { name: 'C', voice_platform: 'platform_a', phone_number: '+14155550778' }]) {
+      expect(await create(account, body)).toEqual({
+        ok: false,
+        error: { code: 'quota_exceeded', limit: 2, current: 2, message: expect.any(String) },
+      });
+    }
+  });
+
+  describe('under concurrency (enforced by the database)', () => {
+    // With explicit numbers no pre-check runs before the transaction: only the unique index decides.
+    it.each([
+      ['auto-provisioned numbers', (_i: number) => ({})],
+      ['explicit numbers', (i: number) => ({ phone_number: `+1415555080${i}` })],
+    ])('lets exactly one of 8 simultaneous creates with one name succeed (%s)', async (_label, extra) => {
+      const account = newAccount();
+      const names = ['Reception', 'reception', ' RECEPTION', 'Reception ', 'ReCePtIoN', 'reception', '  reception  ', 'RECEPTION'];
+      const results = await Promise.all(names.map((name, i) => create(account, { name, voice_platform: 'platform_a', ...extra(i) })));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const failures = results.filter((r) => !r.ok) as Array<{ error: { code: string; field?: string } }>;
+      expect(failures).toHaveLength(7);
+      for (const f of failures) expect(f.error).toMatchObject({ code: 'duplicate_name', field: 'name' });
+    });
+
+    it('never exceeds the quota: 10 parallel creates at limit 3 give exactly 3 agents', async () => {
+      const account = newAccount({ agent_limit: 3 });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => create(account, { name: `Parallel ${i}`, voice_platform: 'platform_a' })),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      for (const r of results.filter((r) => !r.ok) as Array<{ error: unknown }>) {
+        expect(r.error).toEqual({ code: 'quota_exceeded', limit: 3, current: 3, message: expect.any(String) });
+      }
+      const list = await h.rpc(AgentsRpc.list, { account_id: account.id, query: {} });
+      expect(list.total).toBe(3);
+    });
+
+    it('gives 8 simultaneous creates with one explicit number exactly one success', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => create(newAccount(), { name: `Caller ${i}`, voice_platform: 'platform_a', phone_number: '+14155550999' })),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      for (const r of results.filter((r) => !r.ok) as Array<{ error: unknown }>) expect(r.error).toMatchObject({ code: 'phone_number_in_use' });
+    });
+  });
+});

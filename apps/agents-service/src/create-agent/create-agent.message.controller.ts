@@ -1,0 +1,17 @@
+import { Controller } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AgentsRpc, CreateAgentPayload, findCreateAgentProblem, type AgentReply, type CreateAgentRequest } from '@voice/contracts';
+import { parsePayload } from '../agent/parse-payload.js';
+import { CreateAgentCommand } from './create-agent.command.js';
+
+@Controller()
+export class CreateAgentMessageController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @MessagePattern(AgentsRpc.create)
+  create(@Payload() request: CreateAgentRequest): Promise<AgentReply> {
+    const payload = parsePayload(CreateAgentPayload, request.body, findCreateAgentProblem);
+    return this.commands.execute(new CreateAgentCommand(request.account, payload));
+  }
+}

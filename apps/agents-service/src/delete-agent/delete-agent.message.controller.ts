@@ -1,0 +1,18 @@
+import { Controller } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AgentsRpc, type DeleteAgentReply, type DeleteAgentRequest } from '@voice/contracts';
+import { fail } from '@voice/service-kit';
+import { expectedVersionOf } from '../agent/expected-version.js';
+import { DeleteAgentCommand } from './delete-agent.command.js';
+
+@Controller()
+export class DeleteAgentMessageController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @MessagePattern(AgentsRpc.delete)
+  delete(@Payload() request: DeleteAgentRequest): Promise<DeleteAgentReply> {
+    if (typeof request?.agent_id !== 'string') fail('not_found', 'No agent with this id exists.');
+    return this.commands.execute(new DeleteAgentCommand(request.account_id, request.agent_id, expectedVersionOf(request)));
+  }
+}

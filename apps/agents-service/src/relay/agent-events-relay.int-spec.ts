@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AGENT_EVENTS_STREAM, AgentsRpc, namespacedStream, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { testNatsUrl } from '@voice/testing';
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { newAccount, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
+
+interface Received {
+  subject: string;
+  msgId: string | undefined;
+  event: AgentIntegrationEvent;
+}
+
+describe('agent events relay to JetStream', () => {
+  let h: AgentsHarness;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    h = await startAgentsHarness('relay');
+    nc = await connect({ servers: testNatsUrl() });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await h?.close();
+  });
+
+  // The relay waits for every older transaction in the cluster to finish (xid order), so a busy
+  // database (other test files running in parallel) can delay it for seconds: wait generously.
+  /** Read the whole stream from the start with an ordered (ephemeral) consumer until `until` holds. */
+  async function readStreamUntil(until: (all: Received[]) => boolean, timeoutMs = 20_000): Promise<Received[]> {
+    const consumer = await jetstream(nc).consumers.get(namespacedStream(h.namespace, AGENT_EVENTS_STREAM));
+    const messages = await consumer.consume();
+    const received: Received[] = [];
+    const timer = setTimeout(() => messages.stop(), timeoutMs);
+    for await (const m of messages) {
+      received.push({ subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id'), event: m.json<AgentIntegrationEvent>() });
+      if (until(received)) break;
+    }
+    clearTimeout(timer);
+    messages.stop();
+    return received;
+  }
+
+  it('publishes created, renamed and deleted in order with versions 1..3 and full snapshots', async () => {
+    const account = newAccount();
+    const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Relay me', voice_platform: 'platform_b', recording_enabled: false } });
+    await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { name: 'Relayed' } });
+    await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: agent.id });
+
+    const mine = (all: Received[]) => all.filter((r) => r.event.agent.agent_id === agent.id);
+    const received = mine(await readStreamUntil((all) => mine(all).length >= 3));
+    expect(received.map((r) => [r.event.type, r.event.version, r.event.agent.name, r.event.agent.status])).toEqual([
+      ['AgentCreated', 1, 'Relay me', 'active'],
+      ['AgentUpdated', 2, 'Relayed', 'active'],
+      ['AgentDeleted', 3, 'Relayed', 'deleted'],
+    ]);
+    expect(received[0].event.agent).toEqual({
+      agent_id: agent.id,
+      account_id: account.id,
+      name: 'Relay me',
+      voice_platform: 'platform_b',
+      status: 'active',
+      recording_enabled: false,
+      transcription_enabled: true,
+    });
+    expect(received.map((r) => r.subject)).toEqual([
+      `${h.namespace}.agent_events.AgentCreated`,
+      `${h.namespace}.agent_events.AgentUpdated`,
+      `${h.namespace}.agent_events.AgentDeleted`,
+    ]);
+    for (const r of received) {
+      expect(r.msgId).toBe(r.event.id);
+      expect(new Date(r.event.occurred_at).toISOString()).toBe(r.event.occurred_at);
+    }
+  }, 30_000);
+
+  it('does not skip an event whose transaction commits after a later one', async () => {
+    const account = newAccount();
+    const lateId = `agt_late_${randomUUID().slice(0, 8)}`;
+    const lateEventId = randomUUID();
+    const client = new pg.Client({ connectionString: h.db.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO agents.events (stream_id, stream_version, event_id, type, data) VALUES ($1, 1, $2, 'AgentCreated', $3::jsonb)`,
+        [
+          `agent-${lateId}`,
+          lateEventId,
+          JSON.stringify({
+            agent_id: lateId, account_id: account.id, name: 'Late', voice_platform: 'platform_a', phone_number: '+14155553001',
+            voice_id: 'v', language: 'en', system_prompt: null, welcome_message: null, transfer_number: null, business_hours: null,
+            recording_enabled: true, transcription_enabled: true, metadata: {}, created_at: new Date().toISOString(),
+          }),
+        ],
+      );
+      // A later transaction appends and commits while the first one is still open.
+      const { agent: early } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Early', voice_platform: 'platform_a' } });
+      await new Promise((r) => setTimeout(r, 300));
+      await client.query('COMMIT');
+
+      const ours = (all: Received[]) => all.filter((r) => r.event.agent.account_id === account.id);
+      const received = ours(await readStreamUntil((all) => ours(all).length >= 2));
+      expect(received.map((r) => r.event.agent.agent_id)).toEqual([lateId, early.id]);
+      expect(received[0].event.id).toBe(lateEventId);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,20 @@
+import { Controller } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AgentsRpc, findUpdateAgentProblem, UpdateAgentPayload, type AgentReply, type UpdateAgentRequest } from '@voice/contracts';
+import { fail } from '@voice/service-kit';
+import { parsePayload } from '../agent/parse-payload.js';
+import { expectedVersionOf } from '../agent/expected-version.js';
+import { UpdateAgentCommand } from './update-agent.command.js';
+
+@Controller()
+export class UpdateAgentMessageController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @MessagePattern(AgentsRpc.update)
+  update(@Payload() request: UpdateAgentRequest): Promise<AgentReply> {
+    if (typeof request?.agent_id !== 'string') fail('not_found', 'No agent with this id exists.');
+    const payload = parsePayload(UpdateAgentPayload, request.body, findUpdateAgentProblem);
+    return this.commands.execute(new UpdateAgentCommand(request.account, request.agent_id, payload, expectedVersionOf(request)));
+  }
+}

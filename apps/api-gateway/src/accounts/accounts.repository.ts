@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { inTransaction } from '@voice/service-kit';
+import { ApiKeysRepository, type CreatedApiKey } from '../auth/api-keys.repository.js';
+import { newAccountId } from '../auth/resource-ids.js';
+import { SCOPES } from '../auth/scopes.js';
+import { DATA_SOURCE } from '../tokens.js';
+import type { CreateAccountBody } from './create-account.body.js';
+
+export interface CreatedAccount {
+  id: string;
+  name: string;
+  plan: string;
+  agent_limit: number;
+  voice_platforms: string[];
+  api_key: string;
+  created_at: string;
+}
+
+@Injectable()
+export class AccountsRepository {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly keys: ApiKeysRepository,
+  ) {}
+
+  /** The account and its first, all-scopes key commit together: an account is never left without a way in. */
+  async create(body: CreateAccountBody): Promise<CreatedAccount> {
+    return inTransaction(this.db, async (runner) => {
+      const id = newAccountId();
+      const [row] = (await runner.query(
+        `INSERT INTO gateway.accounts (id, name, plan, agent_limit, voice_platforms)
+         VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
+        [id, body.name.trim(), body.plan.trim(), body.agent_limit, body.voice_platforms],
+      )) as Array<{ created_at: Date }>;
+      const key: CreatedApiKey = await this.keys.create(id, [...SCOPES], 'bootstrap', runner);
+      return {
+        id,
+        name: body.name.trim(),
+        plan: body.plan.trim(),
+        agent_limit: body.agent_limit,
+        voice_platforms: body.voice_platforms,
+        api_key: key.api_key,
+        created_at: row.created_at.toISOString(),
+      };
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import {
+  AGENT_STATUSES,
+  AgentsRpc,
+  VOICE_PLATFORMS,
+  type AgentReply,
+  type AgentView,
+  type CreateAgentRequest,
+  type DeleteAgentRequest,
+  type GetAgentRequest,
+  type ListAgentsRequest,
+  type PageResult,
+  type RawQuery,
+  type UpdateAgentRequest,
+} from '@voice/contracts';
+import { RequireScope } from '../auth/access.decorators.js';
+import { apiFailure } from '../http/api-failure.js';
+import { listEnvelope, success } from '../http/envelope.js';
+import { callerOf, requestIdOf } from '../http/gateway-request.js';
+import { etagOf, parseIfMatch } from '../http/if-match.js';
+import { AGENT_EXAMPLE } from '../openapi/examples.js';
+import { enumOf, ref, string } from '../openapi/json-schema.js';
+import {
+  ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiIfMatch, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute,
+} from '../openapi/route-docs.js';
+import { ServiceClient } from '../rpc/service-client.js';
+
+function expectedVersion(req: Request): number | undefined {
+  const ifMatch = parseIfMatch(req.get('if-match'));
+  if (!ifMatch.ok) {
+    throw apiFailure('precondition_failed', 'If-Match must be an ETag returned by this API, like "3" (or *).', { field: 'If-Match' });
+  }
+  return ifMatch.expectedVersion;
+}
+
+@Controller('v1/agents')
+export class AgentsController {
+  constructor(private readonly services: ServiceClient) {}
+
+  @Post()
+  @RequireScope('agents:write')
+  @HttpCode(201)
+  @ApiRoute('Agents', 'Create an agent', 'Starts active. Without phone_number a number is provisioned (can take a few seconds).')
+  @ApiJsonBody(ref('CreateAgentRequest'))
+  @ApiEnvelope(201, 'Agent', { description: 'The created agent.', headers: ['Location', 'ETag'] })
+  @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded', 'duplicate_name', 'platform_not_configured', 'phone_number_in_use')
+  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
+    const payload: CreateAgentRequest = { account: callerOf(req).account, body };
+    const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, { requestId: requestIdOf(req) });
+    res.location(`/v1/agents/${encodeURIComponent(reply.agent.id)}`).set('ETag', etagOf(reply.version));
+    return success(req, reply.agent);
+  }
+
+  @Get()
+  @RequireScope('agents:read')
+  @ApiRoute('Agents', 'List agents', 'Newest first; deleted agents are never listed.')
+  @ApiPagination()
+  @ApiFilter('status', enumOf(AGENT_STATUSES), 'Only agents in this status.')
+  @ApiFilter('voice_platform', enumOf(VOICE_PLATFORMS), 'Only agents on this platform.')
+  @ApiFilter('search', string({ maxLength: 100 }), 'Case-insensitive substring of the name.')
+  @ApiEnvelope(200, 'Agent', { description: 'One page of agents.', list: true })
+  @ApiErrors('invalid_parameter')
+  async list(@Req() req: Request, @Query() query: RawQuery) {
+    const payload: ListAgentsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
+    const page = await this.services.send<PageResult<AgentView>>(AgentsRpc.list, payload, { requestId: requestIdOf(req) });
+    return listEnvelope(req, page);
+  }
+
+  @Get(':id')
+  @RequireScope('agents:read')
+  @ApiRoute('Agents', 'Get an agent')
+  @ApiIdParam('Agent id (agt_…).')
+  @ApiEnvelope(200, 'Agent', { description: 'The agent.', headers: ['ETag'], example: { data: AGENT_EXAMPLE, meta: { request_id: 'req-1', timestamp: AGENT_EXAMPLE.updated_at } } })
+  @ApiErrors('not_found')
+  async get(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {
+    const payload: GetAgentRequest = { account_id: callerOf(req).account.id, agent_id: id };
+    const reply = await this.services.send<AgentReply>(AgentsRpc.get, payload, { requestId: requestIdOf(req) });
+    res.set('ETag', etagOf(reply.version));
+    return success(req, reply.agent);
+  }
+
+  @Patch(':id')
+  @RequireScope('agents:write')
+  @ApiRoute('Agents', 'Update an agent', 'Partial update; status pauses or resumes the agent.')
+  @ApiIdParam('Agent id (agt_…).')
+  @ApiIfMatch(false)
+  @ApiJsonBody(ref('UpdateAgentRequest'))
+  @ApiEnvelope(200, 'Agent', { description: 'The updated agent.', headers: ['ETag'] })
+  @ApiErrors(
+    'invalid_request', 'invalid_parameter', 'not_found', 'precondition_failed', 'concurrent_modification', 'duplicate_name',
+    'platform_not_configured', 'phone_number_in_use',
+  )
+  async update(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string, @Body() body: unknown) {
+    const payload: UpdateAgentRequest = {
+      account: callerOf(req).account,
+      agent_id: id,
+      body,
+      expected_version: expectedVersion(req),
+    };
+    const reply = await this.services.send<AgentReply>(AgentsRpc.update, payload, { requestId: requestIdOf(req) });
+    res.set('ETag', etagOf(reply.version));
+    return success(req, reply.agent);
+  }
+
+  @Delete(':id')
+  @RequireScope('agents:write')
+  @HttpCode(204)
+  @ApiRoute('Agents', 'Delete an agent', 'The agent stops answering calls; its conversations stay readable.')
+  @ApiIdParam('Agent id (agt_…).')
+  @ApiIfMatch(false)
+  @ApiNoContent('Deleted.')
+  @ApiErrors('not_found', 'precondition_failed', 'concurrent_modification')
+  async remove(@Req() req: Request, @Param('id') id: string): Promise<void> {
+    const payload: DeleteAgentRequest = { account_id: callerOf(req).account.id, agent_id: id, expected_version: expectedVersion(req) };
+    await this.services.send<unknown>(AgentsRpc.delete, payload, { requestId: requestIdOf(req) });
+  }
+}

@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { validateBody } from '@voice/service-kit';
+import { RequireScope } from '../auth/access.decorators.js';
+import { ApiKeysRepository } from '../auth/api-keys.repository.js';
+import { isApiKeyId } from '../auth/resource-ids.js';
+import { apiFailure } from '../http/api-failure.js';
+import { listEnvelope, success } from '../http/envelope.js';
+import { callerOf } from '../http/gateway-request.js';
+import { parsePageQuery } from '../http/pagination.js';
+import { ref } from '../openapi/json-schema.js';
+import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
+import { CreateApiKeyBody } from './create-api-key.body.js';
+
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysRepository) {}
+
+  @Post()
+  @RequireScope('api_keys:write')
+  @HttpCode(201)
+  @ApiRoute('API keys', 'Create an API key', 'The secret is shown only in this response. A key can grant only scopes it holds.')
+  @ApiJsonBody(ref('CreateApiKeyRequest'))
+  @ApiEnvelope(201, 'CreatedApiKey', { description: 'The new key with its secret.', headers: ['Cache-Control'] })
+  @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field')
+  // The body holds the secret: no cache or proxy may keep a copy.
+  @Header('Cache-Control', 'no-store')
+  async create(@Req() req: Request, @Body() body: unknown) {
+    const input = validateBody(CreateApiKeyBody, body);
+    const caller = callerOf(req);
+    // A key can only hand out what it holds, so a restricted key cannot mint a stronger one.
+    const beyond = input.scopes.filter((scope) => !caller.scopes.includes(scope));
+    if (beyond.length > 0) {
+      throw apiFailure('insufficient_permissions', `A key can only grant scopes it holds itself; this key lacks ${beyond.join(', ')}.`, {
+        field: 'scopes',
+      });
+    }
+    const key = await this.keys.create(caller.account.id, input.scopes, input.name?.trim() ?? null);
+    return success(req, key);
+  }
+
+  @Get()
+  @RequireScope('api_keys:write')
+  @ApiRoute('API keys', 'List API keys', 'Never includes the secrets.')
+  @ApiPagination()
+  @ApiEnvelope(200, 'ApiKey', { description: 'One page of keys.', list: true })
+  @ApiErrors('invalid_parameter')
+  async list(@Req() req: Request, @Query() query: Record<string, unknown>) {
+    const paging = parsePageQuery(query);
+    if ('invalid' in paging) throw apiFailure('invalid_parameter', `${paging.invalid} must be a positive integer.`, { field: paging.invalid });
+    const { items, total } = await this.keys.list(callerOf(req).account.id, paging.perPage, (paging.page - 1) * paging.perPage);
+    return listEnvelope(req, { items, total, page: paging.page, per_page: paging.perPage });
+  }
+
+  @Delete(':id')
+  @RequireScope('api_keys:write')
+  @HttpCode(204)
+  @ApiRoute('API keys', 'Revoke an API key', 'Effective on the next request; a key may revoke itself.')
+  @ApiIdParam('Key id (key_…).')
+  @ApiNoContent('Revoked.')
+  @ApiErrors('not_found')
+  async revoke(@Req() req: Request, @Param('id') id: string): Promise<void> {
+    // Another account's key is "not found", never "forbidden": existence is not revealed.
+    if (!isApiKeyId(id) || !(await this.keys.revoke(callerOf(req).account.id, id))) {
+      throw apiFailure('not_found', `No API key ${id} in this account.`);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, namespacedStream, namespacedSubject } from '@voice/contracts';
+import {
+  connectNats,
+  createLogger,
+  InProcessClient,
+  JetStreamStreams,
+  NamespacedNatsClient,
+  PinoNestLogger,
+  type InProcessBus,
+  type MessageStreams,
+} from '@voice/service-kit';
+import { openGatewayDatabase } from './database/gateway-database.js';
+import { gatewayControllers, GatewayModule } from './gateway.module.js';
+import { GatewayExceptionFilter } from './http/exception.filter.js';
+import { installHttpPipeline } from './http/http-pipeline.js';
+import { routesOf } from './http/route-table.js';
+import { OpenApiDocumentHolder } from './openapi/docs.controller.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import type { BusProbe, GatewaySettings, RpcSender } from './tokens.js';
+
+export interface GatewayOptions {
+  port: number;
+  host?: string;
+  databaseUrl: string;
+  /** Required unless `local` is given. */
+  natsUrl?: string;
+  namespace?: string;
+  /** Enables the admin routes; when unset they answer 404 as if absent. */
+  adminToken?: string;
+  /** Upper bound for every request-reply call to a service and every stream acknowledgement. */
+  rpcTimeoutMs?: number;
+  /** Where logs go; defaults to JSON lines on stdout. */
+  logger?: Logger;
+  /** One-process mode (no NATS server): the in-process bus and streams shared with the services. */
+  local?: { rpc: InProcessBus; streams: MessageStreams };
+}
+
+export interface RunningGateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RPC_TIMEOUT_MS = 5000;
+
+interface Bus {
+  rpc: RpcSender;
+  streams: MessageStreams;
+  busProbe: BusProbe;
+}
+
+async function openBus(options: GatewayOptions, namespace: string | undefined, cleanups: Array<() => Promise<unknown>>): Promise<Bus> {
+  if (options.local) {
+    return { rpc: new InProcessClient(options.local.rpc), streams: options.local.streams, busProbe: async () => undefined };
+  }
+  if (!options.natsUrl) throw new Error('startGateway needs natsUrl (or local for one-process mode)');
+  const nats = await connectNats(options.natsUrl, 'api-gateway');
+  cleanups.push(() => nats.drain());
+  const rpc = new NamespacedNatsClient(namespace ?? '', { servers: options.natsUrl.split(','), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
+  await rpc.connect();
+  cleanups.push(() => rpc.close());
+  const busProbe: BusProbe = () => (nats.isClosed() ? Promise.reject(new Error('NATS connection closed')) : nats.flush());
+  return { rpc, streams: new JetStreamStreams(nats), busProbe };
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger('api-gateway');
+  const settings: GatewaySettings = {
+    namespace: options.namespace || undefined,
+    adminToken: options.adminToken || undefined,
+    rpcTimeoutMs: options.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+  };
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err) => logger.warn({ err }, 'error while shutting down'));
+  };
+
+  try {
+    const dataSource = await openGatewayDatabase(options.databaseUrl);
+    cleanups.push(() => dataSource.destroy());
+    const bus = await openBus(options, settings.namespace, cleanups);
+    // The gateway publishes call events, so it makes sure their stream exists even if conversations-service has not started yet.
+    await bus.streams.ensureStream(namespacedStream(settings.namespace, CALL_EVENTS_STREAM), [
+      namespacedSubject(settings.namespace, `${CALL_EVENTS_SUBJECT_ROOT}.>`),
+    ]);
+
+    const app = await NestFactory.create<NestExpressApplication>(
+      GatewayModule.forRoot({ settings, dataSource, logger, ...bus }),
+      new ExpressAdapter(),
+      { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false },
+    );
+    cleanups.push(() => app.close());
+    app.disable('x-powered-by');
+    // Express would add its own weak ETags (and 304s) to every GET; ETags here are agent versions only.
+    app.set('etag', false);
+    const controllers = gatewayControllers(settings);
+    installHttpPipeline(app, routesOf(controllers), logger);
+    app.get(OpenApiDocumentHolder).document = buildOpenApiDocument(app, controllers);
+    app.useGlobalFilters(new GatewayExceptionFilter(logger));
+
+    const host = options.host ?? '0.0.0.0';
+    await app.listen(options.port, host);
+    // Outlive the idle timeout of a load balancer in front (commonly 60 s) so it never reuses a socket we just closed.
+    const server = app.getHttpServer();
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+    return { url, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,127 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { AccountContext } from '@voice/contracts';
+import { DATA_SOURCE } from '../tokens.js';
+import { generateApiKey, hashApiKey } from './api-key.js';
+import { newApiKeyId } from './resource-ids.js';
+import { isScope, type Scope } from './scopes.js';
+
+export interface ApiKeyView {
+  id: string;
+  name: string | null;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  name: string | null;
+  api_key: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+}
+
+export interface ResolvedKey {
+  key_id: string;
+  scopes: Scope[];
+  account: AccountContext;
+}
+
+interface KeyRow {
+  id: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** last_used_at is informative only, so it is written at most once a minute per key to keep auth read-mostly. */
+const LAST_USED_RESOLUTION = '1 minute';
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@Inject(DATA_SOURCE) private readonly db: DataSource) {}
+
+  async create(accountId: string, scopes: Scope[], name: string | null, runner?: QueryRunner): Promise<CreatedApiKey> {
+    const key = generateApiKey();
+    const id = newApiKeyId();
+    const [row] = (await (runner ?? this.db).query(
+      `INSERT INTO gateway.api_keys (id, account_id, name, prefix, secret_sha256, scopes)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
+      [id, accountId, name, key.prefix, key.hash, scopes],
+    )) as Array<{ created_at: Date }>;
+    return { id, name, api_key: key.secret, prefix: key.prefix, scopes, created_at: row.created_at.toISOString() };
+  }
+
+  /** Looks the key up by its hash on every request: no cache, so a revocation applies to the very next request. */
+  async resolve(secret: string): Promise<ResolvedKey | undefined> {
+    const rows = (await this.db.query(
+      `SELECT k.id, k.scopes, a.id AS account_id, a.agent_limit, a.voice_platforms
+         FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
+        WHERE k.secret_sha256 = $1 AND k.revoked_at IS NULL`,
+      [hashApiKey(secret)],
+    )) as Array<{ id: string; scopes: string[]; account_id: string; agent_limit: number; voice_platforms: string[] }>;
+    const row = rows[0];
+    if (!row) return undefined;
+    void this.db
+      .query(
+        `UPDATE gateway.api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')`,
+        [row.id],
+      )
+      .catch(() => undefined);
+    return {
+      key_id: row.id,
+      scopes: row.scopes.filter(isScope),
+      account: { id: row.account_id, agent_limit: row.agent_limit, voice_platforms: row.voice_platforms },
+    };
+  }
+
+  async list(accountId: string, limit: number, offset: number): Promise<{ items: ApiKeyView[]; total: number }> {
+    const [rows, [{ total }]] = (await Promise.all([
+      this.db.query(
+        `SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at
+           FROM gateway.api_keys WHERE account_id = $1
+          ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+        [accountId, limit, offset],
+      ),
+      this.db.query(`SELECT count(*)::int AS total FROM gateway.api_keys WHERE account_id = $1`, [accountId]),
+    ])) as [KeyRow[], Array<{ total: number }>];
+    return {
+      total,
+      items: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        prefix: r.prefix,
+        scopes: r.scopes.filter(isScope),
+        created_at: r.created_at.toISOString(),
+        revoked_at: iso(r.revoked_at),
+        last_used_at: iso(r.last_used_at),
+      })),
+    };
+  }
+
+  /** Revokes a key of the account; false when the account has no such key. Revoking twice keeps the first time. */
+  async revoke(accountId: string, keyId: string): Promise<boolean> {
+    const rows = (await this.db.query(
+      `UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
+        WHERE id = $1 AND account_id = $2 RETURNING id`,
+      [keyId, accountId],
+    )) as [Array<{ id: string }>, number] | Array<{ id: string }>;
+    return rowCount(rows) > 0;
+  }
+}
+
+/** TypeORM returns [rows, count] for UPDATE … RETURNING on postgres. */
+function rowCount(result: unknown): number {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[1];
+  return Array.isArray(result) ? result.length : 0;
+}

@@ -1,0 +1,6 @@
+export const SCOPES = ['agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}

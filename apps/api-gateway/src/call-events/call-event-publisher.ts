@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { callEventSubject, namespacedSubject, type CallEvent } from '@voice/contracts';
+import type { MessageStreams } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import { apiFailure } from '../http/api-failure.js';
+import { GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, type GatewaySettings } from '../tokens.js';
+
+/** Publishes in flight at once: enough to fill the pipe, bounded so one request cannot flood the connection. */
+const MAX_IN_FLIGHT = 64;
+
+@Injectable()
+export class CallEventPublisher {
+  constructor(
+    @Inject(MESSAGE_STREAMS) private readonly streams: MessageStreams,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Resolves only once the stream acknowledged every event. On failure some
+   * events may already be stored; the client retries the whole request and the
+   * event ids (Nats-Msg-Id on the stream, the unique event id in the
+   * conversations store) make the retry harmless.
+   */
+  async publishAll(events: CallEvent[]): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < events.length) {
+        const event = events[next++];
+        await this.withTimeout(this.streams.publish(namespacedSubject(this.settings.namespace, callEventSubject(event.type)), event, event.id));
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(MAX_IN_FLIGHT, events.length) }, worker));
+    } catch (err) {
+      this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'the stream did not acknowledge call events');
+      throw apiFailure('service_unavailable', 'The event stream did not acknowledge the call events; retry the request (event ids make retries safe).');
+    }
+  }
+
+  private async withTimeout(publish: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        publish,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no acknowledgement within ${this.settings.rpcTimeoutMs} ms`)), this.settings.rpcTimeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import type { MessageStreams } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { AccountsRepository } from './accounts/accounts.repository.js';
+import { AdminAccountsController } from './accounts/admin-accounts.controller.js';
+import { AgentsController } from './agents/agents.controller.js';
+import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { AccessGuard } from './auth/access.guard.js';
+import { ApiKeysRepository } from './auth/api-keys.repository.js';
+import { CallEventPublisher } from './call-events/call-event-publisher.js';
+import { CallEventsController } from './call-events/call-events.controller.js';
+import { ConversationsController } from './conversations/conversations.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { DocsController, OpenApiDocumentHolder } from './openapi/docs.controller.js';
+import { ServiceClient } from './rpc/service-client.js';
+import { BUS_PROBE, DATA_SOURCE, GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, RPC_CLIENT, type BusProbe, type GatewaySettings, type RpcSender } from './tokens.js';
+
+export interface GatewayResources {
+  settings: GatewaySettings;
+  dataSource: DataSource;
+  rpc: RpcSender;
+  streams: MessageStreams;
+  busProbe: BusProbe;
+  logger: Logger;
+}
+
+/** Admin routes exist only when an admin token is configured; otherwise they are plain unknown routes. */
+export function gatewayControllers(settings: GatewaySettings): Type[] {
+  return [
+    HealthController,
+    AgentsController,
+    ConversationsController,
+    CallEventsController,
+    ApiKeysController,
+    ...(settings.adminToken ? [AdminAccountsController] : []),
+    DocsController,
+  ];
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(resources: GatewayResources): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: gatewayControllers(resources.settings),
+      providers: [
+        { provide: GATEWAY_SETTINGS, useValue: resources.settings },
+        { provide: DATA_SOURCE, useValue: resources.dataSource },
+        { provide: RPC_CLIENT, useValue: resources.rpc },
+        { provide: MESSAGE_STREAMS, useValue: resources.streams },
+        { provide: BUS_PROBE, useValue: resources.busProbe },
+        { provide: LOGGER, useValue: resources.logger },
+        { provide: APP_GUARD, useClass: AccessGuard },
+        ApiKeysRepository,
+        AccountsRepository,
+        ServiceClient,
+        CallEventPublisher,
+        OpenApiDocumentHolder,
+      ],
+    };
+  }
+}

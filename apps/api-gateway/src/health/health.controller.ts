@@ -1,0 +1,59 @@
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { AgentsRpc, ConversationsRpc } from '@voice/contracts';
+import { Public } from '../auth/access.decorators.js';
+import { success } from '../http/envelope.js';
+import { requestIdOf } from '../http/gateway-request.js';
+import { ApiEnvelope, ApiRoute } from '../openapi/route-docs.js';
+import { ServiceClient } from '../rpc/service-client.js';
+import { BUS_PROBE, DATA_SOURCE, type BusProbe } from '../tokens.js';
+
+/** Each dependency gets this long; a health check must answer fast even when something hangs. */
+const CHECK_TIMEOUT_MS = 1000;
+
+type CheckResult = 'ok' | 'unavailable';
+
+async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([probe(), expired]);
+    return 'ok';
+  } catch {
+    return 'unavailable';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@Controller('health')
+export class HealthController {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(BUS_PROBE) private readonly busProbe: BusProbe,
+    private readonly services: ServiceClient,
+  ) {}
+
+  @Get()
+  @Public()
+  @ApiRoute('Health', 'Health of the gateway and its dependencies', 'Checks the database, NATS and both services (1 s each). No authentication.')
+  @ApiEnvelope(200, 'Health', { description: 'Everything answers.' })
+  @ApiEnvelope(503, 'Health', { description: 'At least one dependency does not answer; same shape.' })
+  async health(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const requestId = requestIdOf(req);
+    const rpc = (subject: string) => () => this.services.send(subject, {}, { requestId, timeoutMs: CHECK_TIMEOUT_MS });
+    const [database, nats, agents_service, conversations_service] = await Promise.all([
+      check(() => this.db.query('SELECT 1')),
+      check(this.busProbe),
+      check(rpc(AgentsRpc.health)),
+      check(rpc(ConversationsRpc.health)),
+    ]);
+    const checks = { database, nats, agents_service, conversations_service };
+    const healthy = Object.values(checks).every((c) => c === 'ok');
+    res.status(healthy ? 200 : 503);
+    return success(req, { status: healthy ? 'ok' : 'unavailable', checks });
+  }
+}

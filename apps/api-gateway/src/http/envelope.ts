@@ -1,0 +1,41 @@
+import type { Request } from 'express';
+import { apiError, type ErrorEnvelope, type PageResult, type ServiceError } from '@voice/contracts';
+import { requestIdOf } from './gateway-request.js';
+import { pageLinks, pageMeta, requestBaseUrl, type PageLinks, type PageMeta } from './pagination.js';
+
+export interface Meta {
+  request_id: string;
+  timestamp: string;
+}
+export interface Envelope<T> {
+  data: T;
+  meta: Meta;
+}
+export interface ListEnvelope<T> {
+  data: T[];
+  meta: PageMeta & Meta;
+  links: PageLinks;
+}
+
+export function metaFor(requestId: string): Meta {
+  return { request_id: requestId, timestamp: new Date().toISOString() };
+}
+
+export function success<T>(req: Request, data: T): Envelope<T> {
+  return { data, meta: metaFor(requestIdOf(req)) };
+}
+
+/** A list envelope from a service's PageResult: pagination meta plus absolute page links that keep every filter. */
+export function listEnvelope<T>(req: Request, page: PageResult<T>): ListEnvelope<T> {
+  const { pathname, search } = new URL(req.originalUrl, 'http://placeholder');
+  const baseUrl = requestBaseUrl(req.protocol, req.get('host'), pathname);
+  return {
+    data: page.items,
+    meta: { ...pageMeta(page.total, page.page, page.per_page), ...metaFor(requestIdOf(req)) },
+    links: pageLinks({ baseUrl, search, page: page.page, perPage: page.per_page, total: page.total }),
+  };
+}
+
+export function errorEnvelope(error: ServiceError, requestId: string): ErrorEnvelope {
+  return { error: { ...apiError(error), request_id: requestId } };
+}

@@ -1,0 +1,54 @@
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { ErrorCode, ServiceError } from '@voice/contracts';
+import { isServiceError, ServiceFailure } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import { ApiFailure, INTERNAL_ERROR } from './api-failure.js';
+import { requestIdOf } from './gateway-request.js';
+import { isUnavailableDependency } from './unavailable-dependency.js';
+import { writeError } from './write-error.js';
+
+/** Nest's own HTTP exceptions (e.g. its not-found handler) mapped onto our catalog by status. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * The single mapping from anything thrown while handling a request to the error
+ * envelope. Unknown errors are logged with their stack and answered as a plain
+ * internal_error: the client gets the request id to quote, never the details.
+ */
+@Catch()
+export class GatewayExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const { error, headers } = this.toError(exception, req);
+    writeError(res, requestIdOf(req), error, headers);
+  }
+
+  private toError(exception: unknown, req: Request): { error: ServiceError; headers?: Record<string, string> } {
+    if (exception instanceof ApiFailure) return { error: exception.detail, headers: exception.headers };
+    if (exception instanceof ServiceFailure) return { error: exception.detail };
+    if (isServiceError(exception)) return { error: exception };
+    if (exception instanceof HttpException) {
+      const code = CODE_BY_STATUS[exception.getStatus()];
+      if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
+      if (code) return { error: { code, message: exception.message } };
+    }
+    if (isUnavailableDependency(exception)) {
+      this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');
+      return { error: { code: 'service_unavailable', message: 'A backing service is temporarily unavailable. Retry later.' } };
+    }
+    this.logger.error({ err: exception, method: req.method, path: req.path }, 'unexpected error while handling a request');
+    return { error: INTERNAL_ERROR };
+  }
+}

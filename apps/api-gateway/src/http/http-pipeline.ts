@@ -1,0 +1,117 @@
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Headers } from '@voice/contracts';
+import { requestContext } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import { INTERNAL_ERROR } from './api-failure.js';
+import type { GatewayRequest } from './gateway-request.js';
+import { resolveRequestId } from './request-id.js';
+import { matchRoute, type RouteEntry } from './route-table.js';
+import { writeError } from './write-error.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Express-level steps that run before Nest's router: request id, route/method
+ * check, JSON body parsing with its own error mapping, then the async request
+ * context. The context is entered only after the body is parsed because
+ * AsyncLocalStorage does not survive the request stream's 'data'/'end' events.
+ */
+export function installHttpPipeline(app: NestExpressApplication, routes: RouteEntry[], logger: Logger): void {
+  app.use(assignRequestId(logger));
+  app.use(checkRoute(routes));
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: true }));
+  app.use(bodyParserErrors(logger));
+  app.use(enterRequestContext());
+}
+
+function assignRequestId(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const requestId = resolveRequestId(req.headers[Headers.requestId]);
+    (req as GatewayRequest).requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    // 'close' also fires when the client goes away mid-request, which 'finish' would miss.
+    res.on('close', () => {
+      logger.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
+}
+
+function checkRoute(routes: RouteEntry[]): RequestHandler {
+  return (req, res, next) => {
+    const requestId = (req as GatewayRequest).requestId;
+    const match = matchRoute(routes, req.method, req.path);
+    if (match.kind === 'not_found') {
+      writeError(res, requestId, { code: 'route_not_found', message: `No route matches ${req.method} ${req.path}.` });
+      return;
+    }
+    if (match.kind === 'method_not_allowed') {
+      const allow = match.allow.join(', ');
+      if (req.method === 'OPTIONS') {
+        res.status(204).set('Allow', allow).end();
+        return;
+      }
+      writeError(
+        res,
+        requestId,
+        { code: 'method_not_allowed', message: `${req.method} is not allowed on ${req.path}. Allowed: ${allow}.` },
+        { Allow: allow },
+      );
+      return;
+    }
+    // req.is() is null when there is no body, false when the body is not JSON.
+    if (BODY_METHODS.has(req.method) && req.is(JSON_TYPES) === false) {
+      writeError(res, requestId, {
+        code: 'unsupported_media_type',
+        message: `Request bodies must be JSON (Content-Type: application/json), got ${req.get('content-type') ?? 'no Content-Type'}.`,
+      });
+      return;
+    }
+    next();
+  };
+}
+
+function bodyParserErrors(logger: Logger): ErrorRequestHandler {
+  return (err: { type?: string; message?: string; status?: number }, req, res, _next) => {
+    const requestId = (req as GatewayRequest).requestId;
+    switch (err.type) {
+      case 'entity.parse.failed':
+        writeError(res, requestId, { code: 'invalid_json', message: `The request body is not valid JSON: ${err.message}` });
+        return;
+      case 'entity.too.large':
+        writeError(res, requestId, { code: 'payload_too_large', message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).` });
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        writeError(res, requestId, { code: 'unsupported_media_type', message: err.message ?? 'Unsupported body encoding.' });
+        return;
+      case 'request.aborted':
+      case 'request.size.invalid':
+        writeError(res, requestId, { code: 'invalid_request', message: 'The request body was incomplete.' });
+        return;
+      default:
+        logger.error({ err, request_id: requestId }, 'unexpected error while reading the request body');
+        writeError(res, requestId, INTERNAL_ERROR);
+    }
+  };
+}
+
+function enterRequestContext(): RequestHandler {
+  return (req, _res, next) => {
+    requestContext.run({ requestId: (req as GatewayRequest).requestId }, () => next());
+  };
+}

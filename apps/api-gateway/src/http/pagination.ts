@@ -1,0 +1,87 @@
+export interface PageMeta {
+  total: number;
+  page: number;
+  per_page: number;
+  total_pages: number;
+}
+
+export interface PageLinks {
+  first: string;
+  prev: string | null;
+  next: string | null;
+  last: string;
+}
+
+export function pageMeta(total: number, page: number, perPage: number): PageMeta {
+  return { total, page, per_page: perPage, total_pages: totalPages(total, perPage) };
+}
+
+function totalPages(total: number, perPage: number): number {
+  return total === 0 ? 0 : Math.ceil(total / perPage);
+}
+
+export function requestBaseUrl(protocol: string, host: string | undefined, pathname: string): string {
+  return `${protocol}://${host ?? 'localhost'}${pathname}`;
+}
+
+export interface PageLinksInput {
+  /** Absolute URL of the list without query, e.g. `http://api.example/v1/conversations`. */
+  baseUrl: string;
+  /** The request's raw query string (with or without the leading `?`). */
+  search: string;
+  page: number;
+  /** The page size in effect (after capping), written into every link. */
+  perPage: number;
+  total: number;
+}
+
+/**
+ * Links keep every filter the client gave so following them never changes the
+ * result set. `last` is page 1 when there are no results (an empty list still
+ * has one, empty, page). Past the end, `prev` points at the last real page so a
+ * client that overshot can step back onto data, and `next` is null.
+ */
+export function pageLinks(input: PageLinksInput): PageLinks {
+  const lastPage = Math.max(totalPages(input.total, input.perPage), 1);
+  const link = (page: number) => {
+    const params = new URLSearchParams(input.search);
+    params.delete('page');
+    params.set('per_page', String(input.perPage));
+    params.append('page', String(page));
+    return `${input.baseUrl}?${params.toString()}`;
+  };
+  let prev: string | null = null;
+  if (input.page > lastPage) prev = link(lastPage);
+  else if (input.page > 1) prev = link(input.page - 1);
+  return {
+    first: link(1),
+    prev,
+    next: input.page < lastPage ? link(input.page + 1) : null,
+    last: link(lastPage),
+  };
+}
+
+export interface PageQuery {
+  page: number;
+  perPage: number;
+}
+
+const POSITIVE_INTEGER = /^[1-9][0-9]{0,8}$/;
+
+/**
+ * page/per_page for lists the gateway serves itself (the services apply the
+ * same rules to theirs): positive integers, per_page capped rather than refused.
+ * Returns the problem's field name when a value is not a positive integer.
+ */
+export function parsePageQuery(query: Record<string, unknown>, defaults = { perPage: 25, maxPerPage: 100 }): PageQuery | { invalid: 'page' | 'per_page' } {
+  const read = (name: 'page' | 'per_page', fallback: number): number | undefined => {
+    const raw = query[name];
+    if (raw === undefined) return fallback;
+    return typeof raw === 'string' && POSITIVE_INTEGER.test(raw) ? Number(raw) : undefined;
+  };
+  const page = read('page', 1);
+  if (page === undefined) return { invalid: 'page' };
+  const perPage = read('per_page', defaults.perPage);
+  if (perPage === undefined) return { invalid: 'per_page' };
+  return { page, perPage: Math.min(perPage, defaults.maxPerPage) };
+}

@@ -1,0 +1,129 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_CATALOG, httpStatusOf, type ErrorCode } from '@voice/contracts';
+import { ACCESS_METADATA, type Access } from '../auth/access.decorators.js';
+import { handlersOf } from '../http/route-table.js';
+import { ERROR_EXAMPLES } from './error-examples.js';
+import { ref, type JsonSchema } from './json-schema.js';
+import { API_ERRORS_METADATA, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
+import { componentSchemas } from './schemas.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Answered by the HTTP pipeline before a handler runs, for any route that takes a body. */
+const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'invalid_request', 'payload_too_large', 'unsupported_media_type'];
+
+const DESCRIPTION = `Voice-agent operations API: create AI phone agents and read back every call they handled.
+
+Authenticate with \`Authorization: Bearer <API key>\`; each operation names the scope its key needs (\`x-required-scope\`).
+Successful answers are \`{ data, meta }\`; lists add pagination to \`meta\` and \`links\`. Every failure is
+\`{ error: { type, code, message, field?, valid_values?, limit?, current?, request_id } }\`.
+On every path an unknown path is 404 \`route_not_found\` and a known path with another method is 405
+\`method_not_allowed\` (with \`Allow\`). Every response carries \`X-Request-Id\`.`;
+
+/** The error codes a route can answer: its own plus those its access rule and body imply. */
+export function errorCodesOf(access: Access | undefined, method: string, own: ErrorCode[]): ErrorCode[] {
+  const implied: ErrorCode[] = [];
+  if (access?.kind === 'scope') implied.push('authentication_required', 'invalid_api_key', 'insufficient_permissions', 'service_unavailable');
+  if (access?.kind === 'admin') implied.push('authentication_required', 'invalid_api_key', 'service_unavailable');
+  if (BODY_METHODS.has(method)) implied.push(...BODY_ERRORS);
+  implied.push('internal_error');
+  const codes = new Set([...own, ...implied]);
+  return (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => codes.has(code));
+}
+
+function errorExample(code: ErrorCode): unknown {
+  return { error: { type: ERROR_CATALOG[code].type, code, ...ERROR_EXAMPLES[code], request_id: '6f1c2a0e-2b1d-4c55-9f0e-2a8d7c1b9e10' } };
+}
+
+function errorResponse(codes: ErrorCode[]): Record<string, unknown> {
+  const status = httpStatusOf(codes[0]);
+  const headers: ResponseHeader[] = ['X-Request-Id'];
+  if (status === 401) headers.push('WWW-Authenticate');
+  if (status === 503) headers.push('Retry-After');
+  const schema: JsonSchema = {
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'object', allOf: [ref('Error')], properties: { code: { enum: codes } } } },
+    additionalProperties: false,
+  };
+  return {
+    description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers: Object.fromEntries(headers.map((h) => [h, RESPONSE_HEADERS[h]])),
+    content: {
+      'application/json': {
+        schema,
+        examples: Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }])),
+      },
+    },
+  };
+}
+
+/** OpenAPI 3.0's `nullable: true` as 3.1 type arrays, wherever @nestjs/swagger still emits it. */
+export function toJsonSchemaNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toJsonSchemaNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const { nullable, ...rest } = value as Record<string, unknown>;
+  const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, toJsonSchemaNulls(v)]));
+  if (nullable !== true) return out;
+  if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
+  return { oneOf: [out, { type: 'null' }] };
+}
+
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/**
+ * The document of the running gateway: paths, parameters, bodies and success
+ * responses come from the controllers' decorators through @nestjs/swagger;
+ * security, the required scope and the error responses are derived here from
+ * the same access metadata the guard enforces, so they cannot disagree.
+ */
+export function buildOpenApiDocument(app: INestApplication, controllers: Type[]): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Voice-agent operations API')
+    .setDescription(DESCRIPTION)
+    .setVersion('1.0.0')
+    .setOpenAPIVersion('3.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of an account: vk_ followed by 40 characters.' }, 'api_key')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' }, 'admin_token')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+  document.components = { ...document.components, schemas: componentSchemas() as never };
+
+  for (const { method, path, handler } of handlersOf(controllers)) {
+    const operation = document.paths[openApiPath(path)]?.[method.toLowerCase() as 'get'] as Record<string, any> | undefined;
+    if (!operation) continue;
+    const access = Reflect.getMetadata(ACCESS_METADATA, handler) as Access | undefined;
+    if (access?.kind === 'scope') {
+      operation.security = [{ api_key: [] }];
+      operation['x-required-scope'] = access.scope;
+      operation.description = `Requires an API key with the \`${access.scope}\` scope.${operation.description ? `\n\n${operation.description}` : ''}`;
+    } else if (access?.kind === 'admin') {
+      operation.security = [{ admin_token: [] }];
+      operation['x-required-scope'] = 'admin';
+      operation.description = `Requires the operator token (ADMIN_TOKEN); absent (404) when none is configured.${operation.description ? `\n\n${operation.description}` : ''}`;
+    } else {
+      operation.security = [];
+    }
+
+    const own = (Reflect.getMetadata(API_ERRORS_METADATA, handler) as ErrorCode[] | undefined) ?? [];
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errorCodesOf(access, method, own)) {
+      const status = httpStatusOf(code);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    // Swagger decorators apply bottom-up, so declared parameters arrive reversed; restore reading order, path first.
+    const parameters = (operation.parameters ?? []) as Array<{ in: string }>;
+    operation.parameters = [...parameters.filter((p) => p.in === 'path'), ...parameters.filter((p) => p.in !== 'path').reverse()];
+    operation.responses ??= {};
+    for (const [status, codes] of byStatus) {
+      // A route may document its own body for a status (health's 503); keep it.
+      if (!operation.responses[status]) operation.responses[status] = errorResponse(codes);
+    }
+    for (const response of Object.values(operation.responses) as Array<Record<string, any>>) {
+      response.headers = { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'], ...response.headers };
+    }
+  }
+  return toJsonSchemaNulls(document) as OpenAPIObject;
+}

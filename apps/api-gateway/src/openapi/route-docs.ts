@@ -1,0 +1,88 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { PAGINATION, type ErrorCode } from '@voice/contracts';
+import { ref, type JsonSchema } from './json-schema.js';
+
+/** Error codes a handler itself (or the service behind it) can answer; access and body errors are added from the route's shape. */
+export const API_ERRORS_METADATA = 'gateway:api-errors';
+export const ApiErrors = (...codes: ErrorCode[]) => SetMetadata(API_ERRORS_METADATA, codes);
+
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': { required: true, description: 'The request id (the caller’s X-Request-Id when valid, else a UUID); also in meta/error.request_id.', schema: { type: 'string' } },
+  Location: { required: true, description: 'Path of the created resource.', schema: { type: 'string' }, example: '/v1/agents/agt_5f0c3b8a9d2e4f6a7b8c9d0e' },
+  ETag: { required: true, description: 'The agent’s version; send it back in If-Match.', schema: { type: 'string', pattern: '^"[0-9]+"$' }, example: '"3"' },
+  'Content-Disposition': { description: 'Non-JSON transcript formats are downloads.', schema: { type: 'string' }, example: 'attachment; filename="call_01HZX3.srt"' },
+  Vary: { required: true, description: 'The representation depends on Accept when ?format= is absent.', schema: { type: 'string' }, example: 'Accept' },
+  'Cache-Control': { required: true, description: 'The body holds a secret.', schema: { type: 'string', const: 'no-store' } },
+  'WWW-Authenticate': { required: true, description: 'Bearer challenge.', schema: { type: 'string' }, example: 'Bearer error="invalid_token"' },
+  'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'string' }, example: '1' },
+} as const;
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+export const envelopeOf = (data: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['data', 'meta'],
+  properties: { data, meta: ref('Meta') },
+  additionalProperties: false,
+});
+export const listEnvelopeOf = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['data', 'meta', 'links'],
+  properties: { data: { type: 'array', items: item }, meta: ref('PageMeta'), links: ref('PageLinks') },
+  additionalProperties: false,
+});
+
+const headersOf = (names: ResponseHeader[]) => Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]]));
+
+/** A success answer in the `{ data, meta }` envelope (or the list envelope). */
+export function ApiEnvelope(
+  status: number,
+  schema: string,
+  options: { description: string; list?: boolean; headers?: ResponseHeader[]; example?: unknown },
+): MethodDecorator {
+  const body = options.list ? listEnvelopeOf(ref(schema)) : envelopeOf(ref(schema));
+  return ApiResponse({
+    status,
+    description: options.description,
+    headers: headersOf(options.headers ?? []),
+    content: { 'application/json': { schema: body, ...(options.example ? { example: options.example } : {}) } },
+  });
+}
+
+export const ApiNoContent = (description: string) => ApiResponse({ status: 204, description });
+
+/** Summary, tag and (optionally) a JSON request body given by a component schema, possibly one of several. */
+export function ApiRoute(tag: string, summary: string, description?: string): MethodDecorator {
+  return applyDecorators(ApiTags(tag), ApiOperation({ summary, ...(description ? { description } : {}) }));
+}
+
+export function ApiJsonBody(schema: JsonSchema, description?: string): MethodDecorator {
+  return ApiBody({ required: true, description, schema: schema as never });
+}
+
+export const ApiIdParam = (description: string) => ApiParam({ name: 'id', required: true, description, schema: { type: 'string' } });
+
+export const ApiIfMatch = (required: boolean) =>
+  ApiHeader({
+    name: 'If-Match',
+    required,
+    description: 'The ETag of the version being changed ("<n>", W/"<n>" or *); when absent the change applies to the latest version. Anything else is 412 precondition_failed.',
+    schema: { type: 'string', examples: ['"3"'] },
+  });
+
+/** page and per_page, shared by every list. */
+export function ApiPagination(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({ name: 'page', required: false, description: 'Starts at 1.', schema: { type: 'integer', minimum: 1, default: 1 } }),
+    ApiQuery({
+      name: 'per_page',
+      required: false,
+      description: `1 to ${PAGINATION.maxPerPage}; larger values are capped to ${PAGINATION.maxPerPage}.`,
+      schema: { type: 'integer', minimum: 1, default: PAGINATION.defaultPerPage },
+    }),
+  );
+}
+
+/** An optional query filter (unknown parameters are refused with invalid_parameter). */
+export const ApiFilter = (name: string, schema: JsonSchema, description: string) =>
+  ApiQuery({ name, required: false, description, schema: schema as never });

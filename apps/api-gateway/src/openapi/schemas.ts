@@ -1,0 +1,305 @@
+import {
+  AGENT_LIMITS,
+  AGENT_STATUSES,
+  ABANDONMENT_REASONS,
+  CONVERSATION_STATUSES,
+  E164_PATTERN,
+  ERROR_CATALOG,
+  ISO_639_1_CODES,
+  MAX_CALL_EVENTS_PER_BATCH,
+  METADATA_KEY_PATTERN,
+  SENTIMENTS,
+  TIME_OF_DAY_PATTERN,
+  VOICE_PLATFORMS,
+  WEEKDAYS,
+  type AgentView,
+  type ApiError,
+  type BusinessHours,
+  type ConversationDetail,
+  type ConversationListItem,
+  type ScheduleItem,
+  type TranscriptView,
+} from '@voice/contracts';
+import type { CreatedAccount } from '../accounts/accounts.repository.js';
+import { MAX_AGENT_LIMIT } from '../accounts/create-account.body.js';
+import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.repository.js';
+import { SCOPES } from '../auth/scopes.js';
+import type { Meta } from '../http/envelope.js';
+import type { PageLinks, PageMeta } from '../http/pagination.js';
+import { callEventComponents } from './call-event-schema.js';
+import { AGENT_EXAMPLE, CONVERSATION_DETAIL_EXAMPLE, TRANSCRIPT_EXAMPLE } from './examples.js';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  enumOf,
+  integer,
+  nullable,
+  nullableString,
+  ref,
+  string,
+  viewSchema,
+  type JsonSchema,
+} from './json-schema.js';
+
+const e164 = string({ pattern: E164_PATTERN.source, examples: ['+14155550100'] });
+const metadata: JsonSchema = {
+  type: 'object',
+  maxProperties: AGENT_LIMITS.metadataKeys,
+  propertyNames: { pattern: METADATA_KEY_PATTERN.source },
+  additionalProperties: string({ maxLength: AGENT_LIMITS.metadataValue }),
+};
+const scheduleItem = viewSchema<ScheduleItem>({
+  day: enumOf(WEEKDAYS),
+  open: string({ pattern: TIME_OF_DAY_PATTERN.source, examples: ['09:00'] }),
+  close: string({ pattern: TIME_OF_DAY_PATTERN.source, description: 'Later than open (no overnight spans).', examples: ['17:00'] }),
+});
+const businessHours = viewSchema<BusinessHours>({
+  timezone: string({ description: 'IANA time zone name.', examples: ['Europe/Paris'] }),
+  schedule: arrayOf(ref('ScheduleItem'), { minItems: 1, maxItems: WEEKDAYS.length, description: 'Each weekday at most once.' }),
+});
+
+const agent = viewSchema<AgentView>(
+  {
+    id: string({ examples: ['agt_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
+    name: string({ minLength: 1, maxLength: AGENT_LIMITS.name }),
+    voice_platform: enumOf(VOICE_PLATFORMS),
+    phone_number: e164,
+    voice_id: string({ maxLength: AGENT_LIMITS.voiceId }),
+    language: enumOf(ISO_639_1_CODES, { description: 'ISO 639-1 code.' }),
+    system_prompt: nullableString({ maxLength: AGENT_LIMITS.systemPrompt }),
+    welcome_message: nullableString({ maxLength: AGENT_LIMITS.welcomeMessage }),
+    transfer_number: nullable(e164),
+    business_hours: nullable(ref('BusinessHours')),
+    recording_enabled: boolean,
+    transcription_enabled: boolean,
+    status: enumOf(AGENT_STATUSES),
+    metadata,
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+  { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', example: AGENT_EXAMPLE },
+);
+
+/** Body fields shared by create and update; which may be null and which are required differs. */
+const agentInput = {
+  name: string({ minLength: 1, maxLength: AGENT_LIMITS.name, description: 'Trimmed; unique within the account.' }),
+  voice_platform: enumOf(VOICE_PLATFORMS, { description: 'Must be configured for the account.' }),
+  phone_number: nullable({ ...e164, description: 'Omitted → a number is provisioned.' }),
+  voice_id: nullable(string({ minLength: 1, maxLength: AGENT_LIMITS.voiceId })),
+  language: nullable(enumOf(ISO_639_1_CODES)),
+  system_prompt: nullableString({ maxLength: AGENT_LIMITS.systemPrompt }),
+  welcome_message: nullableString({ maxLength: AGENT_LIMITS.welcomeMessage }),
+  transfer_number: nullable(e164),
+  business_hours: nullable(ref('BusinessHours')),
+  recording_enabled: nullable(boolean),
+  transcription_enabled: nullable(boolean),
+  metadata: nullable(metadata),
+};
+const createAgent: JsonSchema = {
+  type: 'object',
+  description: 'id, status, created_at and updated_at are read-only and refused. null means "omitted".',
+  required: ['name', 'voice_platform'],
+  properties: agentInput,
+  additionalProperties: false,
+  examples: [{ name: 'Front desk', voice_platform: 'platform_a', language: 'en', welcome_message: 'Hello, how can I help?' }],
+};
+const updateAgent: JsonSchema = {
+  type: 'object',
+  description:
+    'Partial update. null clears system_prompt, welcome_message, transfer_number, business_hours and metadata (→ {}); it is invalid for every other field. metadata replaces the whole object.',
+  properties: {
+    ...agentInput,
+    phone_number: e164,
+    voice_id: string({ minLength: 1, maxLength: AGENT_LIMITS.voiceId }),
+    language: enumOf(ISO_639_1_CODES),
+    recording_enabled: boolean,
+    transcription_enabled: boolean,
+    status: enumOf(AGENT_STATUSES, { description: 'Pause or resume the agent.' }),
+  },
+  additionalProperties: false,
+  examples: [{ status: 'paused' }, { welcome_message: 'We are closed today.', metadata: { team: 'support' } }],
+};
+
+const sentiment = nullable(enumOf(SENTIMENTS));
+const listItemProperties = {
+  id: string({ examples: ['call_01HZX3'] }),
+  agent_id: string(),
+  agent_name: nullableString(),
+  caller_number: nullable(ref('E164PhoneNumber')),
+  status: enumOf(CONVERSATION_STATUSES),
+  start_time: nullable(dateTime),
+  end_time: nullable(dateTime),
+  duration: integer({ minimum: 0, description: 'Seconds.' }),
+  sentiment,
+  outcome: nullableString(),
+  topics: arrayOf(string()),
+  has_recording: boolean,
+  has_transcript: boolean,
+  summary: nullableString(),
+  created_at: dateTime,
+};
+const conversationListItem = viewSchema<ConversationListItem>(listItemProperties, { description: 'A call as listed (interface 2.3).' });
+const conversationDetail = viewSchema<ConversationDetail>(
+  {
+    ...listItemProperties,
+    updated_at: dateTime,
+    content: closed({
+      transcript: arrayOf(ref('TranscriptSegment')),
+      recording_url: nullableString({ description: 'http(s) URL of the recording.' }),
+      language: nullableString(),
+      summary: nullableString(),
+    }),
+    analytics: closed({
+      sentiment,
+      topics: arrayOf(string()),
+      keywords: arrayOf(string()),
+      satisfaction: nullable(ref('Satisfaction')),
+      intent: nullableString(),
+    }),
+    outcomes: closed({
+      outcome: nullableString(),
+      actions_taken: arrayOf(string()),
+      follow_up_tasks: arrayOf(ref('FollowUpTask')),
+      integrations: arrayOf(ref('IntegrationRecord')),
+    }),
+    technical: closed({
+      voice_platform: nullableString(),
+      quality: nullable(ref('QualityMetrics')),
+      network: nullable(ref('NetworkInfo')),
+      errors: arrayOf(ref('CallError')),
+    }),
+    failure_reason: nullableString({ description: 'Set when status is failed.' }),
+    abandonment_reason: nullable(enumOf(ABANDONMENT_REASONS, { description: 'Set when status is abandoned.' })),
+  },
+  { description: 'Every field of the list item plus the full record, grouped by category.', example: CONVERSATION_DETAIL_EXAMPLE },
+);
+const transcript = viewSchema<TranscriptView>(
+  { conversation_id: string(), language: nullableString(), segments: arrayOf(ref('TranscriptSegment')) },
+  { example: TRANSCRIPT_EXAMPLE },
+);
+
+/** A nested object whose keys are all required (the views never omit a key; absent values are null or []). */
+function closed(properties: Record<string, JsonSchema>): JsonSchema {
+  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
+}
+
+const callEventBatch: JsonSchema = {
+  type: 'object',
+  required: ['events'],
+  properties: { events: arrayOf(ref('CallEvent'), { minItems: 1, maxItems: MAX_CALL_EVENTS_PER_BATCH }) },
+  additionalProperties: false,
+};
+const callEventsAccepted = closed({ accepted: integer({ minimum: 1 }), event_ids: arrayOf(string()) });
+
+const scopes = arrayOf(enumOf(SCOPES), { minItems: 1, uniqueItems: true });
+const apiKey = viewSchema<ApiKeyView>({
+  id: string({ examples: ['key_0123456789abcdef01234567'] }),
+  name: nullableString(),
+  prefix: string({ description: 'The first characters of the key, to recognise it.' }),
+  scopes,
+  created_at: dateTime,
+  revoked_at: nullable(dateTime),
+  last_used_at: nullable(dateTime),
+});
+const createdApiKey = viewSchema<CreatedApiKey>(
+  {
+    id: string({ examples: ['key_0123456789abcdef01234567'] }),
+    name: nullableString(),
+    api_key: string({ pattern: '^vk_[A-Za-z0-9]{40}$', description: 'The secret. Shown only in this response.' }),
+    prefix: string(),
+    scopes,
+    created_at: dateTime,
+  },
+  { description: 'The new key, with its secret (shown once).' },
+);
+const createApiKey: JsonSchema = {
+  type: 'object',
+  required: ['scopes'],
+  properties: { scopes: { ...scopes, description: 'A subset of the calling key’s scopes.' }, name: string({ minLength: 1, maxLength: 100 }) },
+  additionalProperties: false,
+  examples: [{ name: 'reporting', scopes: ['conversations:read'] }],
+};
+const createAccount: JsonSchema = {
+  type: 'object',
+  required: ['name', 'plan', 'agent_limit', 'voice_platforms'],
+  properties: {
+    name: string({ minLength: 1, maxLength: 100 }),
+    plan: string({ minLength: 1, maxLength: 50, description: 'Free-form plan label.' }),
+    agent_limit: integer({ minimum: 0, maximum: MAX_AGENT_LIMIT }),
+    voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS), { minItems: 1, uniqueItems: true }),
+  },
+  additionalProperties: false,
+  examples: [{ name: 'Acme Dental', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a'] }],
+};
+const createdAccount = viewSchema<CreatedAccount>(
+  {
+    id: string({ examples: ['acct_0123456789abcdef01234567'] }),
+    name: string(),
+    plan: string(),
+    agent_limit: integer({ minimum: 0 }),
+    voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS)),
+    api_key: string({ description: 'An all-scopes key of the new account, shown only in this response.' }),
+    created_at: dateTime,
+  },
+  { description: 'The new account and its first key.' },
+);
+const checkResult = enumOf(['ok', 'unavailable']);
+const health = closed({
+  status: enumOf(['ok', 'unavailable']),
+  checks: closed({ database: checkResult, nats: checkResult, agents_service: checkResult, conversations_service: checkResult }),
+});
+
+const meta = viewSchema<Meta>({ request_id: string(), timestamp: dateTime });
+const pageMeta = viewSchema<PageMeta & Meta>({
+  total: integer({ minimum: 0 }),
+  page: integer({ minimum: 1 }),
+  per_page: integer({ minimum: 1, maximum: 100 }),
+  total_pages: integer({ minimum: 0 }),
+  request_id: string(),
+  timestamp: dateTime,
+});
+const links = viewSchema<PageLinks>(
+  { first: string({ format: 'uri' }), prev: nullableString({ format: 'uri' }), next: nullableString({ format: 'uri' }), last: string({ format: 'uri' }) },
+  { description: 'Absolute URLs keeping every query parameter; prev is null on page 1, next on the last page.' },
+);
+const apiError = viewSchema<ApiError>(
+  {
+    type: enumOf([...new Set(Object.values(ERROR_CATALOG).map((entry) => entry.type))]),
+    code: enumOf(Object.keys(ERROR_CATALOG)),
+    message: string(),
+    field: string({ description: 'The request field (dotted/indexed path), parameter or header concerned.' }),
+    valid_values: arrayOf(string()),
+    limit: integer({ description: 'With quota_exceeded: the plan’s agent limit.' }),
+    current: integer({ description: 'With quota_exceeded: the current agent count.' }),
+    request_id: string(),
+  },
+  { optional: ['field', 'valid_values', 'limit', 'current'] },
+);
+
+/** Every named schema of the document. */
+export function componentSchemas(): Record<string, JsonSchema> {
+  return {
+    ...callEventComponents(),
+    Agent: agent,
+    BusinessHours: businessHours,
+    ScheduleItem: scheduleItem,
+    CreateAgentRequest: createAgent,
+    UpdateAgentRequest: updateAgent,
+    ConversationListItem: conversationListItem,
+    ConversationDetail: conversationDetail,
+    Transcript: transcript,
+    CallEventBatch: callEventBatch,
+    CallEventsAccepted: callEventsAccepted,
+    ApiKey: apiKey,
+    CreatedApiKey: createdApiKey,
+    CreateApiKeyRequest: createApiKey,
+    CreateAccountRequest: createAccount,
+    CreatedAccount: createdAccount,
+    Health: health,
+    Meta: meta,
+    PageMeta: pageMeta,
+    PageLinks: links,
+    Error: apiError,
+  };
+}

@@ -1,0 +1,25 @@
+import type { Observable } from 'rxjs';
+
+/** Injection tokens for the resources startGateway opens before Nest boots. */
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+export const LOGGER = Symbol('LOGGER');
+export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
+/** Request-reply client to the services (NATS, or the in-process bus in one-process mode). */
+export const RPC_CLIENT = Symbol('RPC_CLIENT');
+/** Durable streams the call events are published to (JetStream, or the in-process stand-in). */
+export const MESSAGE_STREAMS = Symbol('MESSAGE_STREAMS');
+/** Resolves when the message bus answers; used by the health check. */
+export const BUS_PROBE = Symbol('BUS_PROBE');
+
+export type BusProbe = () => Promise<void>;
+
+/** The part of a Nest ClientProxy the gateway uses; both the NATS and the in-process client provide it. */
+export interface RpcSender {
+  send<TResult = unknown>(pattern: string, data: unknown): Observable<TResult>;
+}
+
+export interface GatewaySettings {
+  namespace?: string;
+  adminToken?: string;
+  rpcTimeoutMs: number;
+}

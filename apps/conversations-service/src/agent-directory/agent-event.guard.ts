@@ -1,0 +1,15 @@
+import type { AgentIntegrationEvent } from '@voice/contracts';
+
+/** The agents relay is ours, but a consumer must not crash on a malformed message. */
+export function isAgentIntegrationEvent(value: unknown): value is AgentIntegrationEvent {
+  const e = value as Partial<AgentIntegrationEvent> | undefined;
+  const a = e?.agent;
+  return (
+    typeof e === 'object' && e !== null &&
+    typeof e.id === 'string' && typeof e.type === 'string' && Number.isInteger(e.version) &&
+    typeof a === 'object' && a !== null &&
+    typeof a.agent_id === 'string' && typeof a.account_id === 'string' && typeof a.name === 'string' &&
+    typeof a.voice_platform === 'string' && typeof a.status === 'string' &&
+    typeof a.recording_enabled === 'boolean' && typeof a.transcription_enabled === 'boolean'
+  );
+}

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { callEvents, startHarness, type Harness } from '../testing/harness.js';
+
+// Real PostgreSQL and NATS, on a machine shared with other suites: generous, not tight, timeouts.
+jest.setTimeout(60_000);
+
+describe('agent knowledge from AGENT_EVENTS', () => {
+  let h: Harness;
+  const account = `acc_${randomUUID()}`;
+  const agent = `agt_${randomUUID()}`;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const known = async () => (await h.db.query(`SELECT name, version, recording_enabled FROM conversations.agents WHERE agent_id = $1`, [agent])).rows[0];
+
+  it('a rename shows in agent_name of existing conversations; an older version arriving late changes nothing', async () => {
+    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Reception' }, 1);
+    const c = callEvents(`conv-${randomUUID()}`, agent);
+    const started = c.started();
+    await h.publishCallEvents([started]);
+    await h.eventually(async () => expect((await h.list(account, {})).items[0]?.agent_name).toBe('Reception'));
+
+    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', voice_platform: 'platform_b' }, 3, 'AgentUpdated');
+    await h.eventually(async () => expect((await h.list(account, {})).items[0]?.agent_name).toBe('Front Desk'));
+    expect((await h.get(account, started.conversation_id)).technical.voice_platform).toBe('platform_b');
+
+    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Stale Name', recording_enabled: false }, 2, 'AgentUpdated');
+    // A later event is the marker that the stale one was consumed.
+    const marker = `agt_${randomUUID()}`;
+    await h.publishAgent({ agent_id: marker, account_id: account }, 1);
+    await h.eventually(async () => expect((await h.db.query(`SELECT 1 FROM conversations.agents WHERE agent_id = $1`, [marker])).rowCount).toBe(1));
+    expect(await known()).toEqual({ name: 'Front Desk', version: 3, recording_enabled: true });
+  });
+
+  it('a deleted agent keeps its conversations readable', async () => {
+    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', status: 'deleted' }, 4, 'AgentDeleted');
+    await h.eventually(async () => expect((await known()).version).toBe(4));
+    const page = await h.list(account, {});
+    expect(page.total).toBe(1);
+    expect(page.items[0].agent_name).toBe('Front Desk');
+  });
+});

@@ -1,0 +1,44 @@
+import type { AgentIntegrationEvent } from '@voice/contracts';
+import type { DataSource, QueryRunner } from 'typeorm';
+
+/** What conversations-service knows about an agent, learnt from its integration events. */
+export interface KnownAgent {
+  agent_id: string;
+  account_id: string;
+  name: string;
+  voice_platform: string;
+  recording_enabled: boolean;
+  transcription_enabled: boolean;
+  status: string;
+  version: number;
+}
+
+export async function findAgents(db: DataSource | QueryRunner, agentIds: string[]): Promise<Map<string, KnownAgent>> {
+  if (agentIds.length === 0) return new Map();
+  const rows: KnownAgent[] = await db.query(
+    `SELECT agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version
+       FROM conversations.agents WHERE agent_id = ANY($1::text[])`,
+    [agentIds],
+  );
+  return new Map(rows.map((r) => [r.agent_id, r]));
+}
+
+/**
+ * Keep only the newest state of each agent: events carry the full snapshot and
+ * their stream version, so an older or repeated event changes nothing.
+ */
+export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIntegrationEvent): Promise<boolean> {
+  const a = event.agent;
+  const rows = await db.query(
+    `INSERT INTO conversations.agents AS k (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (agent_id) DO UPDATE SET
+       account_id = EXCLUDED.account_id, name = EXCLUDED.name, voice_platform = EXCLUDED.voice_platform,
+       recording_enabled = EXCLUDED.recording_enabled, transcription_enabled = EXCLUDED.transcription_enabled,
+       status = EXCLUDED.status, version = EXCLUDED.version, updated_at = now()
+     WHERE k.version < EXCLUDED.version
+     RETURNING agent_id`,
+    [a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, event.version],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestMicroservice } from '@nestjs/common';
+import type { CustomStrategy } from '@nestjs/microservices';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  RequestContextInterceptor, serviceTransportOptions, ServiceErrorFilter, type InProcessBus, type MessageStreams,
+} from '@voice/service-kit';
+import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
+import { DEFAULT_TUNING, type ServiceTuning, type ServiceContext } from './config/service-context.js';
+import { ConversationsModule } from './conversations.module.js';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './database/migrations.js';
+import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
+
+export interface ConversationsServiceOptions {
+  databaseUrl: string;
+  /** Required unless `local` is given. */
+  natsUrl?: string;
+  namespace?: string;
+  /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
+  local?: { rpc: InProcessBus; streams: MessageStreams };
+  /** Consumer settings; tests shorten ack_wait to see redeliveries quickly. */
+  tuning?: Partial<ServiceTuning>;
+}
+
+export interface RunningConversationsService {
+  close(): Promise<void>;
+  /** For in-process tests: the Nest application (handlers, consumers). */
+  app: INestMicroservice;
+}
+
+export const SERVICE_NAME = 'conversations-service';
+
+export async function startConversationsService(options: ConversationsServiceOptions): Promise<RunningConversationsService> {
+  const logger = createLogger(SERVICE_NAME);
+  if (!options.local && !options.natsUrl) throw new Error('startConversationsService needs natsUrl (or local for one-process mode)');
+  const dataSource = await openDatabase({
+    url: options.databaseUrl,
+    schema: CONVERSATIONS_SCHEMA,
+    migrations: conversationsMigrations,
+    applicationName: SERVICE_NAME,
+  });
+  let nc: NatsConnection | undefined;
+  let streams: MessageStreams;
+  let strategy: CustomStrategy['strategy'];
+  try {
+    if (options.local) {
+      streams = options.local.streams;
+      strategy = new InProcessServer(options.local.rpc);
+    } else {
+      nc = await connectNats(options.natsUrl!, SERVICE_NAME);
+      streams = new JetStreamStreams(nc);
+      strategy = new NamespacedNatsServer(options.namespace ?? '', serviceTransportOptions(SERVICE_NAME, options.natsUrl!));
+    }
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
+  const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning } };
+  const app = await NestFactory.createMicroservice(ConversationsModule.register(context), { strategy, logger: new PinoNestLogger(logger) });
+  app.useGlobalFilters(new ServiceErrorFilter(logger));
+  app.useGlobalInterceptors(new RequestContextInterceptor());
+  await app.listen();
+
+  // Agent knowledge first, so the first call events find their agents where possible.
+  const consumers = [app.get(AgentEventsConsumer), app.get(CallEventsConsumer)];
+  for (const consumer of consumers) await consumer.start();
+
+  let closed = false;
+  return {
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const consumer of consumers) await consumer.stop().catch((err) => logger.error({ err }, 'consumer stop failed'));
+      await app.close().catch((err) => logger.error({ err }, 'nest close failed'));
+      // drain() flushes pending acks before the connection closes.
+      await nc?.drain().catch(() => undefined);
+      await dataSource.destroy().catch(() => undefined);
+    },
+  };
+}

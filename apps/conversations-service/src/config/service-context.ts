@@ -1,0 +1,27 @@
+import type { MessageStreams } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+
+/** Everything the service's providers share, created once by startConversationsService. */
+export interface ServiceContext {
+  dataSource: DataSource;
+  /** JetStream, or the in-process stand-in when the apps run in one process. */
+  streams: MessageStreams;
+  namespace: string | undefined;
+  logger: Logger;
+  tuning: ServiceTuning;
+}
+
+export interface ServiceTuning {
+  /** Redelivery delay of an unacknowledged message (a crash between commit and ack). */
+  ackWaitMs: number;
+  batchSize: number;
+  /** How long an event of a not-yet-known agent waits before it is tried again. */
+  unknownAgentRetryMs: number;
+  /** List offsets from which the total is read first and deep pages are read from the nearer end. */
+  deepPageOffset: number;
+}
+
+export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, unknownAgentRetryMs: 200, deepPageOffset: 10_000 };
+
+export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');

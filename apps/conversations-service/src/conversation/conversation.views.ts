@@ -1,0 +1,81 @@
+/** Read-model views of a folded conversation (exact fields of interface 2.3, grouped detail of issue 4). */
+import type { ConversationDetail, ConversationListItem, TranscriptView } from '@voice/contracts';
+import { effectiveStartTime, type ConversationState } from './conversation.evolve.js';
+
+/** Every timestamp leaves the service in one form: UTC, milliseconds, `Z`. */
+export function toIso(value: string | Date): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+export interface RecordTimes {
+  created_at: string;
+  updated_at: string;
+}
+
+export function toListItem(state: ConversationState, agentName: string | null, times: RecordTimes): ConversationListItem {
+  return {
+    id: state.id,
+    agent_id: state.agent_id,
+    agent_name: agentName,
+    caller_number: state.caller_number,
+    status: state.status,
+    start_time: toIso(effectiveStartTime(state)),
+    end_time: state.end_time === null ? null : toIso(state.end_time),
+    duration: state.duration,
+    sentiment: state.sentiment,
+    outcome: state.outcome,
+    topics: state.topics,
+    has_recording: state.recording_url !== null,
+    has_transcript: state.transcript.length > 0,
+    summary: state.summary,
+    created_at: times.created_at,
+  };
+}
+
+export function toDetail(state: ConversationState, agent: { name: string | null; voice_platform: string | null }, times: RecordTimes): ConversationDetail {
+  return {
+    ...toListItem(state, agent.name, times),
+    updated_at: times.updated_at,
+    content: {
+      transcript: state.transcript,
+      recording_url: state.recording_url,
+      language: state.language,
+      summary: state.summary,
+    },
+    analytics: {
+      sentiment: state.sentiment,
+      topics: state.topics,
+      keywords: state.keywords,
+      satisfaction: state.satisfaction,
+      intent: state.intent,
+    },
+    outcomes: {
+      outcome: state.outcome,
+      actions_taken: state.actions_taken,
+      follow_up_tasks: state.follow_up_tasks,
+      integrations: state.integrations,
+    },
+    technical: {
+      voice_platform: agent.voice_platform,
+      quality: state.quality,
+      network: state.network,
+      errors: state.errors,
+    },
+    failure_reason: state.failure_reason,
+    abandonment_reason: state.abandonment_reason,
+  };
+}
+
+export function toTranscriptView(state: ConversationState): TranscriptView {
+  return { conversation_id: state.id, language: state.language, segments: state.transcript };
+}
+
+/** Lower-cased text the substring search runs over: summary and every transcript line. */
+export function searchTextOf(state: ConversationState): string {
+  return [state.summary ?? '', ...state.transcript.map((s) => s.text)].join('\n').toLowerCase();
+}
+
+/** negative < neutral < positive; null stays null so it sorts last either way. */
+export function sentimentRank(sentiment: string | null): number | null {
+  return sentiment === 'negative' ? 0 : sentiment === 'neutral' ? 1 : sentiment === 'positive' ? 2 : null;
+}

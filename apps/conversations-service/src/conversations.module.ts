@@ -1,0 +1,38 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
+import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
+import { GetConversationHandler } from './get-conversation/get-conversation.handler.js';
+import { GetConversationMessageController } from './get-conversation/get-conversation.message.controller.js';
+import { GetTranscriptHandler } from './get-transcript/get-transcript.handler.js';
+import { GetTranscriptMessageController } from './get-transcript/get-transcript.message.controller.js';
+import { HealthMessageController } from './health/health.message.controller.js';
+import { ListConversationsHandler } from './list-conversations/list-conversations.handler.js';
+import { ListConversationsMessageController } from './list-conversations/list-conversations.message.controller.js';
+import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
+import { RecordCallEventsHandler } from './record-call-events/record-call-events.handler.js';
+
+@Module({})
+export class ConversationsModule {
+  static register(context: ServiceContext): DynamicModule {
+    return {
+      module: ConversationsModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [
+        ListConversationsMessageController,
+        GetConversationMessageController,
+        GetTranscriptMessageController,
+        HealthMessageController,
+      ],
+      providers: [
+        { provide: SERVICE_CONTEXT, useValue: context },
+        RecordCallEventsHandler,
+        ListConversationsHandler,
+        GetConversationHandler,
+        GetTranscriptHandler,
+        CallEventsConsumer,
+        AgentEventsConsumer,
+      ],
+    };
+  }
+}

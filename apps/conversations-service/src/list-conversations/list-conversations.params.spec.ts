@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseIsoDate, parseListQuery } from './list-conversations.params.js';
+import { buildListSql, escapeLike } from './list-conversations.sql.js';
+
+const ok = (q: Record<string, string>) => {
+  const r = parseListQuery(q);
+  if (!r.ok) throw new Error(JSON.stringify(r.problem));
+  return r.filter;
+};
+
+describe('list query parameters', () => {
+  it('defaults: page 1, 25 per page, newest first', () => {
+    expect(ok({})).toMatchObject({ page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc' });
+  });
+  it('caps per_page at 100', () => {
+    expect(ok({ per_page: '101' }).per_page).toBe(100);
+    expect(ok({ per_page: '99999999999999999999999' }).per_page).toBe(100);
+    expect(ok({ per_page: '007' }).per_page).toBe(7);
+  });
+  it('lower-cases search, topic and outcome; empty search means no search', () => {
+    expect(ok({ search: 'Refund', topic: 'Billing', outcome: 'Resolved' })).toMatchObject({ search: 'refund', topic: 'billing', outcome: 'resolved' });
+    expect(ok({ search: '  ' }).search).toBeUndefined();
+  });
+  it('reads an unencoded + of an E.164 caller (arrives as a space)', () => {
+    expect(ok({ caller: ' 14155550123' }).caller).toBe('+14155550123');
+  });
+  it.each([
+    ['page', '0'], ['page', '1e3'], ['page', '99999999999999999999'], ['per_page', '0'], ['per_page', '000'], ['per_page', 'ten'], ['per_page', '1.0'], ['min_duration', '-1'], ['max_duration', '3.0'], ['caller', '+0123'], ['agent_id', ''],
+  ])('%s=%j is invalid_parameter naming the field', (field, value) => {
+    expect(parseListQuery({ [field]: value })).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field } });
+  });
+  it('refuses repeated, nested and unknown parameters, naming them', () => {
+    expect(parseListQuery({ status: ['completed', 'failed'] })).toMatchObject({ ok: false, problem: { field: 'status' } });
+    expect(parseListQuery({ status: { x: 'y' } } as never)).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: 'status' } });
+    expect(parseListQuery({ sentimnet: 'negative' })).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: 'sentimnet' } });
+  });
+  it('start_date after end_date is invalid', () => {
+    expect(parseListQuery({ start_date: '2025-02-01', end_date: '2025-01-01' })).toMatchObject({ ok: false, problem: { field: 'start_date' } });
+  });
+});
+
+describe('ISO 8601 dates of the filters', () => {
+  it.each([
+    ['2025-01-31', false, '2025-01-31T00:00:00.000Z'],
+    ['2025-01-31', true, '2025-01-31T23:59:59.999Z'],
+    ['2025-01-31T10:00Z', false, '2025-01-31T10:00:00.000Z'],
+    ['2025-01-31T10:00:00', false, '2025-01-31T10:00:00.000Z'],
+    ['2025-01-31T10:00:00.5+0200', false, '2025-01-31T08:00:00.500Z'],
+    ['2025-01-31T10:00:00 02:00', false, '2025-01-31T08:00:00.000Z'],
+    ['2024-02-29T23:59:59-05:00', false, '2024-03-01T04:59:59.000Z'],
+  ])('%s (end of day: %s) → %s', (raw, endOfDay, expected) => {
+    expect(parseIsoDate(raw, endOfDay)).toBe(expected);
+  });
+  it.each(['31/01/2025', '2025-13-01', '2025-02-29', '2025-01-31T25:00:00Z', 'yesterday', '1738332300', '2025-1-5'])('rejects %s', (raw) => {
+    expect(parseIsoDate(raw)).toBeUndefined();
+  });
+});
+
+describe('list SQL', () => {
+  it('escapes LIKE wildcards so % and _ are literal', () => {
+    expect(escapeLike('50%_off\\')).toBe('50\\%\\_off\\\\');
+  });
+  it('always scopes to the account and ends every order with start_time and id', () => {
+    const sql = buildListSql('acc_1', ok({ sort_by: 'sentiment', sort_order: 'asc', status: 'completed' }));
+    expect(sql.where).toMatch(/^c\.account_id = \$1/);
+    expect(sql.params[0]).toBe('acc_1');
+    expect(sql.orderBy).toBe('c.sentiment_rank ASC NULLS LAST, c.start_time ASC, c.id ASC');
+    expect(buildListSql('a', ok({ sort_by: 'duration' })).orderBy).toBe('c.duration DESC, c.start_time DESC, c.id DESC');
+  });
+  it('the reverse order is the exact inverse (nulls first), for reading deep pages from the far end', () => {
+    expect(buildListSql('a', ok({ sort_by: 'sentiment', sort_order: 'asc' })).reverseOrderBy).toBe('c.sentiment_rank DESC NULLS FIRST, c.start_time DESC, c.id DESC');
+    expect(buildListSql('a', ok({})).reverseOrderBy).toBe('c.start_time ASC, c.id ASC');
+  });
+  it('knows when a single topic or search is the only filter (their totals come from side tables)', () => {
+    expect(buildListSql('a', ok({ topic: 'Billing', sort_by: 'duration' })).topicOnly).toBe('billing');
+    expect(buildListSql('a', ok({ topic: 'Billing', status: 'failed' })).topicOnly).toBeUndefined();
+    expect(buildListSql('a', ok({ search: '50%' })).searchOnly).toBe('%50\\%%');
+    expect(buildListSql('a', ok({ search: '50%', has_recording: 'true' })).searchOnly).toBeUndefined();
+  });
+  it('knows when only the account scopes the list', () => {
+    expect(buildListSql('a', ok({ page: '3', sort_by: 'duration' })).unfiltered).toBe(true);
+    expect(buildListSql('a', ok({ status: 'failed' })).unfiltered).toBe(false);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * GET /v1/conversations query parameters (interface 4.1 + issue 3 decisions),
+ * parsed from the raw query strings into a typed filter, or the first problem
+ * with its field (and valid_values for enumerated parameters).
+ */
+import {
+  BOOLEAN_VALUES, CALL_EVENT_PATTERNS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
+  type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
+} from '@voice/contracts';
+
+export type SortField = (typeof CONVERSATION_SORT_FIELDS)[number];
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
+export interface ConversationListFilter {
+  page: number;
+  per_page: number;
+  agent_id?: string;
+  status?: ConversationStatus;
+  sentiment?: Sentiment;
+  outcome?: string;
+  caller?: string;
+  min_duration?: number;
+  max_duration?: number;
+  /** ISO instants (UTC). */
+  start_date?: string;
+  end_date?: string;
+  has_recording?: boolean;
+  has_transcript?: boolean;
+  /** Lower-cased; matched as a literal substring. */
+  search?: string;
+  /** Lower-cased; matched exactly against each topic. */
+  topic?: string;
+  sort_by: SortField;
+  sort_order: SortOrder;
+}
+
+export const LIST_PARAMETERS = [
+  'page', 'per_page', 'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration',
+  'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order',
+] as const;
+
+/** Any page past the end answers an empty page; beyond this the number is not exact in JavaScript. */
+const MAX_PAGE = Number.MAX_SAFE_INTEGER;
+const MAX_TEXT = 200;
+
+export type ParseResult = { ok: true; filter: ConversationListFilter } | { ok: false; problem: ServiceError };
+
+class Problem extends Error {
+  constructor(readonly detail: ServiceError) {
+    super(detail.message);
+  }
+}
+const invalid = (field: string, message: string, validValues?: readonly string[]): never => {
+  throw new Problem({ code: 'invalid_parameter', field, message, ...(validValues ? { valid_values: [...validValues] } : {}) });
+};
+
+export function parseListQuery(query: RawQuery): ParseResult {
+  try {
+    return { ok: true, filter: parse(query) };
+  } catch (err) {
+    if (err instanceof Problem) return { ok: false, problem: err.detail };
+    throw err;
+  }
+}
+
+function parse(query: RawQuery): ConversationListFilter {
+  for (const name of Object.keys(query)) {
+    if (!(LIST_PARAMETERS as readonly string[]).includes(name)) invalid(name, `${name} is not a recognised parameter.`, LIST_PARAMETERS);
+  }
+  const text = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) return invalid(name, `${name} must be given at most once.`);
+    // Nested query syntax (`status[x]=...`) or anything else that is not one plain string.
+    if (typeof value !== 'string') return invalid(name, `${name} must be a single value.`);
+    return value;
+  };
+  const nonEmpty = (name: string): string | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const trimmed = value.trim();
+    if (trimmed === '') invalid(name, `${name} must not be empty.`);
+    if (trimmed.length > MAX_TEXT) invalid(name, `${name} must be at most ${MAX_TEXT} characters long.`);
+    return trimmed;
+  };
+  const oneOf = <T extends string>(name: string, values: readonly T[]): T | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    if (!(values as readonly string[]).includes(value)) invalid(name, `${name} must be one of: ${values.join(', ')}.`, values);
+    return value as T;
+  };
+  const integer = (name: string, min: number, max: number, what: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const n = /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) invalid(name, `${name} must be ${what}.`);
+    return n;
+  };
+  const bool = (name: string): boolean | undefined => {
+    const value = oneOf(name, BOOLEAN_VALUES);
+    return value === undefined ? undefined : value === 'true';
+  };
+  const date = (name: string, endOfDay: boolean): string | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const instant = parseIsoDate(value, endOfDay);
+    if (!instant) {
+      throw new Problem({
+        code: 'invalid_date_format',
+        field: name,
+        message: `${name} must be an ISO 8601 date or timestamp, e.g. 2025-01-31 or 2025-01-31T14:05:00Z.`,
+      });
+    }
+    return instant;
+  };
+
+  const page = integer('page', 1, MAX_PAGE, `a positive integer (at most ${MAX_PAGE})`) ?? 1;
+  const perPage = pageSize(text('per_page'));
+  const filter: ConversationListFilter = {
+    page,
+    per_page: perPage,
+    agent_id: nonEmpty('agent_id'),
+    status: oneOf('status', CONVERSATION_STATUSES),
+    sentiment: oneOf('sentiment', SENTIMENTS),
+    outcome: nonEmpty('outcome')?.toLowerCase(),
+    caller: caller(text('caller')),
+    min_duration: integer('min_duration', 0, 2_147_483_647, 'a non-negative integer (seconds)'),
+    max_duration: integer('max_duration', 0, 2_147_483_647, 'a non-negative integer (seconds)'),
+    start_date: date('start_date', false),
+    end_date: date('end_date', true),
+    has_recording: bool('has_recording'),
+    has_transcript: bool('has_transcript'),
+    search: searchText(text('search')),
+    topic: nonEmpty('topic')?.toLowerCase(),
+    sort_by: oneOf('sort_by', CONVERSATION_SORT_FIELDS) ?? 'start_time',
+    sort_order: oneOf('sort_order', SORT_ORDERS) ?? 'desc',
+  };
+  if (filter.min_duration !== undefined && filter.max_duration !== undefined && filter.min_duration > filter.max_duration) {
+    invalid('min_duration', 'min_duration must not be greater than max_duration.');
+  }
+  if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
+    invalid('start_date', 'start_date must not be after end_date.');
+  }
+  return filter;
+}
+
+/** A positive integer; any larger than the maximum (however large) is capped, not refused. */
+function pageSize(value: string | undefined): number {
+  if (value === undefined) return PAGINATION.defaultPerPage;
+  const digits = value.trim();
+  if (!/^[0-9]+$/.test(digits) || /^0+$/.test(digits)) invalid('per_page', 'per_page must be a positive integer.');
+  return Math.min(Number(digits), PAGINATION.maxPerPage);
+}
+
+function caller(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  // An unencoded "+" in a query string arrives as a space: "+14155550123" → " 14155550123".
+  const normalized = /^ [0-9]/.test(value) ? `+${value.slice(1)}` : value.trim();
+  if (!CALL_EVENT_PATTERNS.e164.test(normalized)) invalid('caller', 'caller must be an E.164 phone number, e.g. +14155550123.');
+  return normalized;
+}
+
+function searchText(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value.length > MAX_TEXT) invalid('search', `search must be at most ${MAX_TEXT} characters long.`);
+  return value.toLowerCase();
+}
+
+const DATE_ONLY = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+const DATE_TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})?$/;
+
+/**
+ * An ISO 8601 date (`2025-01-31`) or date-time, as a UTC instant. A date alone
+ * means the start of that day for start_date and its end for end_date, so
+ * `end_date=2025-01-31` includes calls that day. A time without an offset is UTC.
+ */
+export function parseIsoDate(raw: string, endOfDay = false): string | undefined {
+  // An unencoded "+" of an offset arrives as a space.
+  const value = raw.trim().replace(/ ([0-9]{2}:?[0-9]{2})$/, '+$1');
+  const d = DATE_ONLY.exec(value);
+  const t = d ? undefined : DATE_TIME.exec(value);
+  const m = d ?? t;
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
+  if (d) return new Date(Date.UTC(year, month - 1, day, endOfDay ? 23 : 0, endOfDay ? 59 : 0, endOfDay ? 59 : 0, endOfDay ? 999 : 0)).toISOString();
+  const [hour, minute, second] = [Number(t![4]), Number(t![5]), Number(t![6] ?? 0)];
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offset = t![8] ?? 'Z';
+  if (/^[+-][0-9]{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+  const fraction = (t![7] ?? '').slice(0, 4);
+  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${t![4]}:${t![5]}:${String(second).padStart(2, '0')}${fraction}${offset}`);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}

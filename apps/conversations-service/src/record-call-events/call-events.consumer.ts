@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT } from '@voice/contracts';
+import type { StreamMessage } from '@voice/service-kit';
+import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { StreamConsumer } from '../config/stream-consumer.js';
+import { RecordCallEvents } from './record-call-events.command.js';
+import { unknownAgentDelay } from './retry.rules.js';
+
+export const CALL_EVENTS_DURABLE = 'conversations-service';
+
+
+/**
+ * Consumes CALL_EVENTS through a durable consumer shared by every replica: one
+ * Postgres transaction per batch, acks only after the commit. Invalid events are
+ * terminated (never retried forever), events of an agent not known yet are
+ * retried later, never dropped. If the transaction fails the batch is redelivered.
+ */
+@Injectable()
+export class CallEventsConsumer extends StreamConsumer {
+  constructor(
+    @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
+    private readonly commandBus: CommandBus,
+  ) {
+    super(ctx, { stream: CALL_EVENTS_STREAM, subjectRoot: CALL_EVENTS_SUBJECT_ROOT, durable: CALL_EVENTS_DURABLE });
+  }
+
+  override async handle(messages: StreamMessage[]): Promise<void> {
+    const { logger, tuning } = this.ctx;
+    const outcomes = await this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data)));
+    messages.forEach((message, i) => {
+      const outcome = outcomes[i];
+      switch (outcome.result) {
+        case 'recorded':
+        case 'duplicate':
+          message.ack();
+          break;
+        case 'invalid':
+        case 'rejected':
+          logger.warn({ subject: message.subject, reason: outcome.reason }, `call event ${outcome.result}; terminated`);
+          message.term(outcome.reason);
+          break;
+        case 'unknown_agent':
+          logger.info({ agent_id: outcome.agent_id, delivery: message.deliveryCount }, 'call event for an agent not known yet; retrying later');
+          message.nak(unknownAgentDelay(tuning.unknownAgentRetryMs, message.deliveryCount));
+          break;
+      }
+    });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Three suites: unit (pure, no I/O), integration (one service against real
+ * PostgreSQL and NATS), e2e (HTTP through gateway → NATS → services → Postgres).
+ * Each integration/e2e test file gets its own fresh database and NATS namespace.
+ */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@voice/contracts$': '<rootDir>/libs/contracts/src/index.ts',
+    '^@voice/service-kit$': '<rootDir>/libs/service-kit/src/index.ts',
+    '^@voice/testing$': '<rootDir>/test/support/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  rootDir: '.',
+};
+
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'], slowTestThreshold: 15 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], slowTestThreshold: 20 },
+  ],
+};

@@ -1,0 +1,83 @@
+/**
+ * The error envelope of section 7 of the interface, and every error code the
+ * service emits. Services raise errors as { code, message, field?, ... } and the
+ * gateway maps the code to the HTTP status and `type` below.
+ */
+export type ErrorType =
+  | 'invalid_request'
+  | 'validation_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'rate_limit_error'
+  | 'service_unavailable_error'
+  | 'api_error';
+
+export interface ApiError {
+  type: ErrorType;
+  code: ErrorCode;
+  message: string;
+  field?: string;
+  valid_values?: string[];
+  limit?: number;
+  current?: number;
+  request_id?: string;
+}
+
+export interface ErrorEnvelope {
+  error: ApiError;
+}
+
+/** What a service puts in an RpcException: everything but the HTTP-facing `type`. */
+export type ServiceError = Omit<ApiError, 'type' | 'request_id'>;
+
+export const ERROR_CATALOG = {
+  // 400
+  invalid_request: { status: 400, type: 'invalid_request' },
+  invalid_json: { status: 400, type: 'invalid_request' },
+  invalid_parameter: { status: 400, type: 'invalid_request' },
+  invalid_date_format: { status: 400, type: 'invalid_request' },
+  missing_required_field: { status: 400, type: 'invalid_request' },
+  // 401 / 403
+  authentication_required: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  insufficient_permissions: { status: 403, type: 'permission_error' },
+  quota_exceeded: { status: 403, type: 'permission_error' },
+  // 404 / 405 / 412 / 413 / 415
+  not_found: { status: 404, type: 'not_found_error' },
+  route_not_found: { status: 404, type: 'not_found_error' },
+  transcript_not_available: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request' },
+  precondition_failed: { status: 412, type: 'conflict_error' },
+  payload_too_large: { status: 413, type: 'invalid_request' },
+  unsupported_media_type: { status: 415, type: 'invalid_request' },
+  not_acceptable: { status: 406, type: 'invalid_request' },
+  // 409 / 422
+  concurrent_modification: { status: 409, type: 'conflict_error' },
+  duplicate_name: { status: 422, type: 'validation_error' },
+  platform_not_configured: { status: 422, type: 'validation_error' },
+  phone_number_in_use: { status: 422, type: 'validation_error' },
+  invalid_state_transition: { status: 422, type: 'validation_error' },
+  unknown_agent: { status: 422, type: 'validation_error' },
+  // 429 / 5xx
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'service_unavailable_error' },
+} as const satisfies Record<string, { status: number; type: ErrorType }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOG, value);
+}
+
+/** Build the public error object for a code (the gateway adds request_id). */
+export function apiError(e: ServiceError): ApiError {
+  const entry = ERROR_CATALOG[e.code];
+  return { type: entry.type, ...e };
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_CATALOG[code].status;
+}

@@ -1,0 +1,81 @@
+/**
+ * Request/response payloads of the gateway → service request-reply messages.
+ * The gateway authenticates the API key and always sends the account it
+ * resolved; services never trust an account id taken from a client body.
+ */
+
+/** What a service needs to know about the calling account. */
+export interface AccountContext {
+  id: string;
+  /** The plan's agent limit, enforced by agents-service under a row lock. */
+  agent_limit: number;
+  /** Voice platform integrations configured for the account. */
+  voice_platforms: string[];
+}
+
+/** Raw query string values as Express parses them; services validate them. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+/** A page of results; the gateway turns it into `meta` and `links`. */
+export interface PageResult<T> {
+  items: T[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+export interface HealthReply {
+  service: string;
+  status: 'ok';
+}
+
+// ---- agents-service ----
+export interface CreateAgentRequest {
+  account: AccountContext;
+  /** The untouched JSON body; agents-service validates it. */
+  body: unknown;
+}
+export interface GetAgentRequest {
+  account_id: string;
+  agent_id: string;
+}
+export interface ListAgentsRequest {
+  account_id: string;
+  query: RawQuery;
+}
+export interface UpdateAgentRequest {
+  account: AccountContext;
+  agent_id: string;
+  body: unknown;
+  /** Expected stream version from an If-Match header; stale → precondition_failed. */
+  expected_version?: number;
+}
+export interface DeleteAgentRequest {
+  account_id: string;
+  agent_id: string;
+  expected_version?: number;
+}
+export interface VerifyAgentOwnershipRequest {
+  account_id: string;
+  agent_ids: string[];
+}
+export interface VerifyAgentOwnershipReply {
+  /** Ids from the request that are not agents of the account (never existed, or another account's). */
+  unknown_agent_ids: string[];
+}
+
+// ---- conversations-service ----
+export interface ListConversationsRequest {
+  account_id: string;
+  query: RawQuery;
+}
+export interface GetConversationRequest {
+  account_id: string;
+  conversation_id: string;
+}
+export interface GetTranscriptRequest {
+  account_id: string;
+  conversation_id: string;
+  /** Already resolved by the gateway from ?format= or Accept; validated by the service. */
+  format: string;
+}

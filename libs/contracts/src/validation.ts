@@ -1,0 +1,122 @@
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+
+export { plainToInstance };
+import { isErrorCode, type ServiceError } from './errors.js';
+
+/**
+ * Extra data a validation decorator can carry in its `context`:
+ * `code` overrides the error code, `valid_values` lists the allowed values.
+ */
+export interface ConstraintContext {
+  code?: string;
+  valid_values?: readonly string[];
+}
+
+export interface ValidateOptions {
+  /** Names that are part of the resource but not writable; named as read-only in the error. */
+  readOnly?: readonly string[];
+  /** Prefix for field paths (e.g. `events[3]`). */
+  pathPrefix?: string;
+}
+
+/**
+ * Validate an untrusted JSON value against a class-validator class. Returns the
+ * first problem as a ServiceError with a precise, dotted `field` path
+ * (`business_hours.schedule[0].open`), or undefined when the value is valid.
+ */
+export function findProblem<T extends object>(cls: ClassConstructor<T>, body: unknown, options: ValidateOptions = {}): ServiceError | undefined {
+  const prefix = options.pathPrefix ?? '';
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return {
+      code: 'invalid_request',
+      message: `${prefix ? `${prefix} must` : 'The request body must'} be a JSON object.`,
+      ...(prefix ? { field: prefix } : {}),
+    };
+  }
+  const reserved = findReservedKey(body, prefix);
+  if (reserved) return reserved;
+  const instance = plainToInstance(cls, body, { enableImplicitConversion: false });
+  const errors = validateSync(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    validationError: { target: false, value: true },
+  });
+  if (errors.length === 0) return undefined;
+  return toServiceError(errors, prefix, options.readOnly ?? []);
+}
+
+/**
+ * class-transformer silently drops `__proto__`/`constructor`/`prototype` keys,
+ * so they would slip past the unknown-field check; refuse them by path instead.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export function findReservedKey(value: unknown, path = ''): ServiceError | undefined {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = findReservedKey(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const field = path ? `${path}.${key}` : key;
+      if (RESERVED_KEYS.has(key)) return { code: 'invalid_parameter', field, message: `${field} is not a recognised field.` };
+      const found = findReservedKey(item, field);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function joinPath(parent: string, property: string, parentIsArray: boolean): string {
+  if (parentIsArray && /^\d+$/.test(property)) return `${parent}[${property}]`;
+  return parent ? `${parent}.${property}` : property;
+}
+
+function firstLeaf(errors: ValidationError[], path: string, parentIsArray: boolean): { error: ValidationError; path: string } | undefined {
+  for (const error of errors) {
+    const here = joinPath(path, error.property, parentIsArray);
+    if (error.constraints && Object.keys(error.constraints).length > 0) return { error, path: here };
+    if (error.children?.length) {
+      const leaf = firstLeaf(error.children, here, Array.isArray(error.value));
+      if (leaf) return leaf;
+    }
+  }
+  return undefined;
+}
+
+export function toServiceError(errors: ValidationError[], prefix = '', readOnly: readonly string[] = []): ServiceError {
+  const leaf = firstLeaf(errors, prefix, false);
+  if (!leaf) return { code: 'invalid_request', message: 'The request is invalid.' };
+  const { error, path } = leaf;
+  const constraints = error.constraints ?? {};
+  const [constraintName] = Object.keys(constraints);
+  const context = (error.contexts?.[constraintName] ?? {}) as ConstraintContext;
+
+  if (constraintName === 'whitelistValidation') {
+    const readOnlyField = readOnly.includes(error.property);
+    return {
+      code: 'invalid_parameter',
+      field: path,
+      message: readOnlyField
+        ? `${path} is read-only and is set by the service.`
+        : `${path} is not a recognised field.`,
+    };
+  }
+  if (error.value === undefined && (constraintName === 'isDefined' || context.code === 'missing_required_field')) {
+    return { code: 'missing_required_field', field: path, message: `${path} is required.` };
+  }
+  const code = isErrorCode(context.code) ? context.code : 'invalid_parameter';
+  const message = constraints[constraintName].replace(new RegExp(`^${escapeRegExp(error.property)}\\b`), path);
+  return {
+    code,
+    field: path,
+    message,
+    ...(context.valid_values ? { valid_values: [...context.valid_values] } : {}),
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,85 @@
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+
+export interface DatabaseOptions {
+  url: string;
+  /** The service's own schema; created before migrations run. */
+  schema: string;
+  migrations: Array<new () => MigrationInterface>;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/**
+ * Open the service's DataSource and bring its schema up to date. Migrations run
+ * under an advisory lock so replicas starting together do not race.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    applicationName: options.applicationName ?? options.schema,
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
+  });
+  await dataSource.initialize();
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${options.schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
+    await runner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm').catch(() => undefined);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+  return dataSource;
+}
+
+export function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);
+  return `"${name}"`;
+}
+
+/** Run work in one transaction on a dedicated connection. */
+export async function inTransaction<T>(dataSource: DataSource, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  await runner.startTransaction();
+  try {
+    const result = await work(runner);
+    await runner.commitTransaction();
+    return result;
+  } catch (err) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    throw err;
+  } finally {
+    await runner.release();
+  }
+}
+
+/** PostgreSQL error helpers: pg errors surface through TypeORM's QueryFailedError with `driverError`. */
+export function pgErrorOf(err: unknown): { code?: string; constraint?: string } {
+  const e = err as { driverError?: { code?: string; constraint?: string }; code?: string; constraint?: string };
+  return e?.driverError ?? e ?? {};
+}
+export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_SERIALIZATION_FAILURE = '40001';
+export const PG_DEADLOCK = '40P01';
+
+/**
+ * True when an error means the database cannot be reached right now (refused or
+ * dropped connection, server shutting down or starting, no free connection),
+ * as opposed to a bug in a query. Callers answer those with 503, not 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
+  const code = e?.driverError?.code ?? e?.code;
+  const message = `${e?.driverError?.message ?? ''} ${e?.message ?? ''}`;
+  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|does not allow connections|not currently accepting connections|the database system is (starting up|shutting down)/i.test(message);
+}

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Module, UseFilters, UseInterceptors } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { INestMicroservice } from '@nestjs/common';
+import { ClientProxy, MessagePattern, NatsRecordBuilder, Payload, type CustomTransportStrategy } from '@nestjs/microservices';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { randomNamespace, testNatsUrl } from '@voice/testing';
+import { firstValueFrom, timeout } from 'rxjs';
+import { InProcessBus, InProcessClient, InProcessServer } from './in-process-transport.js';
+import { createLogger, currentRequestId } from './logging.js';
+import { NamespacedNatsClient, NamespacedNatsServer, RequestContextInterceptor, serviceTransportOptions } from './nats.js';
+import { fail, ServiceErrorFilter } from './rpc-errors.js';
+
+const logger = createLogger('spec');
+
+@Controller()
+@UseFilters(new ServiceErrorFilter(logger))
+@UseInterceptors(RequestContextInterceptor)
+class EchoController {
+  @MessagePattern('echo.hello')
+  hello(@Payload() body: { name: string; at?: string }) {
+    return { greeting: `hello ${body.name}`, request_id: currentRequestId(), when: new Date(body.at ?? 0) };
+  }
+  @MessagePattern('echo.reject')
+  reject() {
+    fail('duplicate_name', 'An agent named x already exists.', { field: 'name' });
+  }
+  @MessagePattern('echo.crash')
+  crash() {
+    throw new Error('secret internal detail');
+  }
+}
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+/** What a caller of either transport uses. */
+type RpcClient = Pick<ClientProxy, 'send' | 'connect' | 'close'>;
+
+interface TransportPair {
+  server: () => CustomTransportStrategy;
+  client: () => RpcClient;
+  otherClient: () => RpcClient;
+}
+
+function natsPair(): TransportPair {
+  const namespace = randomNamespace();
+  return {
+    server: () => new NamespacedNatsServer(namespace, serviceTransportOptions('echo', testNatsUrl())),
+    client: () => new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] }),
+    otherClient: () => new NamespacedNatsClient(randomNamespace(), { servers: [testNatsUrl()] }),
+  };
+}
+function inProcessPair(): TransportPair {
+  const bus = new InProcessBus();
+  return {
+    server: () => new InProcessServer(bus),
+    client: () => new InProcessClient(bus),
+    otherClient: () => new InProcessClient(new InProcessBus()),
+  };
+}
+
+/** Both transports must behave the same for the same handlers: that is what lets the one-process mode stand in for NATS. */
+describe.each([
+  ['NATS (namespaced)', natsPair],
+  ['in-process', inProcessPair],
+])('request-reply over %s', (_name, makePair) => {
+  const pair = makePair();
+  let service: INestMicroservice;
+  let client: RpcClient;
+  let otherClient: RpcClient;
+
+  beforeAll(async () => {
+    service = await NestFactory.createMicroservice(EchoModule, { strategy: pair.server(), logger: false });
+    await service.listen();
+    client = pair.client();
+    otherClient = pair.otherClient();
+    await client.connect();
+    await otherClient.connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await otherClient?.close();
+    await service?.close();
+  });
+
+  it('answers, JSON-encodes the reply, and carries the request id header into the handler', async () => {
+    const h = natsHeaders();
+    h.set('x-request-id', 'req-123');
+    const record = new NatsRecordBuilder({ name: 'ada', at: '2026-01-02T03:04:05.000Z' }).setHeaders(h).build();
+    const reply = await firstValueFrom(client.send('echo.hello', record).pipe(timeout(2000)));
+    expect(reply).toEqual({ greeting: 'hello ada', request_id: 'req-123', when: '2026-01-02T03:04:05.000Z' });
+  });
+
+  it('delivers structured service errors intact', async () => {
+    await expect(firstValueFrom(client.send('echo.reject', {}).pipe(timeout(2000)))).rejects.toEqual({
+      code: 'duplicate_name',
+      message: 'An agent named x already exists.',
+      field: 'name',
+    });
+  });
+
+  it('hides unexpected errors behind internal_error', async () => {
+    await expect(firstValueFrom(client.send('echo.crash', {}).pipe(timeout(2000)))).rejects.toEqual({
+      code: 'internal_error',
+      message: 'An unexpected error occurred.',
+    });
+  });
+
+  it('does not reach a service on another bus or namespace', async () => {
+    await expect(firstValueFrom(otherClient.send('echo.hello', { name: 'x' }).pipe(timeout(500)))).rejects.toBeDefined();
+  });
+});

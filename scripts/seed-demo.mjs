@@ -1,0 +1,83 @@
+// First-start demo data: an account with an all-scopes key, two agents and about
+// 200 realistic conversations with transcripts — created through the public API,
+// so the demo exercises exactly what clients use. Remembered in <DATA_DIR>/demo.json.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const DEMO_AGENTS = [
+  {
+    name: 'Front Desk',
+    voice_platform: 'platform_a',
+    language: 'en',
+    system_prompt: 'You are the friendly receptionist of Harbor Dental. Book, move and cancel appointments; answer questions about opening hours and insurance.',
+    welcome_message: 'Thanks for calling Harbor Dental, how can I help you today?',
+    transfer_number: '+14155550100',
+    business_hours: {
+      timezone: 'America/Los_Angeles',
+      schedule: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'].map((day) => ({ day, open: '08:00', close: '18:00' })),
+    },
+    metadata: { department: 'reception' },
+  },
+  {
+    name: 'Billing Support',
+    voice_platform: 'platform_b',
+    language: 'en',
+    system_prompt: 'You help Harbor Dental patients with invoices, payment plans and insurance claims. Escalate disputes to a human.',
+    welcome_message: 'Harbor Dental billing, how can I help?',
+    recording_enabled: true,
+    metadata: { department: 'billing' },
+  },
+];
+
+async function api(baseUrl, token, method, path, body) {
+  const res = await fetch(new URL(path, baseUrl), {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${json?.error?.code ?? ''} ${json?.error?.message ?? text}`);
+  return json;
+}
+
+export async function seedDemoData({ baseUrl, adminToken, dataDir, calls = 200, log = () => undefined }) {
+  const file = join(dataDir, 'demo.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    // The data dir may outlive the database it was seeded into (another DATABASE_URL): check the key still works.
+    const res = await fetch(new URL('/v1/agents?per_page=1', baseUrl), { headers: { authorization: `Bearer ${saved.apiKey}` } });
+    if (res.ok) return saved;
+  }
+  log('creating demo data (skip with SEED_DEMO=false)…');
+  const account = (await api(baseUrl, adminToken, 'POST', '/v1/admin/accounts', {
+    name: 'Harbor Dental (demo)',
+    plan: 'demo',
+    agent_limit: 10,
+    voice_platforms: ['platform_a', 'platform_b'],
+  })).data;
+  const agentIds = [];
+  for (const agent of DEMO_AGENTS) agentIds.push((await api(baseUrl, account.api_key, 'POST', '/v1/agents', agent)).data.id);
+
+  const { generateCalls } = await import(pathToFileURL(join(root, 'apps', 'conversations-service', 'dist', 'simulation', 'generate-calls.js')).href);
+  const spanDays = 14;
+  const from = new Date(Date.now() - spanDays * 86_400_000).toISOString();
+  const events = generateCalls({ count: calls, seed: 20261122, agentIds, from, spanDays, idPrefix: 'demo' }).flatMap((c) => c.events);
+  for (let i = 0; i < events.length; i += 500) {
+    await api(baseUrl, account.api_key, 'POST', '/v1/call-events', { events: events.slice(i, i + 500) });
+  }
+  // Ingest is asynchronous (202 once the events are queued): wait until the calls are listed,
+  // so the curl printed next already shows them.
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    const page = await api(baseUrl, account.api_key, 'GET', '/v1/conversations?per_page=1');
+    if (page.meta.total >= calls) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const saved = { accountId: account.id, apiKey: account.api_key, agentIds, calls, createdAt: new Date().toISOString() };
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  log(`demo data: 1 account, ${agentIds.length} agents, ${calls} calls (${events.length} events)`);
+  return saved;
+}

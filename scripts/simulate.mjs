@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// `npm run simulate -- --calls N` — publishes realistic calls (every status, transcripts,
+// topics, outcomes, sentiment) through either ingest path:
+//   --via http       POST /v1/call-events (needs --url and --api-key with call_events:write;
+//                    agents are read from GET /v1/agents when --agent-id is not given)
+//   --via jetstream  straight to the CALL_EVENTS stream (needs --nats-url and --agent-id)
+// The generator is apps/conversations-service/src/simulation/generate-calls.ts (built to dist/).
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const HELP = `Usage: npm run simulate -- --calls N [options]
+
+  --calls N            number of calls to simulate (required, 1..1000000)
+  --via http|jetstream ingest path (default: http when --url is given, else jetstream)
+  --url URL            API base URL for --via http (env VOICE_API_URL, default http://127.0.0.1:3000)
+  --api-key KEY        API key with call_events:write (env VOICE_API_KEY)
+  --nats-url URL       NATS server for --via jetstream (env NATS_URL, default nats://127.0.0.1:4222)
+  --namespace NS       NATS namespace of the deployment (env NATS_NAMESPACE)
+  --agent-id ID        agent to attribute calls to; repeat or comma-separate for several
+  --seed N             random seed (default: time based); the same seed gives the same calls
+  --span-days N        spread call start times over the last N days (default 7)
+  --batch N            events per POST / publishes in flight (default 500)
+`;
+
+const fail = (message, code = 2) => {
+  process.stderr.write(`simulate: ${message}\n`);
+  process.exit(code);
+};
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      calls: { type: 'string' },
+      via: { type: 'string' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      'nats-url': { type: 'string' },
+      namespace: { type: 'string' },
+      'agent-id': { type: 'string', multiple: true },
+      seed: { type: 'string' },
+      'span-days': { type: 'string' },
+      batch: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: false,
+  }).values;
+} catch (err) {
+  fail(`${err.message}\n\n${HELP}`);
+}
+if (args.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const int = (name, value, fallback, min, max) => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  return n;
+};
+if (args.calls === undefined) fail(`--calls is required\n\n${HELP}`);
+const calls = int('calls', args.calls, 0, 1, 1_000_000);
+const seed = int('seed', args.seed, Date.now() % 2_147_483_647, 0, 2_147_483_647);
+const spanDays = int('span-days', args['span-days'], 7, 1, 3650);
+const batch = int('batch', args.batch, 500, 1, 500);
+const env = process.env;
+const apiUrl = args.url ?? env.VOICE_API_URL;
+const via = args.via ?? (apiUrl || args['api-key'] || env.VOICE_API_KEY ? 'http' : 'jetstream');
+if (!['http', 'jetstream'].includes(via)) fail(`--via must be http or jetstream (got "${via}")`);
+let agentIds = (args['agent-id'] ?? []).flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
+
+const generatorPath = join(root, 'apps', 'conversations-service', 'dist', 'simulation', 'generate-calls.js');
+if (!existsSync(generatorPath)) fail('the apps are not built yet: run `npm run build` first', 1);
+const { generateCalls } = await import(pathToFileURL(generatorPath).href);
+
+const started = Date.now();
+const from = new Date(Date.now() - spanDays * 86_400_000).toISOString();
+const summary = (generated) => {
+  const byStatus = {};
+  for (const c of generated) {
+    const last = c.events.filter((e) => ['call.ended', 'call.failed', 'call.abandoned'].includes(e.type)).at(-1)?.type;
+    const status = { 'call.ended': 'completed', 'call.failed': 'failed', 'call.abandoned': 'abandoned' }[last] ?? 'in_progress';
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  }
+  return byStatus;
+};
+
+if (via === 'http') {
+  const base = apiUrl ?? 'http://127.0.0.1:3000';
+  const key = args['api-key'] ?? env.VOICE_API_KEY;
+  if (!key) fail('--via http needs --api-key (or VOICE_API_KEY) with the call_events:write scope');
+  const call = async (method, path, body) => {
+    let res;
+    try {
+      res = await fetch(new URL(path, base), {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      fail(`cannot reach ${base}: ${err.cause?.message ?? err.message}`, 1);
+    }
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : undefined;
+    if (!res.ok) fail(`${method} ${path} → ${res.status} ${json?.error?.code ?? ''}: ${json?.error?.message ?? text}`, 1);
+    return json;
+  };
+  if (agentIds.length === 0) {
+    const page = await call('GET', '/v1/agents?per_page=100&status=active');
+    agentIds = page.data.map((a) => a.id);
+    if (agentIds.length === 0) fail('the account has no active agent: create one first (POST /v1/agents), or pass --agent-id', 1);
+  }
+  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
+  const events = generated.flatMap((c) => c.events);
+  for (let i = 0; i < events.length; i += batch) {
+    await call('POST', '/v1/call-events', { events: events.slice(i, i + batch) });
+  }
+  report(generated, events.length);
+} else {
+  if (agentIds.length === 0) fail('--via jetstream needs --agent-id (the agents must exist, or their events will wait until they do)');
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstream } = await import('@nats-io/jetstream');
+  const natsUrl = args['nats-url'] ?? env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const namespace = args.namespace ?? env.NATS_NAMESPACE;
+  let nc;
+  try {
+    nc = await connect({ servers: natsUrl.split(','), name: 'simulator' });
+  } catch (err) {
+    fail(`cannot connect to NATS at ${natsUrl}: ${err.message}`, 1);
+  }
+  const js = jetstream(nc);
+  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
+  const events = generated.flatMap((c) => c.events);
+  const subject = (type) => `${namespace ? `${namespace}.` : ''}call_events.${type}`;
+  try {
+    for (let i = 0; i < events.length; i += batch) {
+      // Nats-Msg-Id = event id: a re-run with the same seed is de-duplicated by JetStream and by the service.
+      await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: e.id })));
+    }
+  } catch (err) {
+    fail(`publish failed: ${err.message} (is conversations-service running? it creates the CALL_EVENTS stream)`, 1);
+  } finally {
+    await nc.drain();
+  }
+  report(generated, events.length);
+}
+
+function report(generated, eventCount) {
+  const seconds = (Date.now() - started) / 1000;
+  process.stdout.write(
+    `published ${generated.length} calls (${eventCount} events) via ${via} in ${seconds.toFixed(1)} s, seed ${seed}\n` +
+      `statuses: ${Object.entries(summary(generated)).map(([k, v]) => `${k} ${v}`).join(', ')}\n`,
+  );
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Runs the jest suites with ESM support. Integration and e2e tests need a real
+// PostgreSQL and NATS (JetStream): TEST_DATABASE_URL and TEST_NATS_URL, defaulting
+// to the local servers; each test file creates its own database and namespace.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const jestBin = require.resolve('jest').replace(/build[\/]index.js$/, 'bin/jest.js');
+const env = {
+  ...process.env,
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning'].filter(Boolean).join(' '),
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  TEST_NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+};
+// The launcher and CLI tests run the built apps (as `npm start` does): build first
+// (incremental, a few seconds when nothing changed).
+const tsc = require.resolve('typescript/bin/tsc');
+const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const child = spawn(process.execPath, [jestBin, ...process.argv.slice(2)], { stdio: 'inherit', env });
+child.on('exit', (code, signal) => process.exit(signal ? 1 : code ?? 1));

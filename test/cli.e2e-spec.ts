@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+
+/** The operator CLI, run as a process against a running system, as an operator would. */
+const root = resolve(fileURLToPath(import.meta.url), '../..');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((ok) => {
+    const child = spawn(process.execPath, [join(root, 'scripts', 'cli.mjs'), ...args], {
+      env: { ...process.env, NODE_OPTIONS: '', ADMIN_TOKEN: '', VOICE_API_KEY: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+describe('operator CLI', () => {
+  let system: RunningSystem;
+  let account: TestAccount;
+  let env: Record<string, string>;
+  let agentId: string;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    account = await system.createAccount({ name: 'CLI Co' });
+    env = { VOICE_API_URL: system.baseUrl };
+    const agent = await account.api.post('/v1/agents', { name: 'Desk', voice_platform: 'platform_a' });
+    agentId = agent.body.data.id;
+    const at = (minute: number) => `2026-11-20T10:${String(minute).padStart(2, '0')}:00Z`;
+    const call = (id: string, minute: number, end: Record<string, unknown>) => [
+      { id: `${id}-s`, type: 'call.started', conversation_id: id, agent_id: agentId, occurred_at: at(minute), data: { caller_number: '+14155550101', start_time: at(minute) } },
+      { id: `${id}-e`, conversation_id: id, agent_id: agentId, occurred_at: at(minute + 3), ...end },
+    ];
+    const events = [
+      ...call('cli-1', 1, { type: 'call.ended', data: { end_time: at(4), duration: 180, summary: 'Refund issued, "quickly", thanks', outcome: 'resolved' } }),
+      ...call('cli-2', 10, { type: 'call.ended', data: { end_time: at(13), duration: 180, summary: 'Booked', outcome: 'appointment_booked' } }),
+      ...call('cli-3', 20, { type: 'call.failed', data: { failure_reason: 'network' } }),
+    ];
+    expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      if ((await account.api.get('/v1/conversations')).body.meta.total === 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('prints help for every command and exits 0; usage errors exit 2', async () => {
+    for (const args of [['--help'], ['accounts', 'create', '--help'], ['keys', '--help'], ['conversations', 'export', '--help'], ['projections', 'rebuild', '--help']]) {
+      const r = await cli(args, env);
+      expect({ args, code: r.code }).toEqual({ args, code: 0 });
+      expect(r.stdout).toContain('Usage:');
+    }
+    expect((await cli(['frobnicate'], env)).code).toBe(2);
+    expect((await cli(['keys', 'list'], env))).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
+  });
+
+  it('creates an account with the admin token, and refuses a wrong token with exit 1', async () => {
+    const ok = await cli(['accounts', 'create', '--name', 'Made by CLI', '--agent-limit', '3', '--platforms', 'platform_b', '--admin-token', system.adminToken], env);
+    expect(ok.code).toBe(0);
+    const created = JSON.parse(ok.stdout);
+    expect(created).toMatchObject({ name: 'Made by CLI', agent_limit: 3, voice_platforms: ['platform_b'] });
+    expect(created.api_key).toMatch(/^vk_/);
+    const refused = await cli(['accounts', 'create', '--name', 'x', '--admin-token', 'wrong'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('401');
+  });
+
+  it('creates, lists and revokes keys; a revoked key stops working at once', async () => {
+    const created = await cli(['keys', 'create', '--scopes', 'conversations:read', '--name', 'reporting', '--api-key', account.api_key], env);
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(key.scopes).toEqual(['conversations:read']);
+    expect((await system.client(key.api_key).get('/v1/conversations')).status).toBe(200);
+
+    const listed = await cli(['keys', 'list', '--api-key', account.api_key], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(key.id);
+    expect(listed.stdout).not.toContain(key.api_key);
+
+    const revoked = await cli(['keys', 'revoke', key.id, '--api-key', account.api_key], env);
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${key.id}\n` });
+    expect((await system.client(key.api_key).get('/v1/conversations')).status).toBe(401);
+  });
+
+  it('exports conversations with the list filters as JSON lines and as CSV', async () => {
+    const jsonl = await cli(['conversations', 'export', '--status', 'completed', '--sort-order', 'asc', '--api-key', account.api_key], env);
+    expect(jsonl.code).toBe(0);
+    expect(jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['cli-1', 'cli-2']);
+    expect(jsonl.stderr).toContain('exported 2 conversations');
+
+    const csv = await cli(['conversations', 'export', '--format', 'csv', '--sort-order', 'asc', '--api-key', account.api_key], env);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id,agent_id,agent_name,caller_number,status,start_time,end_time,duration,sentiment,outcome,topics,has_recording,has_transcript,summary,created_at');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('"Refund issued, ""quickly"", thanks"');
+    expect(lines[3]).toMatch(/^cli-3,.*,failed,/);
+
+    const refused = await cli(['conversations', 'export', '--status', 'done', '--api-key', account.api_key], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('invalid_parameter');
+  });
+
+  it('rebuilds the conversations projection from its event store and finds it identical', async () => {
+    const r = await cli(['projections', 'rebuild', 'conversations', '--database-url', system.databaseUrl], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('{')))).toMatchObject({ projection: 'conversations', streams: 3, identical: true, swapped: false });
+    // Not a terminal here, so progress comes as lines rather than a redrawn bar.
+    expect(r.stderr).toContain('re-folding conversation streams: 0/3');
+    expect(r.stderr).toContain('re-folding conversation streams: 3/3');
+  });
+
+  it('runs the simulator through the HTTP ingest', async () => {
+    const before = (await account.api.get('/v1/conversations')).body.meta.total;
+    const r = await cli(['simulate', '--calls', '5', '--seed', '7', '--url', system.baseUrl, '--api-key', account.api_key], env);
+    expect(r.code).toBe(0);
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      if ((await account.api.get('/v1/conversations')).body.meta.total === before + 5) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect((await account.api.get('/v1/conversations')).body.meta.total).toBe(before + 5);
+  });
+
+  it('says so, with exit 3, when the service cannot be reached', async () => {
+    const r = await cli(['keys', 'list', '--api-key', 'vk_x', '--url', 'http://127.0.0.1:1'], env);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('cannot reach http://127.0.0.1:1');
+  });
+});

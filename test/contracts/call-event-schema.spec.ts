@@ -1,0 +1,104 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { findCallEventProblem } from '../../libs/contracts/src/call-event-payloads.js';
+
+// ajv and ajv-formats are CommonJS: under ESM the class sits on `.default`.
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as typeof addFormatsModule.default;
+
+const schema = JSON.parse(readFileSync(new URL('../../libs/contracts/src/call-event.schema.json', import.meta.url), 'utf8'));
+const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false });
+addFormats(ajv);
+const validateWithSchema = ajv.compile(schema);
+
+const base = { id: 'evt-1', conversation_id: 'conv-1', agent_id: 'agt_1', occurred_at: '2025-01-31T14:05:00Z' };
+const VALID: object[] = [
+  { ...base, type: 'call.started', data: { caller_number: '+14155550123', start_time: '2025-01-31T14:05:00.250+01:00' } },
+  { ...base, type: 'call.progress', data: {} },
+  { ...base, type: 'call.progress', data: { duration: 30, sentiment: 'neutral', topics: ['billing', 'refund'] } },
+  { ...base, type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: 'Hello', start_ms: 0, end_ms: 900 }, { speaker: 'caller', text: 'Hi', start_ms: 900, end_ms: 900 }] } },
+  {
+    ...base, type: 'call.ended',
+    data: {
+      end_time: '2025-01-31T14:10:00Z', duration: 300, summary: 'Booked.', sentiment: 'positive', outcome: 'appointment_booked',
+      topics: ['booking'], recording_url: 'https://rec.example.com/a.mp3?x=1', language: 'en-US', intent: 'book',
+      satisfaction: { score: 4, indicators: ['thanked'] }, keywords: ['dentist'], actions_taken: ['booked'],
+      follow_up_tasks: [{ description: 'Remind', due_at: '2025-02-01T09:00:00Z', assignee: 'desk' }],
+      integrations: [{ system: 'zendesk', action: 'ticket_created', reference: 'ZD-1', details: { priority: 'high', tags: ['a'] } }],
+      quality: { mos: 4.2, jitter_ms: 3, packet_loss_pct: 0, latency_ms: 80.5 }, network: { codec: 'opus', carrier: 'x', region: 'eu' },
+      errors: [{ code: 'asr_timeout', message: 'slow', occurred_at: '2025-01-31T14:06:00Z' }],
+    },
+  },
+  { ...base, type: 'call.failed', data: { failure_reason: 'sip_503', end_time: '2025-01-31T14:06:00Z', duration: 4, error: { code: 'sip', message: '503' } } },
+  { ...base, type: 'call.abandoned', data: { reason: 'busy', caller_number: '+442071838750', start_time: '2025-01-31T14:05:00Z' } },
+];
+
+const ODD_VALUES: unknown[] = [
+  null, true, 0, -1, 1.5, 6, 2147483648, '', ' ', 'x', 'x'.repeat(129), 'not a date', '2025-02-30T00:00:00Z', '2025-01-31', '2025-01-31T14:05:00',
+  '2025-01-31T14:05:00Z', '+14155550123', '14155550123', 'snake_case_label', 'Not Snake', 'agent', 'robot', 'busy', 'positive', 'call.ended',
+  'https://x.example/y', 'ftp://x', 'en', 'english', [], ['a'], [''], {}, { speaker: 'agent', text: 't', start_ms: 0, end_ms: 1 },
+];
+
+type Mutation = { kind: 'set'; value: unknown } | { kind: 'delete' } | { kind: 'add'; key: string };
+
+function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(value)) return [prefix, ...value.flatMap((v, i) => paths(v, [...prefix, i]))];
+  if (value && typeof value === 'object') return [prefix, ...Object.entries(value).flatMap(([k, v]) => paths(v, [...prefix, k]))];
+  return [prefix];
+}
+
+function mutate(sample: object, path: (string | number)[], mutation: Mutation): unknown {
+  const copy = structuredClone(sample) as Record<string | number, unknown>;
+  if (path.length === 0) return mutation.kind === 'set' ? mutation.value : copy;
+  let parent: any = copy;
+  for (const key of path.slice(0, -1)) parent = parent[key];
+  const last = path[path.length - 1];
+  if (mutation.kind === 'set') parent[last] = mutation.value;
+  else if (mutation.kind === 'delete') Array.isArray(parent) ? parent.splice(Number(last), 1) : delete parent[last];
+  else if (parent[last] && typeof parent[last] === 'object' && !Array.isArray(parent[last])) parent[last][mutation.key] = 'extra';
+  return copy;
+}
+
+/** The one rule JSON Schema cannot state: a segment ending before it starts. */
+function hasBackwardsSegment(value: unknown): boolean {
+  const segments = (value as { data?: { segments?: unknown } })?.data?.segments;
+  return Array.isArray(segments) && segments.some((s) => s && typeof s === 'object' && typeof s.start_ms === 'number' && typeof s.end_ms === 'number' && s.end_ms < s.start_ms);
+}
+
+describe('call-event.schema.json agrees with findCallEventProblem', () => {
+  it('accepts every valid sample, like the validator', () => {
+    for (const sample of VALID) {
+      expect([findCallEventProblem(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true]);
+    }
+  });
+
+  it('gives the same verdict on thousands of mutated samples', () => {
+    const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+      fc.constantFrom(...ODD_VALUES).map((value) => ({ kind: 'set', value }) as Mutation),
+      fc.constant({ kind: 'delete' } as Mutation),
+      fc.constantFrom('colour', 'extra').map((key) => ({ kind: 'add', key }) as Mutation),
+    );
+    const case_ = fc.constantFrom(...VALID).chain((sample) =>
+      fc.tuple(fc.constant(sample), fc.constantFrom(...paths(sample)), mutation),
+    );
+    fc.assert(
+      fc.property(case_, ([sample, path, m]) => {
+        const mutated = mutate(sample, path, m);
+        const byValidator = findCallEventProblem(mutated) === undefined;
+        const bySchema = validateWithSchema(mutated) as boolean;
+        if (hasBackwardsSegment(mutated)) return expect(byValidator).toBe(false);
+        expect({ path: path.join('.'), m, byValidator }).toEqual({ path: path.join('.'), m, byValidator: bySchema });
+      }),
+      { numRuns: 2000, seed: 20250131 },
+    );
+  });
+
+  it('both reject a segment whose end is before its start (schema: documented, service: enforced)', () => {
+    const backwards = { ...base, type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: 'x', start_ms: 10, end_ms: 5 }] } };
+    expect(findCallEventProblem(backwards)).toMatchObject({ field: 'data.segments[0].end_ms' });
+    expect(schema.$defs.TranscriptSegment.properties.end_ms.description).toMatch(/start_ms/);
+  });
+});

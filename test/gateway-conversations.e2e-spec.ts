@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { CALL_EVENTS_STREAM, namespacedStream } from '@voice/contracts';
+import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+import { pollUntil } from './support/poll.js';
+
+const T0 = Date.parse('2025-03-01T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+function callEvents(conversationId: string, agentId: string, idPrefix = conversationId) {
+  return [
+    { id: `${idPrefix}-1`, type: 'call.started', conversation_id: conversationId, agent_id: agentId, occurred_at: at(0),
+      data: { caller_number: '+14155550100', start_time: at(0) } },
+    { id: `${idPrefix}-2`, type: 'call.transcript', conversation_id: conversationId, agent_id: agentId, occurred_at: at(30),
+      data: { segments: [
+        { speaker: 'agent', text: 'Hello, how can I help?', start_ms: 0, end_ms: 2500 },
+        { speaker: 'caller', text: 'I need to book a table.', start_ms: 3000, end_ms: 3_725_250 },
+      ] } },
+    { id: `${idPrefix}-3`, type: 'call.ended', conversation_id: conversationId, agent_id: agentId, occurred_at: at(3726),
+      data: { end_time: at(3726), duration: 3726, summary: 'Booked a table.', sentiment: 'positive', outcome: 'appointment_booked', topics: ['booking'] } },
+  ];
+}
+
+/** Polls until accepted: a call event that beats its agent's event is retried by conversations-service (first after 200 ms, then backing off). */
+const eventually = <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => pollUntil(probe, accept, timeoutMs);
+
+/** Conversations and call-event ingest through the gateway: forwarding, formats and the ingest rules the gateway owns. */
+describe('conversations and call events over HTTP', () => {
+  let system: RunningSystem;
+  let account: TestAccount;
+  let agentId: string;
+  let streamedMessages: () => Promise<number>;
+  let deleteCallEventsStream: () => Promise<void>;
+  let closeNats: () => Promise<void>;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    account = await system.createAccount();
+    const agent = await account.api.post('/v1/agents', { name: 'Bookings', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    agentId = agent.body.data.id;
+    const nc = await connect({ servers: system.natsUrl });
+    const jsm = await jetstreamManager(nc);
+    streamedMessages = async () => (await jsm.streams.info(namespacedStream(system.namespace, CALL_EVENTS_STREAM))).state.messages;
+    deleteCallEventsStream = async () => {
+      await jsm.streams.delete(namespacedStream(system.namespace, CALL_EVENTS_STREAM));
+    };
+    closeNats = () => nc.close();
+  }, 60_000);
+
+  afterAll(async () => {
+    await closeNats?.();
+    await system?.close();
+  });
+
+  describe('POST /v1/call-events', () => {
+    it('accepts a batch with 202 once stored, and the call shows up in the list and detail', async () => {
+      const res = await account.api.post('/v1/call-events', { events: callEvents('conv-http-1', agentId) });
+      expect(res.status).toBe(202);
+      expect(res.body.data).toEqual({ accepted: 3, event_ids: ['conv-http-1-1', 'conv-http-1-2', 'conv-http-1-3'] });
+      expect(res.body.meta.request_id).toBe(res.headers.get('x-request-id'));
+
+      const detail = await eventually(
+        () => account.api.get('/v1/conversations/conv-http-1'),
+        (r) => r.status === 200 && r.body.data.status === 'completed',
+      );
+      expect(detail.status).toBe(200);
+      expect(Object.keys(detail.body)).toEqual(['data', 'meta']);
+      expect(detail.body.data).toMatchObject({ id: 'conv-http-1', agent_id: agentId, agent_name: 'Bookings', status: 'completed', duration: 3726 });
+
+      const list = await account.api.get('/v1/conversations?status=completed');
+      expect(list.body.data.map((c: any) => c.id)).toContain('conv-http-1');
+    }, 15_000);
+
+    it('accepts a single event', async () => {
+      const [started] = callEvents('conv-http-single', agentId);
+      const res = await account.api.post('/v1/call-events', started);
+      expect(res.status).toBe(202);
+      expect(res.body.data).toEqual({ accepted: 1, event_ids: ['conv-http-single-1'] });
+    });
+
+    it('names the first bad event by index and publishes nothing of the batch', async () => {
+      const before = await streamedMessages();
+      const events = [...callEvents('conv-http-bad', agentId), ...callEvents('conv-http-bad2', agentId)];
+      events[3] = { ...events[3], data: { caller_number: '555-0100', start_time: at(0) } };
+      const res = await account.api.post('/v1/call-events', { events });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_parameter', field: 'events[3].data.caller_number' });
+      expect(await streamedMessages()).toBe(before);
+
+      const single = await account.api.post('/v1/call-events', { ...events[3] });
+      expect(single.body.error).toMatchObject({ code: 'invalid_parameter', field: 'data.caller_number' });
+    });
+
+    it('bounds a batch to 1..500 events', async () => {
+      const empty = await account.api.post('/v1/call-events', { events: [] });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error).toMatchObject({ code: 'invalid_parameter', field: 'events' });
+      const many = Array.from({ length: 501 }, (_, i) => ({ ...callEvents(`conv-many-${i}`, agentId)[0] }));
+      const tooMany = await account.api.post('/v1/call-events', { events: many });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.error).toMatchObject({ code: 'invalid_parameter', field: 'events' });
+    });
+
+    it('refuses events for agents outside the account with 422 unknown_agent, publishing nothing', async () => {
+      const other = await system.createAccount();
+      const foreign = await other.api.post('/v1/agents', { name: 'Foreign', voice_platform: 'platform_a' });
+      const before = await streamedMessages();
+      const events = [callEvents('conv-mine', agentId)[0], callEvents('conv-foreign', foreign.body.data.id)[0], callEvents('conv-ghost', 'no-such-agent')[0]];
+      const res = await account.api.post('/v1/call-events', { events });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ type: 'validation_error', code: 'unknown_agent', field: 'events[1].agent_id' });
+      const single = await account.api.post('/v1/call-events', events[2]);
+      expect(single.status).toBe(422);
+      expect(single.body.error).toMatchObject({ code: 'unknown_agent', field: 'agent_id' });
+      expect(await streamedMessages()).toBe(before);
+    });
+
+    it('needs the call_events:write scope', async () => {
+      const key = await account.api.post('/v1/api-keys', { scopes: ['conversations:read'] });
+      const res = await system.client(key.body.data.api_key).post('/v1/call-events', callEvents('conv-scope', agentId)[0]);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toContain('call_events:write');
+    });
+  });
+
+  describe('GET /v1/conversations', () => {
+    it('forwards filters and builds absolute links that keep them', async () => {
+      await account.api.post('/v1/call-events', { events: [...callEvents('conv-page-a', agentId), ...callEvents('conv-page-b', agentId)] });
+      const res = await eventually(
+        () => account.api.get('/v1/conversations?status=completed&per_page=1&sort_by=start_time'),
+        (r) => r.status === 200 && r.body.meta.total >= 3,
+      );
+      expect(res.body.meta.total).toBeGreaterThanOrEqual(3);
+      expect(res.body.meta).toMatchObject({ page: 1, per_page: 1, total_pages: res.body.meta.total });
+      const next = new URL(res.body.links.next);
+      expect(`${next.origin}${next.pathname}`).toBe(`${system.baseUrl}/v1/conversations`);
+      expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'completed', per_page: '1', sort_by: 'start_time', page: '2' });
+      expect(res.body.links.prev).toBeNull();
+    }, 15_000);
+
+    it('relays the service’s validation errors with their HTTP status', async () => {
+      const res = await account.api.get('/v1/conversations?sentiment=angry');
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_parameter', field: 'sentiment', valid_values: ['positive', 'neutral', 'negative'] });
+      const date = await account.api.get('/v1/conversations?start_date=yesterday');
+      expect(date.body.error).toMatchObject({ code: 'invalid_date_format', field: 'start_date' });
+    });
+
+    it('a page past the end is 200 with empty data, prev pointing at the last page', async () => {
+      const res = await account.api.get('/v1/conversations?page=999');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.links.next).toBeNull();
+      expect(new URL(res.body.links.prev).searchParams.get('page')).toBe(String(Math.max(res.body.meta.total_pages, 1)));
+    });
+
+    it('unknown or foreign conversation id → 404 not_found', async () => {
+      const res = await account.api.get('/v1/conversations/no-such-call');
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ type: 'not_found_error', code: 'not_found' });
+      const other = await system.createAccount();
+      expect((await other.api.get('/v1/conversations/conv-http-1')).status).toBe(404);
+    });
+  });
+
+  describe('GET /v1/conversations/{id}/transcript', () => {
+    const path = '/v1/conversations/conv-http-1/transcript';
+
+    it('defaults to the JSON envelope', async () => {
+      const res = await account.api.get(path);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ conversation_id: 'conv-http-1', segments: [{ speaker: 'agent' }, { speaker: 'caller' }] });
+      expect(res.body.meta.request_id).toBe(res.headers.get('x-request-id'));
+    });
+
+    it.each([
+      ['?format=srt', {}, /^application\/x-subrip/, '.srt', '01:02:05,250'],
+      ['?format=vtt', {}, /^text\/vtt/, '.vtt', '01:02:05.250'],
+      ['?format=text', {}, /^text\/plain; charset=utf-8/, '.txt', 'Caller: I need to book a table.'],
+      ['', { accept: 'text/vtt' }, /^text\/vtt/, '.vtt', 'WEBVTT'],
+      ['', { accept: 'application/x-subrip' }, /^application\/x-subrip/, '.srt', '00:00:00,000 --> 00:00:02,500'],
+      ['', { accept: 'text/plain' }, /^text\/plain/, '.txt', 'Agent: Hello, how can I help?'],
+      ['?format=srt', { accept: 'text/vtt' }, /^application\/x-subrip/, '.srt', '-->'],
+    ])('%s %j → raw document as an attachment', async (query, headers, contentType, extension, excerpt) => {
+      const res = await account.api.get(`${path}${query}`, headers as Record<string, string>);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(contentType);
+      expect(res.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="[^"]+\\${extension}"$`));
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(res.text).toContain(excerpt);
+    });
+
+    it.each([['*/*'], ['image/png'], ['application/json']])('Accept %s → JSON', async (accept) => {
+      const res = await account.api.get(path, { accept });
+      expect(res.status).toBe(200);
+      expect(res.body.data.conversation_id).toBe('conv-http-1');
+    });
+
+    it('an unknown ?format is 400 invalid_parameter on format with valid_values', async () => {
+      const res = await account.api.get(`${path}?format=pdf`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_parameter', field: 'format', valid_values: ['json', 'text', 'srt', 'vtt'] });
+    });
+  });
+
+  // Last: removes the stream the whole system ingests through.
+  it('JetStream unable to store the events → 503 service_unavailable, not 202', async () => {
+    await deleteCallEventsStream();
+    const res = await account.api.post('/v1/call-events', { events: callEvents('conv-no-stream', agentId) });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({ type: 'service_unavailable_error', code: 'service_unavailable', request_id: res.headers.get('x-request-id') });
+  });
+});

@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startGateway } from '../apps/api-gateway/src/app.js';
+import { SCOPES } from '../apps/api-gateway/src/auth/scopes.js';
+import { gatewayControllers } from '../apps/api-gateway/src/gateway.module.js';
+import { routesOf } from '../apps/api-gateway/src/http/route-table.js';
+import type { ApiClient, ApiResponse } from './support/http.js';
+import { loadOpenApi, openApiValidator, type OpenApiValidator } from './support/openapi.js';
+import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+import { pollUntil } from './support/poll.js';
+
+const T0 = Date.parse('2025-03-01T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+function completedCall(conversationId: string, agentId: string) {
+  return [
+    { id: `${conversationId}-1`, type: 'call.started', conversation_id: conversationId, agent_id: agentId, occurred_at: at(0),
+      data: { caller_number: '+14155550100', start_time: at(0) } },
+    { id: `${conversationId}-2`, type: 'call.transcript', conversation_id: conversationId, agent_id: agentId, occurred_at: at(20),
+      data: { segments: [
+        { speaker: 'agent', text: 'Hello, how can I help?', start_ms: 0, end_ms: 2500 },
+        { speaker: 'caller', text: 'I need to book a table.', start_ms: 3000, end_ms: 5200 },
+      ] } },
+    { id: `${conversationId}-3`, type: 'call.ended', conversation_id: conversationId, agent_id: agentId, occurred_at: at(65),
+      data: { end_time: at(65), duration: 65, summary: 'Booked a table.', sentiment: 'positive', outcome: 'appointment_booked', topics: ['booking'],
+        satisfaction: { score: 5 }, quality: { mos: 4.2 }, follow_up_tasks: [{ description: 'Send confirmation' }],
+        integrations: [{ system: 'crm', action: 'crm_updated' }], errors: [{ code: 'jitter', message: 'brief jitter' }] } },
+  ];
+}
+
+const eventually = <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => pollUntil(probe, accept, timeoutMs);
+
+/** A concrete URL for a path template (any id: the access check runs before the handler looks at it). */
+const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'x');
+
+describe('OpenAPI document and docs page', () => {
+  let system: RunningSystem;
+  let account: TestAccount;
+  let oa: OpenApiValidator;
+  /** Sends a request and validates the response against the document before returning it. */
+  let call: (client: ApiClient, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<any>>;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    account = await system.createAccount({ agent_limit: 10 });
+    oa = await loadOpenApi(system.baseUrl);
+    call = async (client, method, path, body, headers) => oa.check(method, path, await client.request(method, path, { body, headers }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  describe('the document', () => {
+    it('is served raw (no envelope) as OpenAPI 3.1 without authentication, and every schema compiles under Ajv 2020 strict mode', async () => {
+      const res = await call(system.anonymous, 'GET', '/v1/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.components.securitySchemes.api_key).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(JSON.stringify(res.body)).not.toContain('"nullable"');
+      expect(() => oa.compileAll()).not.toThrow();
+    });
+
+    it('every example in the document satisfies its own schema', () => {
+      expect(oa.invalidExamples()).toEqual([]);
+    });
+
+    it('is a valid OpenAPI 3.1 document by the official 3.1 schema', async () => {
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(oa.document));
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe('3.1');
+    });
+
+    it('documents exactly the routes the gateway serves, each with a summary, a success response and its access rule', () => {
+      const served = routesOf(gatewayControllers({ adminToken: 'configured', rpcTimeoutMs: 1000 }))
+        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
+        .sort();
+      const documented = oa.operations.map((op) => `${op.method} ${op.path}`).sort();
+      expect(documented).toEqual(served);
+      for (const op of oa.operations) {
+        const name = `${op.method} ${op.path}`;
+        expect([name, typeof op.spec.summary]).toEqual([name, 'string']);
+        expect([name, Object.keys(op.spec.responses).some((s) => /^2\d\d$/.test(s))]).toEqual([name, true]);
+        expect([name, Array.isArray(op.spec.security)]).toEqual([name, true]);
+        if (op.spec.security.length > 0) {
+          const scope = op.spec['x-required-scope'];
+          expect([name, scope === 'admin' || (SCOPES as readonly string[]).includes(scope)]).toEqual([name, true]);
+          expect(op.spec.description).toContain(scope === 'admin' ? 'ADMIN_TOKEN' : scope);
+          expect(Object.keys(op.spec.responses)).toEqual(expect.arrayContaining(['401', '500', '503']));
+        }
+      }
+    });
+
+    it('lists every query filter of the list endpoints with its enum values', () => {
+      const params = (path: string) =>
+        Object.fromEntries(oa.operationFor('GET', path).spec.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+      const conversations = params('/v1/conversations');
+      expect(Object.keys(conversations).sort()).toEqual(
+        ['page', 'per_page', 'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'start_date', 'end_date',
+          'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order'].sort(),
+      );
+      expect(conversations.status.enum).toEqual(['in_progress', 'completed', 'failed', 'abandoned']);
+      expect(conversations.sentiment.enum).toEqual(['positive', 'neutral', 'negative']);
+      expect(conversations.sort_by.enum).toEqual(['start_time', 'duration', 'sentiment']);
+      expect(conversations.start_date.format).toBe('date-time');
+      expect(Object.keys(params('/v1/agents')).sort()).toEqual(['page', 'per_page', 'search', 'status', 'voice_platform']);
+      expect(Object.keys(params('/v1/conversations/x/transcript'))).toEqual(['format']);
+    });
+
+    it('is not documented, nor served, without an admin token: the admin route disappears from both', async () => {
+      const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: system.databaseUrl, natsUrl: system.natsUrl, namespace: system.namespace });
+      try {
+        const doc = await loadOpenApi(gateway.url);
+        expect(doc.document.paths['/v1/admin/accounts']).toBeUndefined();
+        expect(doc.document.paths['/v1/agents']).toBeDefined();
+        const res = await fetch(`${gateway.url}/v1/admin/accounts`, { method: 'POST' });
+        expect(res.status).toBe(404);
+      } finally {
+        await gateway.close();
+      }
+    });
+
+    it('the validator itself rejects a response the document does not describe', async () => {
+      const res = await account.api.get('/v1/agents');
+      const tampered = { ...res, text: JSON.stringify({ ...res.body, data: [{ id: 1 }] }) };
+      expect(() => oa.check('GET', '/v1/agents', tampered)).toThrow(/body does not match/);
+      expect(() => oa.check('GET', '/v1/agents', { ...res, status: 418 })).toThrow(/not documented/);
+      const noHeader = { ...res, headers: new Headers({ 'content-type': 'application/json' }) };
+      expect(() => oa.check('GET', '/v1/agents', noHeader)).toThrow(/X-Request-Id is missing/);
+      const tamperedDoc = structuredClone(oa.document);
+      tamperedDoc.components.schemas.Agent.examples[0].status = 'sleeping';
+      expect(openApiValidator(tamperedDoc).invalidExamples()).toEqual([expect.stringContaining('components.schemas.Agent.examples[0]')]);
+    });
+  });
+
+  describe('real responses match the document', () => {
+    it('health', async () => {
+      const res = await call(system.anonymous, 'GET', '/health');
+      expect(res.status).toBe(200);
+    });
+
+    it('agents: create 201, list, get, patch, delete 204 and their typical errors', async () => {
+      const created = await call(account.api, 'POST', '/v1/agents', {
+        name: 'Front desk', voice_platform: 'platform_a', language: 'en', welcome_message: 'Hello',
+        business_hours: { timezone: 'Europe/Paris', schedule: [{ day: 'monday', open: '09:00', close: '17:00' }] }, metadata: { team: 'a' },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id;
+      expect(created.headers.get('location')).toBe(`/v1/agents/${id}`);
+
+      expect((await call(account.api, 'POST', '/v1/agents', { name: 'Minimal', voice_platform: 'platform_b' })).status).toBe(201);
+      expect((await call(account.api, 'GET', '/v1/agents?per_page=1&status=active')).status).toBe(200);
+      expect((await call(account.api, 'GET', `/v1/agents/${id}`)).status).toBe(200);
+      const patched = await call(account.api, 'PATCH', `/v1/agents/${id}`, { status: 'paused', system_prompt: null }, { 'if-match': '"1"' });
+      expect(patched.status).toBe(200);
+      expect(patched.headers.get('etag')).toBe('"2"');
+
+      expect((await call(account.api, 'POST', '/v1/agents', { voice_platform: 'platform_a' })).body.error.code).toBe('missing_required_field');
+      expect((await call(account.api, 'POST', '/v1/agents', { name: 'X', voice_platform: 'nope' })).body.error.code).toBe('invalid_parameter');
+      expect((await call(account.api, 'POST', '/v1/agents', { name: 'Front desk', voice_platform: 'platform_a' })).body.error.code).toBe('duplicate_name');
+      expect((await call(account.api, 'GET', '/v1/agents?status=gone')).body.error.code).toBe('invalid_parameter');
+      expect((await call(account.api, 'GET', '/v1/agents/agt_unknown')).status).toBe(404);
+      expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': '"1"' })).status).toBe(412);
+      expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': 'garbage' })).body.error.code).toBe('precondition_failed');
+      expect((await call(account.api, 'DELETE', `/v1/agents/${id}`)).status).toBe(204);
+      expect((await call(account.api, 'DELETE', `/v1/agents/${id}`)).status).toBe(404);
+
+      const small = await system.createAccount({ agent_limit: 1, voice_platforms: ['platform_a'] });
+      expect((await call(small.api, 'POST', '/v1/agents', { name: 'Only', voice_platform: 'platform_a' })).status).toBe(201);
+      const quota = await call(small.api, 'POST', '/v1/agents', { name: 'Second', voice_platform: 'platform_a' });
+      expect(quota.body.error).toMatchObject({ code: 'quota_exceeded', limit: 1, current: 1 });
+      expect((await call(small.api, 'POST', '/v1/agents', { name: 'Other', voice_platform: 'platform_b' })).status).toBe(422);
+    }, 30_000);
+
+    it('call events, conversations and transcripts in every format', async () => {
+      const agent = await call(account.api, 'POST', '/v1/agents', { name: 'Bookings', voice_platform: 'platform_a' });
+      const agentId = agent.body.data.id;
+      expect((await call(account.api, 'POST', '/v1/call-events', { events: completedCall('oa-call-1', agentId) })).status).toBe(202);
+      const single = completedCall('oa-call-2', agentId)[0];
+      expect((await call(account.api, 'POST', '/v1/call-events', single)).status).toBe(202);
+
+      const bad = await call(account.api, 'POST', '/v1/call-events', { events: [{ ...single, id: 'x', data: { caller_number: 'nope', start_time: at(0) } }] });
+      expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', field: 'events[0].data.caller_number' });
+      expect((await call(account.api, 'POST', '/v1/call-events', { ...single, id: 'y', agent_id: 'agt_other' })).body.error.code).toBe('unknown_agent');
+      expect((await call(account.api, 'POST', '/v1/call-events', [])).status).toBe(400);
+
+      const detail = await eventually(
+        () => account.api.get('/v1/conversations/oa-call-1'),
+        (r) => r.status === 200 && r.body.data.status === 'completed' && r.body.data.has_transcript,
+      );
+      expect(detail.status).toBe(200);
+      expect((await call(account.api, 'GET', '/v1/conversations/oa-call-1')).body.data.content.transcript).toHaveLength(2);
+      await eventually(() => account.api.get('/v1/conversations/oa-call-2'), (r) => r.status === 200);
+
+      const list = await call(account.api, 'GET', '/v1/conversations?per_page=1&sort_by=duration&sort_order=asc&has_transcript=true');
+      expect(list.status).toBe(200);
+      expect(list.body.links.next).toBeNull();
+      expect((await call(account.api, 'GET', '/v1/conversations?status=completed&sentiment=positive&start_date=2025-01-01T00:00:00Z')).status).toBe(200);
+      expect((await call(account.api, 'GET', '/v1/conversations?sentiment=happy')).body.error.valid_values).toEqual(['positive', 'neutral', 'negative']);
+      expect((await call(account.api, 'GET', '/v1/conversations?start_date=yesterday')).body.error.code).toBe('invalid_date_format');
+      expect((await call(account.api, 'GET', '/v1/conversations/nope')).status).toBe(404);
+
+      // The other terminal states carry their own fields (failure_reason, abandonment_reason, technical.errors): validated too.
+      const failed = { id: 'oa-call-3-f', type: 'call.failed', conversation_id: 'oa-call-3', agent_id: agentId, occurred_at: at(5),
+        data: { failure_reason: 'media timeout', duration: 5, error: { code: 'media_timeout', message: 'no media for 5 s' } } };
+      const abandoned = { id: 'oa-call-4-a', type: 'call.abandoned', conversation_id: 'oa-call-4', agent_id: agentId, occurred_at: at(3),
+        data: { reason: 'no_answer' } };
+      expect((await call(account.api, 'POST', '/v1/call-events', { events: [completedCall('oa-call-3', agentId)[0], failed, abandoned] })).status).toBe(202);
+      for (const [id, status] of [['oa-call-3', 'failed'], ['oa-call-4', 'abandoned']]) {
+        const settled = await eventually(() => account.api.get(`/v1/conversations/${id}`), (r) => r.status === 200 && r.body.data.status === status);
+        expect(oa.check('GET', `/v1/conversations/${id}`, settled).body.data.status).toBe(status);
+      }
+      expect((await call(account.api, 'GET', '/v1/conversations?status=failed')).body.data[0].id).toBe('oa-call-3');
+
+      const path = '/v1/conversations/oa-call-1/transcript';
+      expect((await call(account.api, 'GET', path)).body.data.segments).toHaveLength(2);
+      const srt = await call(account.api, 'GET', `${path}?format=srt`);
+      expect(srt.headers.get('content-type')).toMatch(/^application\/x-subrip/);
+      expect(srt.headers.get('content-disposition')).toMatch(/^attachment; filename=/);
+      expect((await call(account.api, 'GET', path, undefined, { accept: 'text/vtt' })).text).toMatch(/^WEBVTT/);
+      expect((await call(account.api, 'GET', path, undefined, { accept: 'text/plain' })).headers.get('content-type')).toMatch(/^text\/plain/);
+      expect((await call(account.api, 'GET', `${path}?format=pdf`)).body.error.code).toBe('invalid_parameter');
+      expect((await call(account.api, 'GET', '/v1/conversations/oa-call-2/transcript')).status).toBe(404);
+    }, 30_000);
+
+    it('api keys: create 201 (secret once), list, revoke 204 and their errors', async () => {
+      const created = await call(account.api, 'POST', '/v1/api-keys', { name: 'reporting', scopes: ['conversations:read'] });
+      expect(created.status).toBe(201);
+      expect((await call(account.api, 'GET', '/v1/api-keys?per_page=1')).status).toBe(200);
+      expect((await call(account.api, 'POST', '/v1/api-keys', { scopes: ['everything'] })).body.error.code).toBe('invalid_parameter');
+      expect((await call(account.api, 'POST', '/v1/api-keys', {})).body.error.code).toBe('missing_required_field');
+      const narrow = system.client(created.body.data.api_key);
+      expect((await call(narrow, 'POST', '/v1/api-keys', { scopes: ['agents:read'] })).status).toBe(403);
+      expect((await call(account.api, 'DELETE', `/v1/api-keys/${created.body.data.id}`)).status).toBe(204);
+      expect((await call(account.api, 'DELETE', '/v1/api-keys/key_000000000000000000000000')).status).toBe(404);
+      expect((await call(narrow, 'GET', '/v1/conversations')).body.error.code).toBe('invalid_api_key');
+    });
+
+    it('admin accounts: 201, 400 and 401', async () => {
+      const admin = system.client(system.adminToken);
+      const created = await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: 3, voice_platforms: ['platform_a'] });
+      expect(created.status).toBe(201);
+      expect((await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: -1, voice_platforms: ['platform_a'] })).status).toBe(400);
+      expect((await call(system.client('wrong'), 'POST', '/v1/admin/accounts', {})).body.error.code).toBe('invalid_api_key');
+      expect((await call(system.anonymous, 'POST', '/v1/admin/accounts', {})).body.error.code).toBe('authentication_required');
+    });
+
+    it('the pipeline errors of body routes (400 invalid_json, 415, 413) are documented', async () => {
+      const raw = (rawBody: string, type: string) => account.api.request('POST', '/v1/agents', { rawBody, headers: { 'content-type': type } });
+      expect(oa.check('POST', '/v1/agents', await raw('{"name":', 'application/json')).body.error.code).toBe('invalid_json');
+      expect(oa.check('POST', '/v1/agents', await raw('name=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+      expect(oa.check('POST', '/v1/agents', await raw(JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), 'application/json')).status).toBe(413);
+    });
+
+    it('every scoped operation answers 401 without a key, and 403 to a key holding every scope but the documented one', async () => {
+      const keys = new Map<string, ApiClient>();
+      for (const scope of SCOPES) {
+        const res = await account.api.post('/v1/api-keys', { scopes: SCOPES.filter((s) => s !== scope) });
+        keys.set(scope, system.client(res.body.data.api_key));
+      }
+      const scoped = oa.operations.filter((op) => (SCOPES as readonly string[]).includes(op.spec['x-required-scope']));
+      expect(scoped.length).toBeGreaterThanOrEqual(12);
+      for (const op of scoped) {
+        const url = concrete(op.path);
+        const body = op.spec.requestBody ? {} : undefined;
+        const anonymous = await call(system.anonymous, op.method, url, body);
+        expect([op.method, op.path, anonymous.body.error.code]).toEqual([op.method, op.path, 'authentication_required']);
+        const lacking = await call(keys.get(op.spec['x-required-scope'])!, op.method, url, body);
+        expect([op.method, op.path, lacking.body.error.code]).toEqual([op.method, op.path, 'insufficient_permissions']);
+      }
+    }, 30_000);
+
+    it('the docs page is HTML that loads only its own assets, all of which are served', async () => {
+      const page = await call(system.anonymous, 'GET', '/docs');
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.text).toContain('swagger-ui');
+      const urls = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+      expect(urls.length).toBeGreaterThanOrEqual(4);
+      for (const url of urls) {
+        expect(url).toMatch(/^\/docs\//);
+        const asset = await call(system.anonymous, 'GET', url);
+        expect([url, asset.status]).toEqual([url, 200]);
+      }
+      const init = await system.anonymous.get('/docs/swagger-initializer.js');
+      expect(init.text).toContain("url: '/v1/openapi.json'");
+      expect(init.text).not.toMatch(/https?:\/\//);
+      expect((await call(system.anonymous, 'GET', '/docs/..%2F..%2Fpackage.json')).status).toBe(404);
+      expect((await call(system.anonymous, 'GET', '/docs/index.html')).status).toBe(404);
+    });
+
+    it('every documented operation was exercised above with a success status', () => {
+      const succeeded = new Set(oa.checked.filter((c) => c.status < 300).map((c) => `${c.method} ${c.path}`));
+      const missing = oa.operations.map((op) => `${op.method} ${op.path}`).filter((name) => !succeeded.has(name));
+      expect(missing).toEqual([]);
+    });
+  });
+});

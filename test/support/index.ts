@@ -1,0 +1,4 @@
+export * from './database.js';
+export * from './http.js';
+export * from './nats.js';
+// startSystem lives in ./system.js (imported directly by e2e specs so unit/integration tests do not load every app)

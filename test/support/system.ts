@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { startAgentsService } from '../../apps/agents-service/src/app.js';
+import { startConversationsService } from '../../apps/conversations-service/src/app.js';
+import { startGateway } from '../../apps/api-gateway/src/app.js';
+import { createTestDatabase } from './database.js';
+import { apiClient, type ApiClient } from './http.js';
+import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from './nats.js';
+
+export interface TestAccount {
+  id: string;
+  name: string;
+  plan: string;
+  agent_limit: number;
+  voice_platforms: string[];
+  api_key: string;
+  /** Client authenticated with the account's all-scopes key. */
+  api: ApiClient;
+}
+
+export interface RunningSystem {
+  baseUrl: string;
+  databaseUrl: string;
+  natsUrl: string;
+  namespace: string;
+  adminToken: string;
+  /** Unauthenticated client; use `client(key)` for a specific key. */
+  anonymous: ApiClient;
+  client(apiKey: string): ApiClient;
+  createAccount(input?: Partial<{ name: string; plan: string; agent_limit: number; voice_platforms: string[] }>): Promise<TestAccount>;
+  /** Stop one service (to test the gateway's behaviour when it is down). */
+  stopService(name: 'agents' | 'conversations'): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service as a user meets it: gateway over HTTP on an ephemeral port,
+ * both services over the real NATS server, all on a fresh PostgreSQL database
+ * and a NATS namespace of their own.
+ */
+export async function startSystem(options: { rpcTimeoutMs?: number } = {}): Promise<RunningSystem> {
+  const db = await createTestDatabase('e2e');
+  const namespace = randomNamespace();
+  const natsUrl = testNatsUrl();
+  const adminToken = `admin_${randomBytes(12).toString('hex')}`;
+  const services: Partial<Record<'agents' | 'conversations', { close(): Promise<void> }>> = {};
+  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl, namespace });
+  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl, namespace });
+  const gateway = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: db.url,
+    natsUrl,
+    namespace,
+    adminToken,
+    rpcTimeoutMs: options.rpcTimeoutMs ?? 3000,
+  });
+  const baseUrl = gateway.url;
+  const admin = apiClient(baseUrl, adminToken);
+  let accounts = 0;
+
+  return {
+    baseUrl,
+    databaseUrl: db.url,
+    natsUrl,
+    namespace,
+    adminToken,
+    anonymous: apiClient(baseUrl),
+    client: (key) => apiClient(baseUrl, key),
+    async createAccount(input = {}) {
+      accounts += 1;
+      const res = await admin.post('/v1/admin/accounts', {
+        name: input.name ?? `Account ${accounts}`,
+        plan: input.plan ?? 'starter',
+        agent_limit: input.agent_limit ?? 50,
+        voice_platforms: input.voice_platforms ?? ['platform_a', 'platform_b'],
+      });
+      if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${res.text}`);
+      return { ...res.body.data, api: apiClient(baseUrl, res.body.data.api_key) };
+    },
+    async stopService(name) {
+      await services[name]?.close();
+      delete services[name];
+    },
+    async close() {
+      await gateway.close().catch(() => undefined);
+      for (const s of Object.values(services)) await s?.close().catch(() => undefined);
+      await deleteNamespaceStreams(namespace).catch(() => undefined);
+      await db.drop().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm start` as a new user meets it: no DATABASE_URL, no NATS_URL. The launcher
+ * starts an embedded PostgreSQL, runs the three apps in one process, seeds demo
+ * data, and shuts everything down on Ctrl-C (SIGINT).
+ */
+const root = resolve(fileURLToPath(import.meta.url), '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+interface Launch {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function launch(env: Record<string, string>): Launch {
+  let out = '';
+  let err = '';
+  const cleanEnv = { ...process.env };
+  delete cleanEnv.DATABASE_URL;
+  delete cleanEnv.NATS_URL;
+  delete cleanEnv.ADMIN_TOKEN;
+  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs')], {
+    env: { ...cleanEnv, NODE_OPTIONS: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  // 'close', not 'exit': only then has everything the process wrote been read.
+  const exited = new Promise<number | null>((ok) => child.on('close', (code) => ok(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function untilReady(run: Launch, timeoutMs = 90_000): Promise<{ url: string; apiKey: string; seconds: number }> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = run.stdout().match(/is up in ([\d.]+) s — (http:\/\/\S+)/);
+    const key = run.stdout().match(/demo key:\s+(vk_\w+)/);
+    if (m && key) return { seconds: Number(m[1]), url: m[2], apiKey: key[1] };
+    if (run.child.exitCode !== null) throw new Error(`launcher exited ${run.child.exitCode}: ${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`launcher not ready in time: ${run.stderr()}`);
+}
+
+describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voice-zero-setup-'));
+  // mkdtemp makes the folder private; the embedded PostgreSQL (run as `postgres` when we are root) must enter it.
+  chmodSync(dataDir, 0o755);
+  let pgPort: number;
+  let running: Launch | undefined;
+
+  beforeAll(async () => {
+    pgPort = await freePort();
+  });
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGINT');
+      await running.exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const env = () => ({ DATA_DIR: dataDir, PORT: '0', EMBEDDED_PG_PORT: String(pgPort) });
+
+  it('first start: builds, starts the embedded database, seeds demo data and serves the API', async () => {
+    running = launch(env());
+    const { url, apiKey } = await untilReady(running);
+    expect(running.stderr()).toContain('initialising an embedded PostgreSQL');
+    expect(running.stdout()).toContain(`curl -s ${url}/v1/conversations`);
+
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    const agents: any = await (await fetch(`${url}/v1/agents`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    expect(agents.data.map((a: { name: string }) => a.name).sort()).toEqual(['Billing Support', 'Front Desk']);
+    const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    expect(list.meta.total).toBe(200);
+    expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+  }, 120_000);
+
+  it('Ctrl-C shuts everything down, the embedded PostgreSQL included', async () => {
+    running!.child.kill('SIGINT');
+    expect(await running!.exited).toBe(0);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }, 30_000);
+
+  it('a later start reuses the data (no second seeding) and recovers from a stale lock', async () => {
+    // What a killed PostgreSQL leaves behind: a pid file naming a process that no longer exists.
+    writeFileSync(join(dataDir, 'postgres', 'postmaster.pid'), '2147483646\n');
+    running = launch(env());
+    const { url, apiKey } = await untilReady(running);
+    expect(running.stderr()).toContain('removing a stale lock');
+    expect(running.stderr()).not.toContain('initialising');
+    expect(running.stderr()).not.toContain('creating demo data');
+    expect(apiKey).toBe(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).apiKey);
+    const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    expect(list.meta.total).toBe(200);
+  }, 120_000);
+
+  it('a second instance on the same data directory is refused with a clear message', async () => {
+    const second = launch({ ...env(), EMBEDDED_PG_PORT: String(await freePort()) });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(/cannot start: another PostgreSQL \(pid \d+\) is using/);
+    expect(second.stderr()).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it('a data directory the postgres user cannot enter is refused with a clear message', async () => {
+    if (process.getuid?.() !== 0) return; // only root hands the server to the postgres user
+    const privateDir = mkdtempSync(join(tmpdir(), 'voice-private-'));
+    try {
+      const refused = launch({ ...env(), DATA_DIR: join(privateDir, 'data'), EMBEDDED_PG_PORT: String(await freePort()) });
+      expect(await refused.exited).toBe(1);
+      expect(refused.stderr()).toContain(`cannot enter ${privateDir}`);
+    } finally {
+      rmSync(privateDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a port already in use is refused with a clear message, not a stack trace', async () => {
+    const blocker: Server = createServer();
+    const port = await new Promise<number>((ok) => blocker.listen(0, '127.0.0.1', () => ok((blocker.address() as { port: number }).port)));
+    try {
+      const blocked = launch({ ...env(), PORT: String(port), HOST: '127.0.0.1' });
+      expect(await blocked.exited).toBe(1);
+      expect(blocked.stderr()).toContain(`HTTP port ${port} on 127.0.0.1 is already in use`);
+      expect(blocked.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      blocker.close();
+    }
+  }, 30_000);
+});
