@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { startGateway } from '../apps/api-gateway/src/app.js';
 import { apiClient } from './support/http.js';
@@ -71,6 +72,80 @@ describe('api-gateway over HTTP', () => {
       expectError(res, 415, { type: 'invalid_request', code: 'unsupported_media_type' });
       const text = await account.api.request('PATCH', '/v1/agents/abc', { rawBody: '{}', headers: { 'content-type': 'text/plain' } });
       expectError(text, 415, { code: 'unsupported_media_type' });
+    });
+  });
+
+  describe('input no store can hold is a precise client error, never a 5xx', () => {
+    const agent = { name: 'Sane', voice_platform: 'platform_a' };
+
+    it.each([
+      ['a NUL in a string', { ...agent, name: 'nul\u0000x' }, 'name'],
+      ['a NUL in a metadata value', { ...agent, metadata: { team: 'a\u0000b' } }, 'metadata.team'],
+      ['a lone surrogate in system_prompt', { ...agent, system_prompt: 'lone \ud800' }, 'system_prompt'],
+      ['a lone surrogate in a schedule item', { ...agent, business_hours: { timezone: 'UTC', schedule: [{ day: 'monday', open: '\udc00', close: '17:00' }] } }, 'business_hours.schedule[0].open'],
+    ])('%s → 400 invalid_parameter naming the field', async (_label, body, field) => {
+      // JSON.stringify writes NUL and lone surrogates as \u escapes, exactly as a client's JSON encoder would.
+      const res = await account.api.post('/v1/agents', body);
+      expectError(res, 400, { type: 'invalid_request', code: 'invalid_parameter', field });
+    });
+
+    it('in a query parameter → 400 naming it; in a path id → 404 like any unknown id', async () => {
+      expectError(await account.api.get('/v1/agents?search=a%00b'), 400, { code: 'invalid_parameter', field: 'search' });
+      expectError(await account.api.get('/v1/conversations?outcome=%00'), 400, { code: 'invalid_parameter', field: 'outcome' });
+      expectError(await account.api.get('/v1/agents/agt_%00'), 404, { code: 'not_found' });
+      expectError(await account.api.get('/v1/conversations/%00/transcript'), 404, { code: 'not_found' });
+      expectError(await account.api.request('DELETE', '/v1/api-keys/%00'), 404, { code: 'not_found' });
+    });
+
+    it('nesting deeper than 32 levels → 400 invalid_request, however deep (no stack overflow, no false 503)', async () => {
+      for (const depth of [40, 6000]) {
+        const rawBody = `{"name":"Deep","voice_platform":"platform_a","metadata":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+        const res = await account.api.request('POST', '/v1/agents', { rawBody, headers: { 'content-type': 'application/json' } });
+        expectError(res, 400, { type: 'invalid_request', code: 'invalid_request' });
+        expect(res.body.error.field).toMatch(/^metadata(\.a)+$/);
+      }
+      expect((await system.anonymous.get('/health')).status).toBe(200);
+    });
+
+    it('valid JSON that is not an object → 400 invalid_request saying so (not "invalid JSON")', async () => {
+      for (const rawBody of ['null', '"text"', '42']) {
+        const res = await account.api.request('POST', '/v1/agents', { rawBody, headers: { 'content-type': 'application/json' } });
+        expectError(res, 400, { code: 'invalid_request' });
+        expect(res.body.error.message).toBe('The request body must be a JSON object.');
+      }
+    });
+
+    it('a body that claims gzip but is not → 400 invalid_request', async () => {
+      const res = await account.api.request('POST', '/v1/agents', {
+        rawBody: JSON.stringify(agent),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expectError(res, 400, { code: 'invalid_request' });
+    });
+
+    it('a body under 1 MiB that no longer fits the bus once wrapped → 413, never a false 503', async () => {
+      const filler = 1024 * 1024 - 120;
+      const rawBody = JSON.stringify({ name: 'big', voice_platform: 'platform_a', system_prompt: 'y'.repeat(filler) });
+      expect(Buffer.byteLength(rawBody)).toBeLessThanOrEqual(1024 * 1024);
+      const res = await account.api.request('POST', '/v1/agents', { rawBody, headers: { 'content-type': 'application/json' } });
+      expectError(res, 413, { code: 'payload_too_large' });
+    });
+
+    it('a request Node’s HTTP parser refuses (unknown method) still gets the envelope and a request id', async () => {
+      const { hostname, port } = new URL(system.baseUrl);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.write(`FOO /v1/agents HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head, body] = raw.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/content-type: application\/json/i);
+      const requestId = /x-request-id: (\S+)/i.exec(head)?.[1];
+      expect(requestId).toMatch(UUID);
+      expect(JSON.parse(body)).toEqual({ error: { type: 'invalid_request', code: 'invalid_request', message: expect.any(String), request_id: requestId } });
     });
   });
 
@@ -181,6 +256,36 @@ describe('api-gateway over HTTP', () => {
       const listed = (await account.api.get('/v1/api-keys?per_page=100')).body.data.find((k: any) => k.id === created.body.data.id);
       expect(listed.revoked_at).toMatch(ISO);
     });
+
+    it('a key can only revoke keys whose scopes it holds: a narrow key cannot lock the account out', async () => {
+      const owner = await system.createAccount();
+      const keys = (await owner.api.get('/v1/api-keys')).body.data;
+      const bootstrap = keys[0];
+      const narrow = system.client((await owner.api.post('/v1/api-keys', { scopes: ['api_keys:write'] })).body.data.api_key);
+      const beyond = await narrow.delete(`/v1/api-keys/${bootstrap.id}`);
+      expectError(beyond, 403, { type: 'permission_error', code: 'insufficient_permissions' });
+      expect(beyond.body.error.message).toContain('agents:write');
+      expect((await owner.api.get('/v1/agents')).status).toBe(200);
+      const peer = await owner.api.post('/v1/api-keys', { scopes: ['api_keys:write'] });
+      expect((await narrow.delete(`/v1/api-keys/${peer.body.data.id}`)).status).toBe(204);
+    });
+
+    it('stores only a hash: the secret appears in no column of the keys table', async () => {
+      const created = await account.api.post('/v1/api-keys', { scopes: ['agents:read'], name: 'hashed' });
+      const secret: string = created.body.data.api_key;
+      const db = new pg.Client({ connectionString: system.databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query(`SELECT row_to_json(k)::text AS row FROM gateway.api_keys k WHERE id = $1`, [created.body.data.id]);
+        expect(rows).toHaveLength(1);
+        expect(rows[0].row).not.toContain(secret);
+        expect(rows[0].row).not.toContain(secret.slice(12));
+        const { rows: everywhere } = await db.query(`SELECT count(*)::int AS n FROM gateway.api_keys k WHERE row_to_json(k)::text LIKE '%' || $1 || '%'`, [secret.slice(-20)]);
+        expect(everywhere[0].n).toBe(0);
+      } finally {
+        await db.end();
+      }
+    });
   });
 
   describe('admin bootstrap', () => {
@@ -249,8 +354,18 @@ describe('api-gateway over HTTP', () => {
       const db = new pg.Client({ connectionString: system.databaseUrl });
       await db.connect();
       try {
-        const { rows } = await db.query(`SELECT metadata->>'request_id' AS request_id FROM agents.events WHERE stream_id LIKE '%' || $1`, [res.body.data.id]);
-        expect(rows).toEqual([{ request_id: 'trace-into-agents' }]);
+        const { rows } = await db.query(`SELECT metadata FROM agents.events WHERE stream_id LIKE '%' || $1`, [res.body.data.id]);
+        expect(rows).toEqual([
+          {
+            metadata: {
+              request_id: 'trace-into-agents',
+              correlation_id: 'trace-into-agents',
+              causation_id: expect.stringMatching(/^cmd_[0-9a-f-]{36}$/),
+              account_id: account.id,
+              command: 'CreateAgent',
+            },
+          },
+        ]);
       } finally {
         await db.end();
       }

@@ -8,6 +8,7 @@ import {
   RequestContextInterceptor, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
 import { AGENTS_SCHEMA } from './agent/agent-store.js';
 import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
@@ -29,6 +30,8 @@ export interface AgentsServiceOptions {
   /** Plug a telephony provider in; the built-in one draws numbers from a Postgres sequence. */
   phoneNumberProvisioner?: (dataSource: DataSource) => PhoneNumberProvisioner;
   relayPollIntervalMs?: number;
+  /** Where logs go; defaults to JSON lines on stdout. */
+  logger?: Logger;
 }
 
 export interface RunningAgentsService {
@@ -42,7 +45,7 @@ export interface RunningAgentsService {
  */
 export async function startAgentsService(options: AgentsServiceOptions): Promise<RunningAgentsService> {
   const namespace = options.namespace ?? '';
-  const logger = createLogger(AGENTS_SERVICE_NAME);
+  const logger = options.logger ?? createLogger(AGENTS_SERVICE_NAME);
   if (!options.local && !options.natsUrl) throw new Error('startAgentsService needs natsUrl (or local for one-process mode)');
   const dataSource = await openDatabase({ url: options.databaseUrl, schema: AGENTS_SCHEMA, migrations: agentsMigrations, applicationName: AGENTS_SERVICE_NAME });
   let nc: NatsConnection | undefined;
@@ -77,7 +80,7 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
       { strategy, logger: new PinoNestLogger(logger) },
     );
     app.useGlobalFilters(new ServiceErrorFilter(logger));
-    app.useGlobalInterceptors(new RequestContextInterceptor(), new DomainErrorInterceptor());
+    app.useGlobalInterceptors(new RequestContextInterceptor(logger), new DomainErrorInterceptor());
     await app.listen();
   } catch (err) {
     await close();

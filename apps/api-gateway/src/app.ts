@@ -17,7 +17,7 @@ import {
 import { openGatewayDatabase } from './database/gateway-database.js';
 import { gatewayControllers, GatewayModule } from './gateway.module.js';
 import { GatewayExceptionFilter } from './http/exception.filter.js';
-import { installHttpPipeline } from './http/http-pipeline.js';
+import { answerMalformedRequests, installHttpPipeline } from './http/http-pipeline.js';
 import { routesOf } from './http/route-table.js';
 import { OpenApiDocumentHolder } from './openapi/docs.controller.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -108,6 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const server = app.getHttpServer();
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    answerMalformedRequests(server, logger);
     const { port } = server.address() as AddressInfo;
     const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
     return { url, close: closeAll };

@@ -60,7 +60,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
   const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning } };
   const app = await NestFactory.createMicroservice(ConversationsModule.register(context), { strategy, logger: new PinoNestLogger(logger) });
   app.useGlobalFilters(new ServiceErrorFilter(logger));
-  app.useGlobalInterceptors(new RequestContextInterceptor());
+  app.useGlobalInterceptors(new RequestContextInterceptor(logger));
   await app.listen();
 
   // Agent knowledge first, so the first call events find their agents where possible.

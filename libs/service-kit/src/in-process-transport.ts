@@ -59,11 +59,21 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
           const handler = this.getHandlerByPattern(channel);
           if (!handler) return respond({ err: 'There is no matching message handler defined in the remote service.', isDisposed: true });
           const context = new NatsContext([channel, headers as never]);
-          this.handleRequest(
-            context,
-            async () => this.transformToObservable(await handler(wire(data), context)),
-            (packet) => respond(wire(packet)),
-          );
+          // A request or reply that cannot cross the "wire" (e.g. too deeply nested to serialize) must fail that
+          // request alone, as it would over NATS — never escape as an unhandled rejection that ends the process.
+          const fail = () => respond({ err: { code: 'internal_error', message: 'The message could not be serialized.' }, isDisposed: true });
+          const reply = (packet: WritePacket) => {
+            let copy: WritePacket;
+            try {
+              copy = wire(packet);
+            } catch {
+              return fail();
+            }
+            respond(copy);
+          };
+          Promise.resolve(
+            this.handleRequest(context, async () => this.transformToObservable(await handler(wire(data), context)), reply),
+          ).catch(fail);
         }),
       );
     }

@@ -110,3 +110,33 @@ describe.each([
     await expect(firstValueFrom(otherClient.send('echo.hello', { name: 'x' }).pipe(timeout(500)))).rejects.toBeDefined();
   });
 });
+
+describe('in-process transport: a message that cannot cross the wire', () => {
+  it('fails that request with internal_error and keeps serving (it must not crash the one process)', async () => {
+    const pair = inProcessPair();
+    const service = await NestFactory.createMicroservice(EchoModule, { strategy: pair.server(), logger: false });
+    await service.listen();
+    const client = pair.client();
+    try {
+      let deep: unknown = 'leaf';
+      for (let i = 0; i < 20_000; i++) deep = { deep };
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        await expect(firstValueFrom(client.send('echo.hello', { name: 'x', deep }).pipe(timeout(2000)))).rejects.toMatchObject({
+          code: 'internal_error',
+        });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+      expect(unhandled).toEqual([]);
+      await expect(firstValueFrom(client.send('echo.hello', { name: 'ada' }).pipe(timeout(2000)))).resolves.toMatchObject({
+        greeting: 'hello ada',
+      });
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -47,7 +47,16 @@ export class AgentStore {
    */
   async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string): Promise<AgentState> {
     const after = fold(events, before)!;
-    const metadata = { request_id: currentRequestId() ?? null, account_id: after.account_id, command };
+    const requestId = currentRequestId() ?? null;
+    // correlation: the request the whole exchange belongs to; causation: the one command that produced these
+    // events (a command id minted here, so events of one command group together even within one request).
+    const metadata = {
+      request_id: requestId,
+      correlation_id: requestId,
+      causation_id: `cmd_${randomUUID()}`,
+      account_id: after.account_id,
+      command,
+    };
     await appendToStream(
       runner,
       AGENTS_SCHEMA,

@@ -10,6 +10,7 @@ import { callerOf } from '../http/gateway-request.js';
 import { parsePageQuery } from '../http/pagination.js';
 import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
+import type { Scope } from '../auth/scopes.js';
 import { CreateApiKeyBody } from './create-api-key.body.js';
 
 @Controller('v1/api-keys')
@@ -29,7 +30,7 @@ export class ApiKeysController {
     const input = validateBody(CreateApiKeyBody, body);
     const caller = callerOf(req);
     // A key can only hand out what it holds, so a restricted key cannot mint a stronger one.
-    const beyond = input.scopes.filter((scope) => !caller.scopes.includes(scope));
+    const beyond = scopesBeyond(caller.scopes, input.scopes);
     if (beyond.length > 0) {
       throw apiFailure('insufficient_permissions', `A key can only grant scopes it holds itself; this key lacks ${beyond.join(', ')}.`, {
         field: 'scopes',
@@ -55,14 +56,24 @@ export class ApiKeysController {
   @Delete(':id')
   @RequireScope('api_keys:write')
   @HttpCode(204)
-  @ApiRoute('API keys', 'Revoke an API key', 'Effective on the next request; a key may revoke itself.')
+  @ApiRoute('API keys', 'Revoke an API key', 'Effective on the next request; a key may revoke itself, and only keys whose scopes it holds too.')
   @ApiIdParam('Key id (key_…).')
   @ApiNoContent('Revoked.')
-  @ApiErrors('not_found')
+  @ApiErrors('not_found', 'insufficient_permissions')
   async revoke(@Req() req: Request, @Param('id') id: string): Promise<void> {
+    const caller = callerOf(req);
     // Another account's key is "not found", never "forbidden": existence is not revealed.
-    if (!isApiKeyId(id) || !(await this.keys.revoke(callerOf(req).account.id, id))) {
-      throw apiFailure('not_found', `No API key ${id} in this account.`);
+    const target = isApiKeyId(id) ? await this.keys.scopesOf(caller.account.id, id) : undefined;
+    if (!target) throw apiFailure('not_found', `No API key ${id} in this account.`);
+    // The same rule as creation, or a narrow key could lock the account out by revoking its broader keys.
+    const beyond = scopesBeyond(caller.scopes, target);
+    if (beyond.length > 0) {
+      throw apiFailure('insufficient_permissions', `A key can only revoke keys whose scopes it holds itself; this key lacks ${beyond.join(', ')}.`);
     }
+    await this.keys.revoke(caller.account.id, id);
   }
+}
+
+function scopesBeyond(held: readonly Scope[], wanted: readonly Scope[]): Scope[] {
+  return wanted.filter((scope) => !held.includes(scope));
 }

@@ -109,6 +109,14 @@ export class ApiKeysRepository {
     };
   }
 
+  /** Scopes of a key of the account (revoked or not); undefined when the account has no such key. */
+  async scopesOf(accountId: string, keyId: string): Promise<Scope[] | undefined> {
+    const [row] = (await this.db.query(`SELECT scopes FROM gateway.api_keys WHERE id = $1 AND account_id = $2`, [keyId, accountId])) as Array<{
+      scopes: string[];
+    }>;
+    return row?.scopes.filter(isScope);
+  }
+
   /** Revokes a key of the account; false when the account has no such key. Revoking twice keeps the first time. */
   async revoke(accountId: string, keyId: string): Promise<boolean> {
     const rows = (await this.db.query(

@@ -2,9 +2,13 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Headers } from '@voice/contracts';
 import { requestContext } from '@voice/service-kit';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorEnvelope } from './envelope.js';
 import type { Logger } from 'pino';
 import { INTERNAL_ERROR } from './api-failure.js';
 import type { GatewayRequest } from './gateway-request.js';
+import { findInputProblem, hasUnrepresentableText, MAX_JSON_DEPTH, printable } from './input-sanity.js';
 import { resolveRequestId } from './request-id.js';
 import { matchRoute, type RouteEntry } from './route-table.js';
 import { writeError } from './write-error.js';
@@ -24,7 +28,30 @@ export function installHttpPipeline(app: NestExpressApplication, routes: RouteEn
   app.use(checkRoute(routes));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: true }));
   app.use(bodyParserErrors(logger));
+  app.use(refuseUnrepresentableInput());
   app.use(enterRequestContext());
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (an unknown method, a malformed request
+ * line or header) would otherwise get Node's bare 400: give them the envelope and a request id too.
+ */
+export function answerMalformedRequests(server: Server, logger: Logger): void {
+  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
+    if (!socket.writable || !err.code?.startsWith('HPE_')) {
+      socket.destroy();
+      return;
+    }
+    const requestId = resolveRequestId(undefined);
+    logger.info({ request_id: requestId, reason: err.code }, 'malformed HTTP request refused');
+    const body = JSON.stringify(
+      errorEnvelope({ code: 'invalid_request', message: `The request is not valid HTTP/1.1 (${err.code}).` }, requestId),
+    );
+    socket.end(
+      'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 function assignRequestId(logger: Logger): RequestHandler {
@@ -86,10 +113,15 @@ function checkRoute(routes: RouteEntry[]): RequestHandler {
 }
 
 function bodyParserErrors(logger: Logger): ErrorRequestHandler {
-  return (err: { type?: string; message?: string; status?: number }, req, res, _next) => {
+  return (err: { type?: string; message?: string; status?: number; body?: string }, req, res, _next) => {
     const requestId = (req as GatewayRequest).requestId;
     switch (err.type) {
       case 'entity.parse.failed':
+        // strict mode refuses valid JSON that is not an object or array (`null`, `"text"`): say that, not "invalid".
+        if (isJson(err.body)) {
+          writeError(res, requestId, { code: 'invalid_request', message: 'The request body must be a JSON object.' });
+          return;
+        }
         writeError(res, requestId, { code: 'invalid_json', message: `The request body is not valid JSON: ${err.message}` });
         return;
       case 'entity.too.large':
@@ -104,9 +136,71 @@ function bodyParserErrors(logger: Logger): ErrorRequestHandler {
         writeError(res, requestId, { code: 'invalid_request', message: 'The request body was incomplete.' });
         return;
       default:
+        // e.g. a body that says Content-Encoding: gzip but is not: the client's mistake, which the parser marks 4xx.
+        if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+          writeError(res, requestId, { code: 'invalid_request', message: `The request body could not be read: ${err.message ?? 'malformed body'}.` });
+          return;
+        }
         logger.error({ err, request_id: requestId }, 'unexpected error while reading the request body');
         writeError(res, requestId, INTERNAL_ERROR);
     }
+  };
+}
+
+function isJson(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** See input-sanity.ts: values no layer behind the gateway can carry become a precise 400 (or 404 for a path). */
+function refuseUnrepresentableInput(): RequestHandler {
+  return (req, res, next) => {
+    const requestId = (req as GatewayRequest).requestId;
+    let segments: string[];
+    try {
+      segments = req.path.split('/').map(decodeURIComponent);
+    } catch {
+      segments = [];
+    }
+    // No resource id can hold such characters: the resource does not exist, exactly like any unknown id.
+    if (segments.length === 0 || segments.some(hasUnrepresentableText)) {
+      writeError(res, requestId, { code: 'not_found', message: 'No resource exists at this path.' });
+      return;
+    }
+    for (const [name, value] of Object.entries(req.query)) {
+      const problem = findInputProblem(value, name);
+      if (problem || hasUnrepresentableText(name)) {
+        writeError(res, requestId, {
+          code: 'invalid_parameter',
+          field: printable(problem?.field ?? name),
+          message: `${printable(name)} contains a character this API cannot store (U+0000 or an unpaired UTF-16 surrogate).`,
+        });
+        return;
+      }
+    }
+    const problem = findInputProblem(req.body);
+    if (problem?.kind === 'too_deep') {
+      writeError(res, requestId, {
+        code: 'invalid_request',
+        field: printable(problem.field),
+        message: `The request body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels.`,
+      });
+      return;
+    }
+    if (problem) {
+      writeError(res, requestId, {
+        code: 'invalid_parameter',
+        field: printable(problem.field),
+        message: `${printable(problem.field)} contains a character this API cannot store (U+0000 or an unpaired UTF-16 surrogate).`,
+      });
+      return;
+    }
+    next();
   };
 }
 

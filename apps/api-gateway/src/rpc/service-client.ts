@@ -40,13 +40,38 @@ export class ServiceClient {
       this.logger.warn({ subject, timeout_ms: timeoutMs }, 'service did not answer in time');
       return apiFailure('service_unavailable', `The ${service} did not answer within ${timeoutMs} ms. Retry later.`);
     }
-    if (err instanceof Error) {
-      // Raised by the transport itself: no responders, connection lost or closed.
-      this.logger.warn({ subject, reason: err.message }, 'service request failed');
-      return apiFailure('service_unavailable', `The ${service} is unavailable. Retry later.`);
+    switch (classifyTransportError(err)) {
+      case 'unavailable':
+        this.logger.warn({ subject, reason: (err as Error).message }, 'service request failed');
+        return apiFailure('service_unavailable', `The ${service} is unavailable. Retry later.`);
+      case 'too_large':
+        return apiFailure('payload_too_large', 'The request is larger than the message bus carries (about 1 MiB including its envelope).');
+      default:
+        // The service answered with something that is not one of our error codes, or the request could not
+        // even be serialized: a bug on our side, not an outage — a retry would not help.
+        this.logger.error({ subject, err }, 'service request failed unexpectedly');
+        return new ApiFailure(INTERNAL_ERROR);
     }
-    // The service answered, but not with one of our error codes: a bug on its side, not an outage.
-    this.logger.error({ subject, reply: err }, 'service answered with an unrecognised error');
-    return new ApiFailure(INTERNAL_ERROR);
   }
+}
+
+/** Errors the NATS client (and Nest's transport over it) raise when the bus or every responder is gone. */
+const UNAVAILABLE_ERRORS = new Set([
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'ConnectionError',
+  'NoResponders',
+  'NoRespondersError',
+  'RequestError',
+  'ProtocolError',
+]);
+
+export function classifyTransportError(err: unknown): 'unavailable' | 'too_large' | 'other' {
+  if (!(err instanceof Error)) return 'other';
+  if (err.name === 'InvalidArgumentError' && /max_payload/.test(err.message)) return 'too_large';
+  if (UNAVAILABLE_ERRORS.has(err.name)) return 'unavailable';
+  // Nest's NATS client: "Connection closed" fails pending requests when its connection closes; "Empty
+  // response" is the server's no-responders status (EmptyResponseException, which Nest does not export).
+  if (err.message === 'Connection closed' || err.message.startsWith('Empty response.')) return 'unavailable';
+  return 'other';
 }
