@@ -14,29 +14,60 @@ export function cueTime(ms: number, separator: ',' | '.'): string {
   return `${two(hours)}:${two(minutes)}:${two(seconds)}${separator}${String(millis).padStart(3, '0')}`;
 }
 
-/** A cue's text must not contain a blank line: it would end the cue. */
-function cueText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/\n\s*\n/g, '\n').trim();
+/**
+ * Every line terminator a reader may honour (CR, LF, CRLF, NEL, LINE SEPARATOR,
+ * PARAGRAPH SEPARATOR) with the whitespace around it. `\s` covers U+2028/U+2029
+ * but not U+0085, hence the explicit class.
+ */
+const LINE_BREAK_RUN = /[\s\u0085]*[\r\n\u0085\u2028\u2029][\s\u0085]*/g;
+
+/**
+ * A segment's text on one line. In SRT and WebVTT a line break inside cue text
+ * lets the text forge structure (a blank line ends the cue, and the lines after
+ * it can look like a new cue number and timing); in the text format it would
+ * break "one line per segment".
+ */
+export function singleLine(text: string): string {
+  return text.replace(LINE_BREAK_RUN, ' ').trim();
 }
 
-/** WebVTT cue text is markup: `&` and `<` must be escaped, and "-->" would end the timing line. */
-function vttEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/-->/g, '--&gt;');
+/** SRT has no escaping; an arrow in cue text is defused so no parser can take the line for a timing line. */
+function srtText(text: string): string {
+  return singleLine(text).replace(/-{2,}>/g, '->');
+}
+
+/** WebVTT cue text is markup: `&` and `<` must be escaped, and "-->" must not appear in it. */
+function vttText(text: string): string {
+  return singleLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/-->/g, '--&gt;');
+}
+
+/**
+ * Cue start and end in whole milliseconds. A cue must end after it starts
+ * (WebVTT requires it, SRT players drop or mis-time empty cues), so a
+ * zero-length segment is shown for 1 ms; the stored segment is unchanged.
+ */
+function cueSpan(segment: TranscriptSegment): { start: number; end: number } {
+  const start = Math.max(0, Math.floor(segment.start_ms));
+  return { start, end: Math.max(Math.floor(segment.end_ms), start + 1) };
 }
 
 export function toText(segments: readonly TranscriptSegment[]): string {
-  return segments.map((s) => `${LABEL[s.speaker]}: ${s.text.replace(/\s*\r?\n\s*/g, ' ').trim()}`).join('\n') + '\n';
+  return segments.map((s) => `${LABEL[s.speaker]}: ${singleLine(s.text)}`).join('\n') + '\n';
 }
 
 export function toSrt(segments: readonly TranscriptSegment[]): string {
   return segments
-    .map((s, i) => `${i + 1}\n${cueTime(s.start_ms, ',')} --> ${cueTime(s.end_ms, ',')}\n${LABEL[s.speaker]}: ${cueText(s.text)}\n`)
+    .map((s, i) => {
+      const { start, end } = cueSpan(s);
+      return `${i + 1}\n${cueTime(start, ',')} --> ${cueTime(end, ',')}\n${LABEL[s.speaker]}: ${srtText(s.text)}\n`;
+    })
     .join('\n');
 }
 
 export function toVtt(segments: readonly TranscriptSegment[]): string {
-  const cues = segments.map(
-    (s) => `${cueTime(s.start_ms, '.')} --> ${cueTime(s.end_ms, '.')}\n${LABEL[s.speaker]}: ${vttEscape(cueText(s.text))}\n`,
-  );
+  const cues = segments.map((s) => {
+    const { start, end } = cueSpan(s);
+    return `${cueTime(start, '.')} --> ${cueTime(end, '.')}\n${LABEL[s.speaker]}: ${vttText(s.text)}\n`;
+  });
   return ['WEBVTT\n', ...cues].join('\n');
 }
