@@ -115,7 +115,15 @@ describe('agents over HTTP', () => {
     expect(followed.body.data[0].id).not.toBe(res.body.data[0].id);
   });
 
-  it('PATCH honours If-Match: current version → 200 + new ETag; stale or malformed → 412', async () => {
+  it('GET /v1/agents?per_page=1000 is capped: meta.per_page 100, links carry the effective per_page', async () => {
+    const res = await account.api.get('/v1/agents?per_page=1000');
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toMatchObject({ page: 1, per_page: 100, total_pages: 1 });
+    expect(res.body.data.length).toBe(res.body.meta.total);
+    expect(new URL(res.body.links.first).searchParams.get('per_page')).toBe('100');
+  });
+
+  it('PATCH honours If-Match: current version → 200 + new ETag; stale or weak → 412; malformed → 400', async () => {
     const created = await account.api.post('/v1/agents', { name: 'Patch me', voice_platform: 'platform_a' });
     const etag = created.headers.get('etag')!;
     const id = created.body.data.id;
@@ -125,35 +133,62 @@ describe('agents over HTTP', () => {
     expect(updated.body.data).toMatchObject({ id, welcome_message: 'Hello!' });
     expect(updated.headers.get('etag')).not.toBe(etag);
     expect(updated.body.data.updated_at >= created.body.data.updated_at).toBe(true);
+    const v2 = updated.headers.get('etag')!;
 
     const stale = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'Lost update' }, { 'if-match': etag });
     expect(stale.status).toBe(412);
     expect(stale.body.error).toMatchObject({ type: 'conflict_error', code: 'precondition_failed' });
 
-    const malformed = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'x' }, { 'if-match': 'version-2' });
-    expect(malformed.status).toBe(412);
-    expect(malformed.body.error).toMatchObject({ code: 'precondition_failed', field: 'If-Match' });
+    for (const malformed of ['version-2', '2', '"02"', '"abc"', 'W/2', '"2", *']) {
+      const res = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'x' }, { 'if-match': malformed });
+      expect([malformed, res.status]).toEqual([malformed, 400]);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_request', field: 'If-Match' });
+    }
 
-    const weak = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'Weak is fine' }, { 'if-match': `W/${updated.headers.get('etag')}` });
-    expect(weak.status).toBe(200);
+    // Strong comparison: a weak tag never matches, not even of the current version.
+    const weak = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'Weak is refused' }, { 'if-match': `W/${v2}` });
+    expect(weak.status).toBe(412);
+    expect(weak.body.error).toMatchObject({ type: 'conflict_error', code: 'precondition_failed', field: 'If-Match' });
+
+    // A list matches when any listed strong tag is current.
+    const staleList = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'x' }, { 'if-match': `${etag}, W/${v2}, "99"` });
+    expect(staleList.status).toBe(412);
+    expect(staleList.body.error).toMatchObject({ code: 'precondition_failed', field: 'If-Match' });
+    const listed = await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'Listed' }, { 'if-match': `${etag}, ${v2}, "99"` });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.welcome_message).toBe('Listed');
+
     const any = await account.api.patch(`/v1/agents/${id}`, { status: 'paused' }, { 'if-match': '*' });
     expect(any.status).toBe(200);
     expect(any.body.data.status).toBe('paused');
 
     const current = await account.api.get(`/v1/agents/${id}`);
-    expect(current.body.data.welcome_message).toBe('Weak is fine');
+    expect(current.body.data).toMatchObject({ welcome_message: 'Listed', status: 'paused' });
+    expect(current.headers.get('etag')).toBe(any.headers.get('etag'));
+
+    // Preconditions do not hide a missing agent: unknown id → 404 whatever If-Match says.
+    for (const header of ['*', '"1"', '"1", "2"', 'W/"1"']) {
+      const res = await account.api.patch('/v1/agents/agt_unknown', { welcome_message: 'x' }, { 'if-match': header });
+      expect([header, res.status]).toEqual([header, 404]);
+    }
   });
 
-  it('DELETE → 204 without a body (stale If-Match refused first); afterwards GET is 404', async () => {
+  it('DELETE → 204 without a body (stale, weak or malformed If-Match refused first); a list with the current tag deletes; afterwards GET is 404', async () => {
     const created = await account.api.post('/v1/agents', { name: 'Delete me', voice_platform: 'platform_a' });
     const id = created.body.data.id;
     await account.api.patch(`/v1/agents/${id}`, { welcome_message: 'bump' });
 
     const stale = await account.api.delete(`/v1/agents/${id}`, { 'if-match': created.headers.get('etag')! });
     expect(stale.status).toBe(412);
+    const malformed = await account.api.delete(`/v1/agents/${id}`, { 'if-match': '4' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_request', field: 'If-Match' });
 
     const current = await account.api.get(`/v1/agents/${id}`);
-    const deleted = await account.api.delete(`/v1/agents/${id}`, { 'if-match': current.headers.get('etag')! });
+    const currentTag = current.headers.get('etag')!;
+    expect((await account.api.delete(`/v1/agents/${id}`, { 'if-match': `W/${currentTag}` })).status).toBe(412);
+    expect((await account.api.get(`/v1/agents/${id}`)).status).toBe(200);
+    const deleted = await account.api.delete(`/v1/agents/${id}`, { 'if-match': `${created.headers.get('etag')!}, ${currentTag}` });
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     const gone = await account.api.get(`/v1/agents/${id}`);

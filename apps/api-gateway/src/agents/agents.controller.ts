@@ -18,7 +18,7 @@ import { RequireScope } from '../auth/access.decorators.js';
 import { apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
-import { etagOf, parseIfMatch } from '../http/if-match.js';
+import { etagOf, ifMatchHolds, parseIfMatch } from '../http/if-match.js';
 import { AGENT_EXAMPLE } from '../openapi/examples.js';
 import { enumOf, ref, string } from '../openapi/json-schema.js';
 import {
@@ -26,12 +26,33 @@ import {
 } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
 
-function expectedVersion(req: Request): number | undefined {
+const IF_MATCH_FORMAT = 'If-Match must be * or a comma-separated list of ETags returned by this API, like "3" or "3", "4".';
+
+/**
+ * The version to hand the service as expected_version, from If-Match. The
+ * common case (one strong tag) costs nothing extra: the service compares it
+ * atomically with the write. A list, or only weak tags, needs the current
+ * version first (unknown agent → 404 before any 412, RFC 9110 §13.2.1); the
+ * matching tag is then passed on so a change in between is still a 412.
+ */
+async function expectedVersion(req: Request, read: () => Promise<number>): Promise<number | undefined> {
   const ifMatch = parseIfMatch(req.get('if-match'));
-  if (!ifMatch.ok) {
-    throw apiFailure('precondition_failed', 'If-Match must be an ETag returned by this API, like "3" (or *).', { field: 'If-Match' });
+  switch (ifMatch.kind) {
+    case 'absent':
+    case 'any':
+      return undefined;
+    case 'malformed':
+      throw apiFailure('invalid_request', IF_MATCH_FORMAT, { field: 'If-Match' });
+    case 'tags': {
+      if (ifMatch.strong.length === 1 && ifMatch.strong[0] >= 1) return ifMatch.strong[0];
+      const current = await read();
+      if (ifMatchHolds(ifMatch, current)) return current;
+      const why = ifMatch.strong.length === 0
+        ? 'If-Match holds only weak ETags (W/"…"), which never match: the comparison is strong. Send the ETag as returned'
+        : 'None of the ETags in If-Match is the current one';
+      throw apiFailure('precondition_failed', `${why}; the agent is at ${etagOf(current)}.`, { field: 'If-Match' });
+    }
   }
-  return ifMatch.expectedVersion;
 }
 
 @Controller('v1/agents')
@@ -96,7 +117,7 @@ export class AgentsController {
       account: callerOf(req).account,
       agent_id: id,
       body,
-      expected_version: expectedVersion(req),
+      expected_version: await expectedVersion(req, () => this.currentVersion(req, id)),
     };
     const reply = await this.services.send<AgentReply>(AgentsRpc.update, payload, { requestId: requestIdOf(req) });
     res.set('ETag', etagOf(reply.version));
@@ -110,9 +131,20 @@ export class AgentsController {
   @ApiIdParam('Agent id (agt_…).')
   @ApiIfMatch(false)
   @ApiNoContent('Deleted.')
-  @ApiErrors('not_found', 'precondition_failed', 'concurrent_modification')
+  @ApiErrors('invalid_request', 'not_found', 'precondition_failed', 'concurrent_modification')
   async remove(@Req() req: Request, @Param('id') id: string): Promise<void> {
-    const payload: DeleteAgentRequest = { account_id: callerOf(req).account.id, agent_id: id, expected_version: expectedVersion(req) };
+    const payload: DeleteAgentRequest = {
+      account_id: callerOf(req).account.id,
+      agent_id: id,
+      expected_version: await expectedVersion(req, () => this.currentVersion(req, id)),
+    };
     await this.services.send<unknown>(AgentsRpc.delete, payload, { requestId: requestIdOf(req) });
+  }
+
+  /** The agent's current version (its ETag); not_found when it does not exist for this account. */
+  private async currentVersion(req: Request, id: string): Promise<number> {
+    const payload: GetAgentRequest = { account_id: callerOf(req).account.id, agent_id: id };
+    const reply = await this.services.send<AgentReply>(AgentsRpc.get, payload, { requestId: requestIdOf(req) });
+    return reply.version;
   }
 }
