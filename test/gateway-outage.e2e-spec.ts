@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, connect as tcpConnect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { createLogger } from '@voice/service-kit';
 import { startGateway } from '../apps/api-gateway/src/app.js';
 import { apiClient } from './support/http.js';
+import { cuttableProxy } from './support/proxy.js';
 import { loadOpenApi, type OpenApiValidator } from './support/openapi.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 
@@ -142,30 +141,16 @@ describe('api-gateway when a service is down', () => {
   });
 
   it('its own database unreachable → health 503 and API routes 503 service_unavailable, not 500', async () => {
-    // A TCP proxy in front of PostgreSQL that the test can cut, as a network partition would.
     const upstream = new URL(system.databaseUrl);
-    const sockets = new Set<Socket>();
-    const proxy = createServer((client) => {
-      const server = tcpConnect(Number(upstream.port || 5432), upstream.hostname);
-      for (const s of [client, server]) {
-        sockets.add(s);
-        s.on('error', () => undefined);
-        s.on('close', () => sockets.delete(s));
-      }
-      client.pipe(server).pipe(client);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await cuttableProxy(upstream.hostname, Number(upstream.port || 5432));
     const viaProxy = new URL(system.databaseUrl);
-    viaProxy.port = String((proxy.address() as AddressInfo).port);
+    viaProxy.port = String(proxy.port);
     const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: viaProxy.toString(), natsUrl: system.natsUrl, namespace: system.namespace, rpcTimeoutMs });
     try {
       const client = apiClient(gateway.url, account.api_key);
       expect((await client.get('/v1/conversations')).status).toBe(200);
 
-      await new Promise<void>((resolve) => {
-        proxy.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
+      await proxy.cut();
 
       const started = Date.now();
       const res = await client.get('/v1/conversations');
@@ -177,7 +162,33 @@ describe('api-gateway when a service is down', () => {
       expect(Date.now() - started).toBeLessThan(8000);
     } finally {
       await gateway.close();
-      proxy.close();
+      await proxy.cut();
+    }
+  }, 20_000);
+
+  it('NATS unreachable → health 503 naming nats, and API routes 503 within the RPC timeout, not a hang', async () => {
+    const upstream = new URL(system.natsUrl);
+    const proxy = await cuttableProxy(upstream.hostname, Number(upstream.port || 4222));
+    const gateway = await startGateway({
+      port: 0, host: '127.0.0.1', databaseUrl: system.databaseUrl, natsUrl: `nats://127.0.0.1:${proxy.port}`, namespace: system.namespace, rpcTimeoutMs,
+    });
+    try {
+      const client = apiClient(gateway.url, account.api_key);
+      expect((await client.get('/v1/conversations')).status).toBe(200);
+
+      await proxy.cut();
+
+      const started = Date.now();
+      const health = await apiClient(gateway.url).get('/health');
+      expect(health.status).toBe(503);
+      expect(health.body.data.checks).toMatchObject({ database: 'ok', nats: 'unavailable' });
+      const res = await client.get('/v1/conversations');
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'service_unavailable', request_id: res.headers.get('x-request-id') });
+      expect(Date.now() - started).toBeLessThan(1000 + rpcTimeoutMs + 2000);
+    } finally {
+      await gateway.close();
+      await proxy.cut();
     }
   }, 20_000);
 

@@ -121,6 +121,27 @@ describe('create agent payload', () => {
     expect(findCreateAgentProblem({ ...valid, business_hours })).toMatchObject({ field });
   });
 
+  it.each([
+    [{ timezone: 'UTC', schedule: [[]] }, 'business_hours.schedule[0]', 'must be an object with day, open and close'],
+    [{ timezone: 'UTC', schedule: [{ day: 'monday', open: '09:00', close: '17:00' }, []] }, 'business_hours.schedule[1]', 'must be an object'],
+    [{ timezone: 'UTC', schedule: [1] }, 'business_hours.schedule[0]', 'must be an object'],
+    [{ timezone: 'UTC', schedule: 'x' }, 'business_hours.schedule', 'must be an array'],
+    [{ timezone: 'UTC', schedule: {} }, 'business_hours.schedule', 'must be an array'],
+  ])('refuses schedule items that are not objects, with the rule that was broken %#', (business_hours, field, text) => {
+    for (const find of [findCreateAgentProblem, findUpdateAgentProblem]) {
+      const problem = find({ ...valid, business_hours });
+      expect(problem).toMatchObject({ code: 'invalid_parameter', field });
+      expect(problem?.message).toContain(text);
+    }
+  });
+
+  it('counts metadata values in characters, as name and the prompts are counted', () => {
+    const emoji = '\u{1F600}';
+    expect(findCreateAgentProblem({ ...valid, metadata: { mood: emoji.repeat(500) } })).toBeUndefined();
+    expect(findCreateAgentProblem({ ...valid, metadata: { mood: emoji.repeat(501) } })).toMatchObject({ field: 'metadata.mood' });
+    expect(findCreateAgentProblem({ ...valid, name: emoji.repeat(100) })).toBeUndefined();
+  });
+
   it('reports a missing nested field as missing_required_field', () => {
     expect(findCreateAgentProblem({ ...valid, business_hours: { schedule: [{ day: 'monday', open: '09:00', close: '17:00' }] } })).toMatchObject({
       code: 'missing_required_field',

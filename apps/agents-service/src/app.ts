@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
   RequestContextInterceptor, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import type { DataSource } from 'typeorm';
@@ -55,7 +55,7 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
   const close = async () => {
     await app?.close().catch((err: unknown) => logger.error({ err }, 'closing the NATS server failed'));
     await relay?.stop();
-    await nc?.drain().catch(() => undefined);
+    await closeNats(nc);
     if (dataSource.isInitialized) await dataSource.destroy();
   };
 

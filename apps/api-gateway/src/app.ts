@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, namespacedStream, namespacedSubject } from '@voice/contracts';
 import {
+  closeNats,
   connectNats,
   createLogger,
   InProcessClient,
@@ -59,7 +60,7 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   }
   if (!options.natsUrl) throw new Error('startGateway needs natsUrl (or local for one-process mode)');
   const nats = await connectNats(options.natsUrl, 'api-gateway');
-  cleanups.push(() => nats.drain());
+  cleanups.push(() => closeNats(nats));
   const rpc = new NamespacedNatsClient(namespace ?? '', { servers: options.natsUrl.split(','), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
   await rpc.connect();
   cleanups.push(() => rpc.close());

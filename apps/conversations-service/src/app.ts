@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
   RequestContextInterceptor, serviceTransportOptions, ServiceErrorFilter, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
@@ -76,7 +76,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
       for (const consumer of consumers) await consumer.stop().catch((err) => logger.error({ err }, 'consumer stop failed'));
       await app.close().catch((err) => logger.error({ err }, 'nest close failed'));
       // drain() flushes pending acks before the connection closes.
-      await nc?.drain().catch(() => undefined);
+      await closeNats(nc);
       await dataSource.destroy().catch(() => undefined);
     },
   };

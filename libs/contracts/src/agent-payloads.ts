@@ -236,7 +236,8 @@ export function findMetadataProblem(metadata: unknown): ServiceError | undefined
       return { code: 'invalid_parameter', field, message: 'metadata keys are 1–40 characters of letters, digits, "_", "-" and ".".' };
     }
     if (typeof value !== 'string') return { code: 'invalid_parameter', field, message: `${field} must be a string.` };
-    if (value.length > AGENT_LIMITS.metadataValue) {
+    // Characters as a person counts them (code points), like MaxLength does for name and the prompts.
+    if ([...value].length > AGENT_LIMITS.metadataValue) {
       return { code: 'invalid_parameter', field, message: `${field} must be at most ${AGENT_LIMITS.metadataValue} characters.` };
     }
   }
@@ -259,12 +260,34 @@ export function findScheduleProblem(businessHours: unknown): ServiceError | unde
   return undefined;
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The shape of business_hours.schedule, checked before the field rules: class-validator lets nested
+ * arrays through ValidateNested and, for a non-array, reports whichever array rule it met last.
+ */
+function findScheduleShapeProblem(body: unknown): ServiceError | undefined {
+  const businessHours = isPlainObject(body) ? body.business_hours : undefined;
+  if (!isPlainObject(businessHours) || businessHours.schedule === undefined || businessHours.schedule === null) return undefined;
+  const schedule = businessHours.schedule;
+  if (!Array.isArray(schedule)) {
+    return { code: 'invalid_parameter', field: 'business_hours.schedule', message: 'business_hours.schedule must be an array of {day, open, close} items.' };
+  }
+  const bad = schedule.findIndex((item) => !isPlainObject(item));
+  if (bad >= 0) {
+    const field = `business_hours.schedule[${bad}]`;
+    return { code: 'invalid_parameter', field, message: `${field} must be an object with day, open and close.` };
+  }
+  return undefined;
+}
+
 function findAgentFieldProblems(body: Record<string, unknown>): ServiceError | undefined {
   return findScheduleProblem(body.business_hours) ?? findMetadataProblem(body.metadata);
 }
 
 export function findCreateAgentProblem(body: unknown): ServiceError | undefined {
   return (
+    findScheduleShapeProblem(body) ??
     findProblem(CreateAgentPayload, body, { readOnly: AGENT_READ_ONLY_FIELDS }) ??
     findAgentFieldProblems(body as Record<string, unknown>)
   );
@@ -272,6 +295,7 @@ export function findCreateAgentProblem(body: unknown): ServiceError | undefined 
 
 export function findUpdateAgentProblem(body: unknown): ServiceError | undefined {
   return (
+    findScheduleShapeProblem(body) ??
     findProblem(UpdateAgentPayload, body, { readOnly: AGENT_UPDATE_READ_ONLY_FIELDS }) ??
     findAgentFieldProblems(body as Record<string, unknown>)
   );

@@ -6,6 +6,26 @@ export async function connectNats(natsUrl: string, name: string): Promise<NatsCo
 }
 
 /**
+ * drain() flushes pending publishes and acks, but while the server is unreachable it waits for a
+ * reconnect that may never come: shutting down must not hang on an outage, so fall back to close().
+ */
+export async function closeNats(nc: NatsConnection | undefined, drainTimeoutMs = 2000): Promise<void> {
+  if (!nc || nc.isClosed()) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), drainTimeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([nc.drain().then(() => 'drained' as const), timedOut]);
+    if (outcome === 'timeout') await nc.close();
+  } catch {
+    await nc.close().catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Create the stream if it does not exist (file storage, limits retention).
  * The duplicate window de-duplicates Nats-Msg-Id re-publishes; the real
  * guarantee is the unique event id in PostgreSQL.

@@ -8,6 +8,7 @@ describe('classifyTransportError', () => {
     [new errors.NoRespondersError('agents.create')],
     [new errors.RequestError('no responders')],
     [new Error('Connection closed')],
+    ['Error: Connection lost. Trying to reconnect...'],
     [new Error('Empty response. There are no subscribers listening to that message ("agents.create")')],
   ])('an unreachable bus or service (%p) is an outage: 503', (err) => {
     expect(classifyTransportError(err)).toBe('unavailable');

@@ -67,6 +67,8 @@ const UNAVAILABLE_ERRORS = new Set([
 ]);
 
 export function classifyTransportError(err: unknown): 'unavailable' | 'too_large' | 'other' {
+  // While NATS is unreachable Nest's client rejects with this string (not an Error) until it reconnects.
+  if (typeof err === 'string') return /Connection (lost|closed)|Trying to reconnect/i.test(err) ? 'unavailable' : 'other';
   if (!(err instanceof Error)) return 'other';
   if (err.name === 'InvalidArgumentError' && /max_payload/.test(err.message)) return 'too_large';
   if (UNAVAILABLE_ERRORS.has(err.name)) return 'unavailable';
