@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 export interface TestDatabase {
   url: string;
   name: string;
+  /** One query on a short-lived connection, for assertions on what a service stored. */
+  query<R extends Record<string, any> = any>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
   drop(): Promise<void>;
 }
 
@@ -26,6 +28,15 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
   return {
     url: url.toString(),
     name,
+    async query(sql, params = []) {
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        return await client.query(sql, params);
+      } finally {
+        await client.end();
+      }
+    },
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl() });
       await client.connect();

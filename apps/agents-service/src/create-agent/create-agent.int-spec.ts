@@ -186,5 +186,18 @@ describe('agents.create over NATS', () => {
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       for (const r of results.filter((r) => !r.ok) as Array<{ error: unknown }>) expect(r.error).toMatchObject({ code: 'phone_number_in_use' });
     });
+
+    it('a refused create leaves no event behind: every stored event is explained by a read-model row', async () => {
+      // The read model is projected in the append's transaction, so an invariant refused by a unique index
+      // (after the event was inserted) must roll the event back with it.
+      const { rows } = await h.db.query(
+        `SELECT (SELECT count(*)::int FROM agents.events) AS events,
+                (SELECT count(*)::int FROM agents.agents) AS agents,
+                (SELECT count(*)::int FROM agents.events e WHERE NOT EXISTS (
+                   SELECT 1 FROM agents.agents a WHERE e.stream_id LIKE '%' || a.id AND a.version >= e.stream_version)) AS orphans`,
+      );
+      expect(rows[0].orphans).toBe(0);
+      expect(rows[0].events).toBe(rows[0].agents);
+    });
   });
 });
