@@ -22,6 +22,7 @@ import { RequireScope } from '../auth/access.decorators.js';
 import { SRT_EXAMPLE, TEXT_EXAMPLE, VTT_EXAMPLE } from '../openapi/examples.js';
 import { enumOf, integer, ref, string } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiPagination, ApiRoute, envelopeOf, RESPONSE_HEADERS } from '../openapi/route-docs.js';
+import { apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
 import { ServiceClient } from '../rpc/service-client.js';
@@ -80,10 +81,11 @@ export class ConversationsController {
   @ApiRoute(
     'Conversations',
     'Get a transcript',
-    '`?format=` wins; otherwise the best-weighted Accept type among application/json, text/plain, application/x-subrip and text/vtt (an Accept matching none gives JSON).',
+    '`?format=` (case-insensitive) wins; otherwise the Accept type with the highest q above 0 among application/json, text/plain, ' +
+      'application/x-subrip and text/vtt (ties in that order; no Accept means JSON). An Accept that admits none of them is 406 not_acceptable.',
   )
   @ApiIdParam('Conversation id.')
-  @ApiQuery({ name: 'format', required: false, description: 'Overrides Accept.', schema: { type: 'string', enum: [...TRANSCRIPT_FORMATS] } })
+  @ApiQuery({ name: 'format', required: false, description: 'Overrides Accept; case-insensitive.', schema: { type: 'string', enum: [...TRANSCRIPT_FORMATS] } })
   @ApiHeader({ name: 'Accept', required: false, description: 'Chooses the format when ?format= is absent.', schema: { type: 'string' } })
   @ApiResponse({
     status: 200,
@@ -96,16 +98,20 @@ export class ConversationsController {
       'text/vtt': { schema: { type: 'string' }, example: VTT_EXAMPLE },
     },
   })
-  @ApiErrors('invalid_parameter', 'not_found', 'transcript_not_available')
+  @ApiErrors('invalid_parameter', 'not_found', 'not_acceptable', 'transcript_not_available')
   async transcript(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {
-    const payload: GetTranscriptRequest = {
-      account_id: callerOf(req).account.id,
-      conversation_id: id,
-      format: transcriptFormat(req.query.format, req.get('accept')),
-    };
-    const reply = await this.services.send<TranscriptReply>(ConversationsRpc.transcript, payload, { requestId: requestIdOf(req) });
     // The representation depends on Accept when ?format= is absent; caches must key on it.
     res.vary('Accept');
+    const choice = transcriptFormat(req.query.format, req.get('accept'));
+    if (!choice.ok) {
+      throw apiFailure(
+        'not_acceptable',
+        `None of the media types in Accept can be produced; this endpoint serves ${choice.supported.join(', ')} (or choose with ?format=${TRANSCRIPT_FORMATS.join('|')}).`,
+        { valid_values: choice.supported },
+      );
+    }
+    const payload: GetTranscriptRequest = { account_id: callerOf(req).account.id, conversation_id: id, format: choice.format };
+    const reply = await this.services.send<TranscriptReply>(ConversationsRpc.transcript, payload, { requestId: requestIdOf(req) });
     if (reply.format === 'json') return success(req, reply.transcript);
     res.type(reply.content_type).set('Content-Disposition', attachmentHeader(reply.filename));
     return reply.body;
