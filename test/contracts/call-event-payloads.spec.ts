@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { findCallEventProblem, isCallEventTimestamp } from '../../libs/contracts/src/call-event-payloads.js';
+import fc from 'fast-check';
+import { findCallEventProblem, isCallEventTimestamp, timestampEpochNanos } from '../../libs/contracts/src/call-event-payloads.js';
 
 const started = () => ({
   id: 'evt-1',
@@ -78,6 +79,39 @@ describe('findCallEventProblem', () => {
     expect(isCallEventTimestamp('2024-02-29T23:59:59.999-05:30')).toBe(true);
   });
 
+  it('refuses timestamps outside years 0001–9999 (as written or in UTC) and leap seconds', () => {
+    for (const bad of ['0000-01-01T00:00:00Z', '0000-12-31T23:00:00-02:00', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-10:00', '2016-12-31T23:59:60Z', '+010000-01-01T00:00:00Z']) {
+      expect({ bad, problem: findCallEventProblem({ ...started(), occurred_at: bad }) }).toMatchObject({ bad, problem: { code: 'invalid_parameter', field: 'occurred_at' } });
+    }
+    for (const good of ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00-01:00', '0099-03-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '9999-12-31T12:00:00+12:00']) {
+      expect(isCallEventTimestamp(good)).toBe(true);
+    }
+  });
+
+  it('refuses U+0000 and unpaired surrogates in every string, naming the field; keeps well-formed pairs', () => {
+    const ended = (d: object) => ({ ...started(), type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', duration: 10, ...d } });
+    expect(findCallEventProblem({ ...started(), id: 'evt\u0000' }, 'events[1]')).toMatchObject({ code: 'invalid_parameter', field: 'events[1].id' });
+    expect(findCallEventProblem({ ...started(), agent_id: 'agt_\uD800' })).toMatchObject({ field: 'agent_id' });
+    expect(findCallEventProblem(ended({ summary: 'a\uDC00b' }))).toMatchObject({ field: 'data.summary' });
+    expect(findCallEventProblem(ended({ keywords: ['ok', 'x\u0000'] }))).toMatchObject({ field: 'data.keywords' });
+    expect(findCallEventProblem(ended({ recording_url: 'https://rec.example.com/\u0000' }))).toMatchObject({ field: 'data.recording_url' });
+    expect(findCallEventProblem(ended({ errors: [{ code: 'c', message: 'm\u0000' }] }))).toMatchObject({ field: 'data.errors[0].message' });
+    expect(findCallEventProblem(ended({ integrations: [{ system: 's', action: 'a', details: { a: [{ b: '\uD83D' }] } }] })))
+      .toMatchObject({ field: 'data.integrations[0].details' });
+    expect(findCallEventProblem(ended({ integrations: [{ system: 's', action: 'a', details: { 'k\u0000': 1 } }] })))
+      .toMatchObject({ field: 'data.integrations[0].details' });
+    expect(findCallEventProblem({ ...started(), type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: '\u0000', start_ms: 0, end_ms: 1 }] } }))
+      .toMatchObject({ field: 'data.segments[0].text' });
+    expect(findCallEventProblem(ended({ summary: 'Booked 😀 \uD83D\uDE00', integrations: [{ system: 's', action: 'a', details: { '😀': 'ü' } }] }))).toBeUndefined();
+  });
+
+  it('refuses a list item that is not an object (an empty array once slipped through)', () => {
+    for (const item of [[], [{}], 'x', null]) {
+      expect(findCallEventProblem({ ...started(), type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: 'x', start_ms: 0, end_ms: 1 }, item] } }))
+        .toMatchObject({ code: 'invalid_parameter', field: 'data.segments' });
+    }
+  });
+
   it('checks segments: end before start, empty text, negative or fractional offsets', () => {
     const seg = (s: object) => ({ ...started(), type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: 'hi', start_ms: 10, end_ms: 20, ...s }] } });
     expect(findCallEventProblem(seg({ end_ms: 5 }))).toMatchObject({ field: 'data.segments[0].end_ms' });
@@ -98,5 +132,34 @@ describe('findCallEventProblem', () => {
     expect(findCallEventProblem({ ...started(), extra: 1 })).toMatchObject({ field: 'extra' });
     expect(findCallEventProblem({ ...started(), data: 'x' })).toMatchObject({ field: 'data' });
     expect(findCallEventProblem('nope', 'events[0]')).toMatchObject({ field: 'events[0]' });
+  });
+});
+
+describe('timestampEpochNanos', () => {
+  it('keeps every fractional digit and applies the offset', () => {
+    expect(timestampEpochNanos('1970-01-01T00:00:00Z')).toBe(0n);
+    expect(timestampEpochNanos('1970-01-01T00:00:00.000000001Z')).toBe(1n);
+    expect(timestampEpochNanos('2025-01-31T14:00:00.0009Z') - timestampEpochNanos('2025-01-31T14:00:00.0001Z')).toBe(800_000n);
+    expect(timestampEpochNanos('2025-01-31T16:00:00.5+02:00')).toBe(timestampEpochNanos('2025-01-31T14:00:00.500Z'));
+    expect(timestampEpochNanos('1969-12-31T23:59:59.999999999Z')).toBe(-1n);
+    expect(timestampEpochNanos('0001-01-01T00:00:00Z')).toBe(BigInt(Date.parse('0001-01-01T00:00:00Z')) * 1_000_000n);
+  });
+
+  it('agrees with Date.parse to the millisecond on any valid timestamp', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    const timestamp = fc.record({
+      y: fc.integer({ min: 1, max: 9999 }), mo: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }),
+      h: fc.integer({ min: 0, max: 23 }), mi: fc.integer({ min: 0, max: 59 }), s: fc.integer({ min: 0, max: 59 }),
+      f: fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined }),
+      o: fc.constantFrom('Z', '+00:00', '-00:00', '+01:00', '-05:30', '+14:00', '-12:00', '+23:59'),
+    }).map(({ y, mo, d, h, mi, s, f, o }) => `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}${f ? `.${f}` : ''}${o}`);
+    fc.assert(
+      fc.property(timestamp, (t) => {
+        const nanos = timestampEpochNanos(t);
+        const floorMs = nanos >= 0n ? nanos / 1_000_000n : -((-nanos + 999_999n) / 1_000_000n);
+        expect({ t, ms: Number(floorMs) }).toEqual({ t, ms: Date.parse(t) });
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

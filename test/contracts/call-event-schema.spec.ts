@@ -40,6 +40,12 @@ const ODD_VALUES: unknown[] = [
   null, true, 0, -1, 1.5, 6, 2147483648, '', ' ', 'x', 'x'.repeat(129), 'not a date', '2025-02-30T00:00:00Z', '2025-01-31', '2025-01-31T14:05:00',
   '2025-01-31T14:05:00Z', '+14155550123', '14155550123', 'snake_case_label', 'Not Snake', 'agent', 'robot', 'busy', 'positive', 'call.ended',
   'https://x.example/y', 'ftp://x', 'en', 'english', [], ['a'], [''], {}, { speaker: 'agent', text: 't', start_ms: 0, end_ms: 1 },
+  // Values that pass a naive check but that PostgreSQL refuses (or that leave years 0001–9999).
+  'a\u0000b', '\u0000', '\uD800', 'x\uDC00', '\uDE00\uD83D', 'ok \uD83D\uDE00', 'https://x.example/\u0000', ['ok', '\uDBFF'],
+  { 'k\u0000': 1 }, { nested: [{ deep: '\uD800' }] }, { fine: ['\uD83D\uDE00', 1, true, null] },
+  '0000-01-01T00:00:00Z', '0000-12-31T23:00:00-02:00', '0001-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '0001-01-01T23:00:00+00:30',
+  '0001-01-01T00:00:00-05:00', '0001-01-02T00:00:00+23:59', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-10:00', '9999-12-31T10:00:00+10:00',
+  '9999-12-31T23:59:59.999999999-00:00', '10000-01-01T00:00:00Z', '2016-12-31T23:59:60Z', '2025-01-31T14:05:00+24:00', '2025-01-31T14:05:00.1234567891Z',
 ];
 
 type Mutation = { kind: 'set'; value: unknown } | { kind: 'delete' } | { kind: 'add'; key: string };
@@ -94,6 +100,32 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
       }),
       { numRuns: 2000, seed: 20250131 },
     );
+  });
+
+  it('both refuse what PostgreSQL cannot store or that leaves years 0001–9999, and both keep the edges that fit', () => {
+    const progress = (occurred_at: string, agent_id = 'agt_1') => ({ ...base, agent_id, occurred_at, type: 'call.progress', data: {} });
+    const ended = (extra: object) => ({ ...base, type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', duration: 1, ...extra } });
+    const refused = [
+      progress('0000-01-01T00:00:00Z'), progress('0000-12-31T23:00:00-02:00'), progress('0001-01-01T00:30:00+01:00'),
+      progress('9999-12-31T23:59:59-10:00'), progress('2016-12-31T23:59:60Z'), progress('10000-01-01T00:00:00Z'),
+      progress('2025-01-31T14:05:00Z', 'agt\u0000'), progress('2025-01-31T14:05:00Z', 'agt\uD800'), progress('2025-01-31T14:05:00Z', '\uDC00agt'),
+      ended({ summary: 'fine\u0000' }), ended({ topics: ['ok', '\uD83D'] }), ended({ recording_url: 'https://x.example/\u0000' }),
+      ended({ integrations: [{ system: 's', action: 'a', details: { note: 'x\u0000' } }] }),
+      ended({ integrations: [{ system: 's', action: 'a', details: { deep: [{ deeper: '\uDFFF' }] } }] }),
+      ended({ integrations: [{ system: 's', action: 'a', details: { 'key\u0000': 1 } }] }),
+    ];
+    for (const sample of refused) {
+      expect({ sample, byValidator: findCallEventProblem(sample) !== undefined, bySchema: !validateWithSchema(sample) })
+        .toEqual({ sample, byValidator: true, bySchema: true });
+    }
+    const accepted = [
+      progress('0001-01-01T00:00:00Z'), progress('0001-01-01T00:00:00-05:00'), progress('9999-12-31T23:59:59.999999999Z'),
+      progress('9999-12-31T23:59:59+14:00'), progress('2025-01-31T14:05:00Z', 'agt_\uD83D\uDE00'),
+      ended({ summary: 'Booked 😀', integrations: [{ system: 's', action: 'a', details: { '😀': ['ü', 1, null, { n: true }] } }] }),
+    ];
+    for (const sample of accepted) {
+      expect([findCallEventProblem(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true]);
+    }
   });
 
   it('both reject a segment whose end is before its start (schema: documented, service: enforced)', () => {

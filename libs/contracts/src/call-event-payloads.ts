@@ -20,8 +20,24 @@ import { findProblem } from './validation.js';
 /** Patterns shared with call-event.schema.json (kept identical on purpose). */
 export const CALL_EVENT_PATTERNS = {
   e164: /^\+[1-9][0-9]{1,14}$/,
-  /** RFC 3339 / ISO 8601 date-time with seconds and an explicit offset; the calendar is checked separately. */
-  timestamp: /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$/,
+  /**
+   * RFC 3339 / ISO 8601 date-time with seconds and an explicit offset, year 0001–9999
+   * (PostgreSQL has no year 0000), no leap second (23:59:60), offsets up to ±23:59;
+   * the calendar (days of the month) and the range of the instant are checked separately.
+   */
+  timestamp: /^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/,
+  /**
+   * Dates at the very edges of years 0001–9999 whose offset carries the instant out of
+   * that range in UTC (0001-01-01 ahead of UTC, 9999-12-31 behind it): refused whatever
+   * the time of day, so that the JSON Schema (which cannot do arithmetic) says the same.
+   */
+  outOfRangeEdge: /^0001-01-01T.*\+(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])|^9999-12-31T.*-(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])/,
+  /**
+   * Text every store behind the contract can hold: no U+0000 (PostgreSQL text refuses it)
+   * and no unpaired UTF-16 surrogate (jsonb refuses it, text would turn it into U+FFFD).
+   * Needs the `u` flag: with it a well-formed pair is one code point, outside D800–DFFF.
+   */
+  storableText: /^[^\u0000\uD800-\uDFFF]*$/u,
   snakeCase: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/,
   language: /^[a-z]{2}(-[A-Z]{2})?$/,
   httpUrl: /^https?:\/\/[^\s/?#]+[^\s]*$/,
@@ -33,16 +49,55 @@ export const MAX_INT32 = 2_147_483_647;
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** True for an RFC 3339 timestamp that names a real instant (no 2024-02-30, no 25:00). */
+/**
+ * True for an RFC 3339 timestamp that names a real instant (no 2024-02-30, no 25:00,
+ * no leap second) that lies, as written and in UTC, in the years 0001–9999.
+ */
 export function isCallEventTimestamp(value: unknown): value is string {
   if (typeof value !== 'string' || !CALL_EVENT_PATTERNS.timestamp.test(value)) return false;
-  const [y, mo, d, h, mi, s] = [0, 5, 8, 11, 14, 17].map((at, i) => Number(value.slice(at, at + (i === 0 ? 4 : 2))));
+  if (CALL_EVENT_PATTERNS.outOfRangeEdge.test(value)) return false;
+  const [y, mo, d] = [Number(value.slice(0, 4)), Number(value.slice(5, 7)), Number(value.slice(8, 10))];
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && !leap ? 28 : DAYS_IN_MONTH[mo - 1])) return false;
-  if (h > 23 || mi > 59 || s > 59) return false;
-  const offset = value.match(/([+-])([0-9]{2}):([0-9]{2})$/);
-  if (offset && (Number(offset[2]) > 23 || Number(offset[3]) > 59)) return false;
-  return !Number.isNaN(Date.parse(value));
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= (mo === 2 && !leap ? 28 : DAYS_IN_MONTH[mo - 1]);
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil); exact for any year. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/**
+ * The exact instant of a valid call-event timestamp, in nanoseconds since 1970-01-01T00:00:00Z.
+ * Date.parse keeps only milliseconds, while the contract allows nine fractional digits:
+ * compare these, never Date.parse results, when the order of two timestamps matters.
+ */
+export function timestampEpochNanos(timestamp: string): bigint {
+  const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(Z|([+-])([0-9]{2}):([0-9]{2}))$/.exec(timestamp);
+  if (!m) throw new RangeError(`not an RFC 3339 timestamp: ${timestamp}`);
+  const [, y, mo, d, h, mi, s, fraction = '', , sign, oh, om] = m;
+  const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) : 0;
+  const seconds = daysFromCivil(Number(y), Number(mo), Number(d)) * 86_400 + Number(h) * 3600 + Number(mi) * 60 + Number(s) - offsetMinutes * 60;
+  return BigInt(seconds) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0'));
+}
+
+/** True when every character of the text can be stored (see CALL_EVENT_PATTERNS.storableText). */
+export function isStorableText(value: string): boolean {
+  return CALL_EVENT_PATTERNS.storableText.test(value);
+}
+
+/** True when every string and every key in a JSON value can be stored. */
+export function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, item]) => isStorableText(key) && isStorableJson(item));
+  }
+  return true;
 }
 
 // ---- small decorator vocabulary, so every rule reads the same way ----
@@ -58,13 +113,40 @@ function Timestamp(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) => isCallEventTimestamp(value),
         defaultMessage: buildMessage(
-          (each) => `${each}$property must be an ISO 8601 timestamp with a time zone, e.g. 2025-01-31T14:05:00Z.`,
+          (each) => `${each}$property must be an ISO 8601 timestamp with a time zone in the years 0001 to 9999, e.g. 2025-01-31T14:05:00Z.`,
           options,
         ),
       },
     },
     options,
   );
+}
+
+const UNSTORABLE_MESSAGE = 'contains a character that cannot be stored (U+0000 or an unpaired UTF-16 surrogate).';
+
+/** No U+0000 and no unpaired surrogate in a string (or in each string of an array). Other types are left to other rules. */
+function Storable(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isStorableText',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || isStorableText(value),
+        defaultMessage: buildMessage((each) => `${each}$property ${UNSTORABLE_MESSAGE}`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** No U+0000 and no unpaired surrogate anywhere in a free-form JSON value, keys included. */
+function StorableJson(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isStorableJson',
+    validator: {
+      validate: (value: unknown) => isStorableJson(value),
+      defaultMessage: () => '$property contains a key or a string with a character that cannot be stored (U+0000 or an unpaired UTF-16 surrogate).',
+    },
+  });
 }
 
 function OneOf(values: readonly string[]): PropertyDecorator {
@@ -76,6 +158,7 @@ function Text(min: number, max: number): PropertyDecorator {
     IsString({ message: '$property must be a string.' })(target, key);
     Length(min, max, { message: `$property must be ${min} to ${max} characters long.` })(target, key);
     Matches(CALL_EVENT_PATTERNS.nonBlank, { message: '$property must not be blank.' })(target, key);
+    Storable()(target, key);
   };
 }
 
@@ -93,6 +176,7 @@ function TextList(maxItems: number, maxLength: number): PropertyDecorator {
     ArrayMaxSize(maxItems, { message: `$property must hold at most ${maxItems} items.` })(target, key);
     IsString({ each: true, message: '$property must contain only strings.' })(target, key);
     Length(1, maxLength, { each: true, message: `each item of $property must be 1 to ${maxLength} characters long.` })(target, key);
+    Storable({ each: true })(target, key);
   };
 }
 
@@ -102,6 +186,8 @@ function Nested(cls: () => new () => object, options: { array?: { min: number; m
       IsArray({ message: '$property must be an array.' })(target, key);
       ArrayMinSize(options.array.min, { message: `$property must hold at least ${options.array.min} item(s).` })(target, key);
       ArrayMaxSize(options.array.max, { message: `$property must hold at most ${options.array.max} items.` })(target, key);
+      // ValidateNested would descend into an item that is itself an array (and accept an empty one).
+      IsObject({ each: true, message: 'each item of $property must be an object.' })(target, key);
     } else {
       IsObject({ message: '$property must be an object.' })(target, key);
     }
@@ -164,7 +250,7 @@ export class IntegrationRecordPayload {
   @Required() @Text(1, 100) system: string;
   @Required() @Text(1, 100) action: string;
   @Optional() @Text(1, 200) reference?: string;
-  @Optional() @IsObject({ message: '$property must be an object.' }) details?: Record<string, unknown>;
+  @Optional() @IsObject({ message: '$property must be an object.' }) @StorableJson() details?: Record<string, unknown>;
 }
 
 export class QualityMetricsPayload {
@@ -204,7 +290,7 @@ export class CallEndedDataPayload {
   @Optional() @OneOf(SENTIMENTS) sentiment?: string;
   @Optional() @Length(1, 64) @Matches(CALL_EVENT_PATTERNS.snakeCase, { message: '$property must be a snake_case label, e.g. appointment_booked.' }) outcome?: string;
   @Optional() @TextList(50, 100) topics?: string[];
-  @Optional() @Length(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) recording_url?: string;
+  @Optional() @Length(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) @Storable() recording_url?: string;
   @Optional() @Matches(CALL_EVENT_PATTERNS.language, { message: '$property must be an ISO 639-1 code, e.g. en.' }) language?: string;
   @Optional() @Text(1, 100) intent?: string;
   @Optional() @Nested(() => SatisfactionPayload) satisfaction?: SatisfactionPayload;

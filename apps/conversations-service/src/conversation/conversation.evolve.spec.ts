@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { CallEvent } from '@voice/contracts';
 import { applyAgentPolicy } from './agent-policy.rules.js';
-import { foldConversation, mergeSegments } from './conversation.evolve.js';
+import { compareEvents, evolve, foldConversation, initialState, mergeSegments } from './conversation.evolve.js';
 
 let seq = 0;
 const at = (second: number) => new Date(Date.UTC(2025, 0, 31, 14, 0, second)).toISOString();
@@ -82,6 +82,58 @@ describe('conversation fold', () => {
     const e1 = { ...ended(0), occurred_at: '2025-01-31T15:00:00+02:00' } as CallEvent; // 13:00Z
     const p = { ...ev('call.progress', 0, { sentiment: 'neutral' }), occurred_at: '2025-01-31T14:00:00Z' } as CallEvent;
     expect(foldConversation([e1, p])!.sentiment).toBe(null);
+  });
+});
+
+describe('sub-millisecond order', () => {
+  const at9 = (occurred_at: string, e: CallEvent) => ({ ...e, occurred_at }) as CallEvent;
+
+  it('orders events below the millisecond by their exact instant, not by id', () => {
+    // Date.parse sees 14:00:00.000 twice; the ids alone would put the failure first.
+    const end = at9('2025-01-31T14:00:00.0001Z', ev('call.ended', 0, { end_time: at(0), duration: 5 }, 'b-ended'));
+    const fail = at9('2025-01-31T14:00:00.0009Z', ev('call.failed', 0, { failure_reason: 'late' }, 'a-failed'));
+    expect(foldConversation([fail, end])!.status).toBe('completed');
+    expect(foldConversation([end, fail])!.status).toBe('completed');
+    const failFirst = at9('2025-01-31T14:00:00.000099999Z', ev('call.failed', 0, { failure_reason: 'first' }, 'z-failed'));
+    expect(foldConversation([end, failFirst])!).toMatchObject({ status: 'failed', failure_reason: 'first' });
+  });
+
+  it('compares nanoseconds across offsets', () => {
+    const p = at9('2025-01-31T16:00:00.000000001+02:00', ev('call.progress', 0, { sentiment: 'positive' }, 'a-progress')); // 1 ns after 14:00Z
+    const end = at9('2025-01-31T14:00:00Z', ev('call.ended', 0, { end_time: at(0), duration: 5 }, 'b-ended'));
+    expect(foldConversation([p, end])!.sentiment).toBeNull();
+    expect(compareEvents(end, p)).toBe(-1);
+    expect(compareEvents(p, end)).toBe(1);
+  });
+
+  it('any permutation of events that differ by nanoseconds, written with any offset, folds in instant order', () => {
+    const offsets = ['Z', '+00:00', '-00:00', '+05:30', '-08:00', '+14:00', '-11:59'];
+    const write = (nanos: number, offset: string) => {
+      const minutes = offset === 'Z' ? 0 : (offset[0] === '-' ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+      const local = new Date(Date.UTC(2025, 0, 31, 14, 0, 0) + minutes * 60_000).toISOString().slice(0, 19);
+      return `${local}.${String(nanos).padStart(9, '0')}${offset}`;
+    };
+    const kinds = [
+      (id: string) => ev('call.ended', 0, { end_time: at(0), duration: 9, outcome: id.replace(/[^a-z0-9]/g, '_') }, id),
+      (id: string) => ev('call.failed', 0, { failure_reason: id }, id),
+      (id: string) => ev('call.progress', 0, { sentiment: 'negative', duration: 3 }, id),
+      (id: string) => ev('call.abandoned', 0, { reason: 'busy' }, id),
+    ];
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.record({ n: fc.integer({ min: 0, max: 2_000 }), k: fc.nat(kinds.length - 1), o: fc.constantFrom(...offsets) }), { minLength: 2, maxLength: 8, selector: (x) => x.n })
+          .chain((specs) => fc.tuple(fc.constant(specs), fc.shuffledSubarray(specs, { minLength: specs.length, maxLength: specs.length }))),
+        ([specs, shuffled]) => {
+          // Ids in the reverse of time order: any tie-break by id instead of by instant shows.
+          const toEvent = (x: (typeof specs)[number]) => at9(write(x.n, x.o), kinds[x.k](`e${String(10_000 - x.n).padStart(5, '0')}`));
+          const byInstant = [...specs].sort((a, b) => a.n - b.n).map(toEvent);
+          let expected: ReturnType<typeof foldConversation>;
+          for (const e of byInstant) expected = evolve(expected ?? initialState(e), e);
+          expect(foldConversation(shuffled.map(toEvent))).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -3,6 +3,7 @@
  * record is what folding the events in occurred_at order (ties by event id)
  * gives, so arrival order and redelivery never change the result.
  */
+import { timestampEpochNanos } from '@voice/contracts';
 import type {
   AbandonmentReason, CallError, CallEvent, ConversationStatus, FollowUpTask, IntegrationRecord, NetworkInfo,
   QualityMetrics, Satisfaction, Sentiment, TranscriptSegment,
@@ -142,10 +143,19 @@ export function evolve(state: ConversationState, event: CallEvent): Conversation
   }
 }
 
-/** occurred_at as an instant (offsets differ between platforms), ties broken by event id. */
-export function compareEvents(a: CallEvent, b: CallEvent): number {
-  const byTime = Date.parse(a.occurred_at) - Date.parse(b.occurred_at);
-  if (byTime !== 0) return byTime;
+/** The exact instant of an event, in nanoseconds since the epoch (occurred_at carries up to nine fractional digits). */
+export function occurredAtNanos(event: CallEvent): bigint {
+  return timestampEpochNanos(event.occurred_at);
+}
+
+/**
+ * occurred_at as an exact instant (offsets differ between platforms; Date.parse would
+ * drop everything below the millisecond), ties broken by event id.
+ */
+export function compareEvents(a: CallEvent, b: CallEvent, instantOf: (event: CallEvent) => bigint = occurredAtNanos): number {
+  const ta = instantOf(a);
+  const tb = instantOf(b);
+  if (ta !== tb) return ta < tb ? -1 : 1;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;
   // Same id twice with different content can only be a broken publisher; pick one deterministically.
   const ja = JSON.stringify(a);
@@ -155,7 +165,9 @@ export function compareEvents(a: CallEvent, b: CallEvent): number {
 
 /** Fold every event of one conversation, whatever order they arrived in; duplicates (same id) count once. */
 export function foldConversation(events: readonly CallEvent[]): ConversationState | undefined {
-  const ordered = [...events].sort(compareEvents);
+  // Each instant is computed once, not once per comparison.
+  const instants = new Map<CallEvent, bigint>(events.map((e) => [e, occurredAtNanos(e)]));
+  const ordered = [...events].sort((a, b) => compareEvents(a, b, (e) => instants.get(e)!));
   const seen = new Set<string>();
   let state: ConversationState | undefined;
   for (const event of ordered) {
