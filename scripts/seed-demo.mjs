@@ -32,6 +32,29 @@ export const DEMO_AGENTS = [
   },
 ];
 
+const TERMINAL = { 'call.ended': 'completed', 'call.failed': 'failed', 'call.abandoned': 'abandoned' };
+const statusOf = (call) => TERMINAL[call.events.map((e) => e.type).filter((t) => t in TERMINAL).at(-1)] ?? 'in_progress';
+
+/**
+ * `calls` conversations as a real account would have them: finished calls spread over
+ * the last two weeks (ending an hour ago, so none ends in the future), and only a
+ * handful still in progress, started in the last quarter of an hour. The generator
+ * leaves ~15% of its calls in progress wherever they start — fine for load, not for a
+ * demo, where a call "in progress" for days looks broken — so its output is sorted by
+ * status here. Deterministic: the same seeds every time.
+ */
+export function demoCalls({ generateCalls, agentIds, calls, inProgress = Math.min(3, calls), now = Date.now() }) {
+  const hour = 3_600_000;
+  const finished = generateCalls({ count: Math.ceil(calls * 1.4) + 10, seed: 20261122, agentIds, from: new Date(now - 14 * 24 * hour).toISOString(), spanDays: 14 - 1 / 24, idPrefix: 'demo' })
+    .filter((c) => statusOf(c) !== 'in_progress')
+    .slice(0, calls - inProgress);
+  // Started 25 to 15 minutes ago: their mid-call events (at most ~8 minutes in) are already in the past.
+  const live = generateCalls({ count: 40 * inProgress + 10, seed: 20261123, agentIds, from: new Date(now - 25 * 60_000).toISOString(), spanDays: 10 / 1440, idPrefix: 'demo-live' })
+    .filter((c) => statusOf(c) === 'in_progress')
+    .slice(0, inProgress);
+  return [...finished, ...live];
+}
+
 async function api(baseUrl, token, method, path, body) {
   const res = await fetch(new URL(path, baseUrl), {
     method,
@@ -63,9 +86,7 @@ export async function seedDemoData({ baseUrl, adminToken, dataDir, calls = 200, 
   for (const agent of DEMO_AGENTS) agentIds.push((await api(baseUrl, account.api_key, 'POST', '/v1/agents', agent)).data.id);
 
   const { generateCalls } = await import(pathToFileURL(join(root, 'apps', 'conversations-service', 'dist', 'simulation', 'generate-calls.js')).href);
-  const spanDays = 14;
-  const from = new Date(Date.now() - spanDays * 86_400_000).toISOString();
-  const events = generateCalls({ count: calls, seed: 20261122, agentIds, from, spanDays, idPrefix: 'demo' }).flatMap((c) => c.events);
+  const events = demoCalls({ generateCalls, agentIds, calls }).flatMap((c) => c.events);
   for (let i = 0; i < events.length; i += 500) {
     await api(baseUrl, account.api_key, 'POST', '/v1/call-events', { events: events.slice(i, i + 500) });
   }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
@@ -27,6 +29,40 @@ async function freePort(): Promise<number> {
   });
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Every process started by `pid`, however deep (from /proc). */
+function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length; ) {
+    const next = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    found.push(...next);
+    frontier = next;
+  }
+  return found;
+}
+
+/** JSON log lines at error level or above. */
+const errorLines = (out: string) => out.split('\n').filter((line) => /"level":"(error|fatal)"/.test(line));
+const noStackTrace = /\n\s+at /;
+
 describe('app entry points', () => {
   it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s refuses bad configuration with one clear message and exit 1', async (app) => {
     const p = run([join(root, 'apps', app, 'dist', 'main.js')], { DATABASE_URL: 'mysql://nope', NATS_URL: undefined });
@@ -34,7 +70,58 @@ describe('app entry points', () => {
     expect(p.err()).toContain('Invalid configuration:');
     expect(p.err()).toContain('DATABASE_URL must be a postgres or postgresql URL');
     expect(p.err()).toContain('NATS_URL is required');
-    expect(p.err()).not.toMatch(/\n\s+at /);
+    expect(p.err()).not.toMatch(noStackTrace);
+  }, 30_000);
+
+  it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s refuses a bad LOG_LEVEL and bad tunables in the same message, without a stack trace', async (app) => {
+    const p = run([join(root, 'apps', app, 'dist', 'main.js')], {
+      DATABASE_URL: 'postgres://127.0.0.1/x', NATS_URL: 'nats://127.0.0.1:4222', LOG_LEVEL: 'bogus', NATS_NAMESPACE: 'a.b',
+      RPC_TIMEOUT_MS: 'abc', CALL_EVENTS_BATCH_SIZE: 'many',
+    });
+    expect(await p.closed).toBe(1);
+    expect(p.err()).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "bogus")');
+    expect(p.err()).toContain('NATS_NAMESPACE may contain only');
+    if (app === 'api-gateway') expect(p.err()).toContain('RPC_TIMEOUT_MS must be an integer');
+    if (app === 'conversations-service') expect(p.err()).toContain('CALL_EVENTS_BATCH_SIZE must be an integer');
+    expect(p.err()).not.toMatch(noStackTrace);
+    expect(p.out()).toBe('');
+  }, 30_000);
+
+  it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s names an unreachable PostgreSQL in one line, without its password', async (app) => {
+    const port = await freePort(); // nothing listens there
+    const p = run([join(root, 'apps', app, 'dist', 'main.js')], { DATABASE_URL: `postgres://voice:s3cret@127.0.0.1:${port}/voice`, NATS_URL: testNatsUrl(), PORT: '0' });
+    expect(await p.closed).toBe(1);
+    expect(p.err().trim()).toBe(`${app} cannot start: PostgreSQL at postgres://127.0.0.1:${port}/voice is unreachable (ECONNREFUSED); is it running, and is DATABASE_URL right?`);
+    expect(p.out()).not.toMatch(/"level":"fatal"/);
+  }, 30_000);
+
+  it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s names an unreachable NATS in one line', async (app) => {
+    const db = await createTestDatabase('unreachable-nats');
+    try {
+      const port = await freePort();
+      const p = run([join(root, 'apps', app, 'dist', 'main.js')], { DATABASE_URL: db.url, NATS_URL: `nats://127.0.0.1:${port}`, NATS_NAMESPACE: randomNamespace(), PORT: '0' });
+      expect(await p.closed).toBe(1);
+      expect(p.err().trim()).toBe(`${app} cannot start: NATS at nats://127.0.0.1:${port} is unreachable (ECONNREFUSED); is it running (with JetStream), and is NATS_URL right?`);
+      expect(p.out()).not.toMatch(/"level":"fatal"/);
+    } finally {
+      await db.drop().catch(() => undefined);
+    }
+  }, 30_000);
+
+  it('api-gateway reports its port in use in one line', async () => {
+    const db = await createTestDatabase('gateway-port');
+    const namespace = randomNamespace();
+    const blocker: Server = createServer();
+    const port = await new Promise<number>((ok) => blocker.listen(0, '127.0.0.1', () => ok((blocker.address() as { port: number }).port)));
+    try {
+      const p = run([join(root, 'apps', 'api-gateway', 'dist', 'main.js')], { DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace, PORT: String(port), HOST: '127.0.0.1' });
+      expect(await p.closed).toBe(1);
+      expect(p.err().trim()).toBe(`api-gateway cannot start: HTTP port ${port} on 127.0.0.1 is already in use (set PORT to another port, or stop what is using it)`);
+    } finally {
+      blocker.close();
+      await deleteNamespaceStreams(namespace).catch(() => undefined);
+      await db.drop().catch(() => undefined);
+    }
   }, 30_000);
 });
 
@@ -87,5 +174,57 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     launcher.child.kill('SIGINT');
     expect(await launcher.closed).toBe(0);
     for (const app of ['agents-service stopping', 'conversations-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
+  }, 30_000);
+});
+
+describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, no DATABASE_URL, no ADMIN_TOKEN)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voice-dist-embedded-'));
+  chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
+  const namespace = randomNamespace();
+  let launcher: ReturnType<typeof run>;
+  let processes: number[] = [];
+
+  beforeAll(async () => {
+    const env: Record<string, string | undefined> = {
+      DATABASE_URL: undefined, ADMIN_TOKEN: undefined, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace,
+      DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), HOST: '127.0.0.1',
+    };
+    launcher = run([join(root, 'scripts', 'start.mjs')], env);
+    for (const deadline = Date.now() + 90_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
+      if (launcher.child.exitCode !== null) throw new Error(launcher.err());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    if (launcher?.child.exitCode === null) launcher.child.kill('SIGKILL');
+    for (const pid of processes) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await deleteNamespaceStreams(namespace).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs three processes on the embedded database and seeds the demo data as the one-process mode does', async () => {
+    expect(launcher.out()).toContain('distributed, over NATS');
+    expect(launcher.out()).toContain('embedded PostgreSQL');
+    // No ADMIN_TOKEN: one is generated into DATA_DIR, so the demo account can be created.
+    expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+    const key = launcher.out().match(/demo key:\s+(vk_\w+)/)?.[1];
+    expect(key).toBeDefined();
+    const url = launcher.out().match(/is up in [\d.]+ s — (http:\/\/\S+)/)![1];
+    const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(list.meta.total).toBe(200);
+    processes = descendantsOf(launcher.child.pid!);
+    // Three apps and PostgreSQL (the postmaster, which is a child of the launcher, and its workers).
+    expect(processes.length).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+
+  it('SIGINT stops the apps, then PostgreSQL, and exits 0 without an error logged or a process left', async () => {
+    launcher.child.kill('SIGINT');
+    expect(await launcher.closed).toBe(0);
+    for (const app of ['agents-service stopping', 'conversations-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
+    expect(errorLines(launcher.out())).toEqual([]);
+    expect(launcher.err()).not.toMatch(noStackTrace);
+    expect(launcher.out() + launcher.err()).not.toMatch(/QueryRunnerAlreadyReleasedError|ECONNREFUSED|terminating connection/);
+    expect(processes.filter(alive)).toEqual([]);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   }, 30_000);
 });

@@ -47,6 +47,30 @@ function launch(env: Record<string, string>): Launch {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** The pid PostgreSQL wrote into its lock file, while it runs. */
+function postmasterPid(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+const noStackTrace = /\n\s+at /;
+
 async function untilReady(run: Launch, timeoutMs = 90_000): Promise<{ url: string; apiKey: string; seconds: number }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -83,7 +107,8 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     running = launch(env());
     const { url, apiKey } = await untilReady(running);
     expect(running.stderr()).toContain('initialising an embedded PostgreSQL');
-    expect(running.stdout()).toContain(`curl -s ${url}/v1/conversations`);
+    // Quoted: the URL has a `?`, which zsh would otherwise try to glob.
+    expect(running.stdout()).toContain(`curl -s "${url}/v1/conversations?per_page=3" -H "Authorization: Bearer ${apiKey}"`);
 
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
@@ -92,12 +117,20 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(list.meta.total).toBe(200);
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+    // Realistic: a handful of calls still going on, the rest finished.
+    const live: any = await (await fetch(`${url}/v1/conversations?status=in_progress`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    expect(live.meta.total).toBeGreaterThan(0);
+    expect(live.meta.total).toBeLessThanOrEqual(5);
+    for (const call of live.data) expect(Date.now() - Date.parse(call.start_time)).toBeLessThan(60 * 60_000);
   }, 120_000);
 
   it('Ctrl-C shuts everything down, the embedded PostgreSQL included', async () => {
+    const postgres = postmasterPid(dataDir);
     running!.child.kill('SIGINT');
     expect(await running!.exited).toBe(0);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(alive(postgres)).toBe(false);
+    expect(running!.stderr()).not.toMatch(noStackTrace);
   }, 30_000);
 
   it('a later start reuses the data (no second seeding) and recovers from a stale lock', async () => {
@@ -106,6 +139,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     running = launch(env());
     const { url, apiKey } = await untilReady(running);
     expect(running.stderr()).toContain('removing a stale lock');
+    expect(running.stderr()).toContain('pid 2147483646 is no longer running');
     expect(running.stderr()).not.toContain('initialising');
     expect(running.stderr()).not.toContain('creating demo data');
     expect(apiKey).toBe(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).apiKey);
@@ -117,8 +151,82 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     const second = launch({ ...env(), EMBEDDED_PG_PORT: String(await freePort()) });
     expect(await second.exited).toBe(1);
     expect(second.stderr()).toMatch(/cannot start: another PostgreSQL \(pid \d+\) is using/);
-    expect(second.stderr()).not.toMatch(/\n\s+at /);
+    expect(second.stderr()).toContain(`the service is already running (npm start, pid ${running!.child.pid})`);
+    expect(second.stderr()).not.toMatch(noStackTrace);
   }, 60_000);
+
+  it('after the launcher is killed (SIGKILL), the next start stops the PostgreSQL it left behind and starts', async () => {
+    const orphan = postmasterPid(dataDir);
+    running!.child.kill('SIGKILL');
+    await running!.exited;
+    expect(alive(orphan)).toBe(true); // nobody could stop it
+    running = launch(env());
+    await untilReady(running);
+    expect(running.stderr()).toContain(`stopping the embedded PostgreSQL (pid ${orphan}) left running`);
+    expect(alive(orphan)).toBe(false);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toBe(0);
+  }, 120_000);
+
+  it('a lock naming a live process that is not our PostgreSQL (a reused pid) is stale: the start goes on', async () => {
+    const other = spawn('sleep', ['300'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dataDir, 'postgres', 'postmaster.pid'), `${other.pid}\n${join(dataDir, 'postgres')}\n`);
+      running = launch(env());
+      await untilReady(running);
+      expect(running.stderr()).toContain(`removing a stale lock left by a PostgreSQL that did not shut down cleanly (pid ${other.pid} is now used by another program (sleep))`);
+      expect(alive(other.pid!)).toBe(true); // left alone
+      running.child.kill('SIGINT');
+      expect(await running.exited).toBe(0);
+    } finally {
+      other.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('refuses invalid configuration with one line per problem, before starting anything', async () => {
+    const refused = launch({
+      ...env(),
+      LOG_LEVEL: 'bogus',
+      EMBEDDED_PG_PORT: 'abc',
+      SEED_DEMO: 'maybe',
+      RPC_TIMEOUT_MS: 'abc',
+      CALL_EVENTS_BATCH_SIZE: '0',
+      NATS_NAMESPACE: 'has space',
+      DATABASE_URL: 'mysql://nope',
+    });
+    expect(await refused.exited).toBe(1);
+    const lines = refused.stderr().slice(refused.stderr().indexOf('Invalid configuration:')).trim().split('\n');
+    expect(lines[0]).toBe('Invalid configuration:');
+    expect(lines.slice(1).sort()).toEqual([
+      '  - CALL_EVENTS_BATCH_SIZE must be an integer from 1 to 5000 (got "0")',
+      '  - DATABASE_URL must be a postgres or postgresql URL (got "mysql://nope")',
+      '  - EMBEDDED_PG_PORT must be an integer from 1 to 65535 (got "abc")',
+      '  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "bogus")',
+      "  - NATS_NAMESPACE may contain only letters, digits, '_' and '-' (at most 64) (got \"has space\")",
+      '  - RPC_TIMEOUT_MS must be an integer from 100 to 120000 (got "abc")',
+      '  - SEED_DEMO must be true or false (also 1/0, yes/no) (got "maybe")',
+    ]);
+    expect(refused.stderr()).not.toMatch(noStackTrace);
+    expect(refused.stderr()).not.toContain('embedded PostgreSQL');
+  }, 60_000);
+
+  it('a port taken between the check and the listen is reported in the same one line', async () => {
+    const port = await freePort();
+    const raced = launch({ ...env(), PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false' });
+    // The launcher checked the port before starting PostgreSQL; take it while the apps start.
+    expect(await until(() => raced.stderr().includes('embedded PostgreSQL listening') || raced.child.exitCode !== null, 60_000)).toBe(true);
+    const blocker: Server = createServer();
+    await new Promise<void>((ok) => blocker.listen(port, '127.0.0.1', () => ok()));
+    try {
+      expect(await raced.exited).toBe(1);
+      expect(raced.stderr()).toContain(`cannot start: HTTP port ${port} on 127.0.0.1 is already in use (set PORT to another port, or stop what is using it)`);
+      expect(raced.stderr()).not.toMatch(noStackTrace);
+      expect(raced.stderr()).not.toContain('EADDRINUSE');
+      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false); // stopped on the way out
+    } finally {
+      blocker.close();
+    }
+  }, 90_000);
 
   it('a data directory the postgres user cannot enter is refused with a clear message', async () => {
     if (process.getuid?.() !== 0) return; // only root hands the server to the postgres user
@@ -139,7 +247,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
       const blocked = launch({ ...env(), PORT: String(port), HOST: '127.0.0.1' });
       expect(await blocked.exited).toBe(1);
       expect(blocked.stderr()).toContain(`HTTP port ${port} on 127.0.0.1 is already in use`);
-      expect(blocked.stderr()).not.toMatch(/\n\s+at /);
+      expect(blocked.stderr()).not.toMatch(noStackTrace);
     } finally {
       blocker.close();
     }

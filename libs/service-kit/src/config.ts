@@ -8,47 +8,94 @@ export interface ConfigReader {
   string(name: string, fallback?: string): string;
   optionalString(name: string): string | undefined;
   int(name: string, fallback: number, range?: { min?: number; max?: number }): number;
+  /** Unset → undefined (the consumer's own default applies); set → must be an integer in range. */
+  optionalInt(name: string, range?: { min?: number; max?: number }): number | undefined;
   url(name: string, protocols: string[], fallback?: string): string;
+  /** Unset → undefined; set → must be a URL (or comma-separated URLs) of one of the protocols. */
+  optionalUrl(name: string, protocols: string[]): string | undefined;
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T;
+  /** true/false, 1/0, yes/no (any case); anything else is a problem. */
+  flag(name: string, fallback: boolean): boolean;
+  /** Optional string that must match `pattern` (described by `rule` in the message). */
+  matching(name: string, pattern: RegExp, rule: string): string | undefined;
   /** Throws one ConfigError listing every problem found. */
   done(): void;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
   const problems: string[] = [];
+  const raw = (name: string) => env[name]?.trim() || undefined;
+  const checkInt = (name: string, value: string, range: { min?: number; max?: number }): number | undefined => {
+    const n = /^[+-]?\d+$/.test(value) ? Number(value) : NaN;
+    if (Number.isSafeInteger(n) && (range.min === undefined || n >= range.min) && (range.max === undefined || n <= range.max)) return n;
+    const bounds =
+      range.min !== undefined && range.max !== undefined ? ` from ${range.min} to ${range.max}`
+      : range.min !== undefined ? ` of at least ${range.min}`
+      : range.max !== undefined ? ` of at most ${range.max}`
+      : '';
+    problems.push(`${name} must be an integer${bounds} (got "${value}")`);
+    return undefined;
+  };
+  const checkUrl = (name: string, value: string, protocols: string[]) => {
+    for (const part of value.split(',')) {
+      try {
+        const parsed = new URL(part.trim());
+        if (!protocols.includes(parsed.protocol.replace(/:$/, '')) || !parsed.hostname) throw new Error('protocol');
+      } catch {
+        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
+        return;
+      }
+    }
+  };
   const reader: ConfigReader = {
     string(name, fallback) {
-      const value = env[name]?.trim() || fallback;
+      const value = raw(name) ?? fallback;
       if (value === undefined) problems.push(`${name} is required`);
       return value ?? '';
     },
     optionalString(name) {
-      return env[name]?.trim() || undefined;
+      return raw(name);
     },
     int(name, fallback, range = {}) {
-      const raw = env[name]?.trim();
-      if (!raw) return fallback;
-      const value = Number(raw);
-      if (!Number.isInteger(value) || (range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
-        problems.push(`${name} must be an integer${range.min !== undefined ? ` >= ${range.min}` : ''}${range.max !== undefined ? ` <= ${range.max}` : ''} (got "${raw}")`);
-        return fallback;
-      }
-      return value;
+      const value = raw(name);
+      return value === undefined ? fallback : checkInt(name, value, range) ?? fallback;
+    },
+    optionalInt(name, range = {}) {
+      const value = raw(name);
+      return value === undefined ? undefined : checkInt(name, value, range);
     },
     url(name, protocols, fallback) {
-      const value = env[name]?.trim() || fallback;
+      const value = raw(name) ?? fallback;
       if (!value) {
         problems.push(`${name} is required (${protocols.join(' or ')} URL)`);
         return '';
       }
-      for (const part of value.split(',')) {
-        try {
-          const parsed = new URL(part);
-          if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) throw new Error('protocol');
-        } catch {
-          problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
-          break;
-        }
-      }
+      checkUrl(name, value, protocols);
+      return value;
+    },
+    optionalUrl(name, protocols) {
+      const value = raw(name);
+      if (value !== undefined) checkUrl(name, value, protocols);
+      return value;
+    },
+    oneOf(name, values, fallback) {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const found = values.find((v) => v === value.toLowerCase());
+      if (found === undefined) problems.push(`${name} must be one of ${values.join(', ')} (got "${value}")`);
+      return found ?? fallback;
+    },
+    flag(name, fallback) {
+      const value = raw(name)?.toLowerCase();
+      if (value === undefined) return fallback;
+      if (['true', '1', 'yes'].includes(value)) return true;
+      if (['false', '0', 'no'].includes(value)) return false;
+      problems.push(`${name} must be true or false (also 1/0, yes/no) (got "${env[name]?.trim()}")`);
+      return fallback;
+    },
+    matching(name, pattern, rule) {
+      const value = raw(name);
+      if (value !== undefined && !pattern.test(value)) problems.push(`${name} ${rule} (got "${value}")`);
       return value;
     },
     done() {
@@ -56,4 +103,55 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
     },
   };
   return reader;
+}
+
+/** pino's levels, plus `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const POSTGRES_PROTOCOLS = ['postgres', 'postgresql'];
+const NATS_PROTOCOLS = ['nats', 'tls'];
+
+/**
+ * The rule for every environment variable of the deployment, in one place: the app
+ * entry points (`apps/<app>/src/main.ts`) and `npm start` (both modes) read their
+ * variables through these, so a value one mode accepts is never refused — or
+ * silently ignored — by the other. Tunables read as `undefined` when unset, so the
+ * app's own default applies.
+ */
+export const environment = {
+  port: (c: ConfigReader) => c.int('PORT', 3000, { min: 0, max: 65535 }),
+  host: (c: ConfigReader, fallback: string) => c.string('HOST', fallback),
+  databaseUrl: (c: ConfigReader) => c.url('DATABASE_URL', POSTGRES_PROTOCOLS),
+  /** `npm start`: unset → embedded PostgreSQL. */
+  optionalDatabaseUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_URL', POSTGRES_PROTOCOLS),
+  natsUrl: (c: ConfigReader) => c.url('NATS_URL', NATS_PROTOCOLS),
+  /** `npm start`: unset → one process over the in-process transport. */
+  optionalNatsUrl: (c: ConfigReader) => c.optionalUrl('NATS_URL', NATS_PROTOCOLS),
+  natsNamespace: (c: ConfigReader) => c.matching('NATS_NAMESPACE', /^[A-Za-z0-9_-]{1,64}$/, "may contain only letters, digits, '_' and '-' (at most 64)"),
+  adminToken: (c: ConfigReader) => c.optionalString('ADMIN_TOKEN'),
+  rpcTimeoutMs: (c: ConfigReader) => c.optionalInt('RPC_TIMEOUT_MS', { min: 100, max: 120_000 }),
+  callEventsBatchSize: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_BATCH_SIZE', { min: 1, max: 5_000 }),
+  callEventsAckWaitMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_ACK_WAIT_MS', { min: 1_000, max: 3_600_000 }),
+  logLevel: (c: ConfigReader) => c.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  seedDemo: (c: ConfigReader) => c.flag('SEED_DEMO', true),
+  dataDir: (c: ConfigReader) => c.string('DATA_DIR', '.data'),
+  embeddedPgPort: (c: ConfigReader) => c.int('EMBEDDED_PG_PORT', 54329, { min: 1, max: 65535 }),
+};
+
+/** A connection URL fit for a log line or an error message: user and password removed. */
+export function redactUrl(url: string): string {
+  return url
+    .split(',')
+    .map((part) => {
+      try {
+        const parsed = new URL(part.trim());
+        parsed.username = '';
+        parsed.password = '';
+        return parsed.toString().replace(/\/$/, '');
+      } catch {
+        return part.replace(/\/\/[^@/]*@/, '//');
+      }
+    })
+    .join(',');
 }

@@ -1,35 +1,142 @@
-import { ConfigError, readConfig, type ConfigReader } from './config.js';
+import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from './config.js';
 import { createLogger } from './logging.js';
 
 export interface Closeable {
   close(): Promise<void>;
 }
 
+/** A start-up failure the operator can act on: printed as one line, no stack trace. */
+export class StartupError extends Error {}
+
 /**
  * The process entry point of every app: read the configuration (reading it and
- * calling `config.done()` is `boot`'s job), start, log readiness, and shut down
- * once on SIGINT/SIGTERM. Bad configuration prints its message and exits 1
- * without a stack trace; any other start-up failure is logged as fatal.
+ * calling `config.done()` is `boot`'s job; LOG_LEVEL is read here for every app),
+ * start, log readiness, and shut down once on SIGINT/SIGTERM — or when the parent
+ * that spawned it over IPC (`npm start`) goes away. Bad configuration, an
+ * unreachable PostgreSQL or NATS, or a port in use print one line and exit 1;
+ * anything else is logged as fatal.
  */
 export function runService(name: string, boot: (config: ConfigReader) => Promise<{ service: Closeable; details?: Record<string, unknown> }>): void {
-  const logger = createLogger(name);
-  boot(readConfig(process.env))
-    .then(({ service, details }) => {
-      logger.info(details ?? {}, `${name} ready`);
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, `${name} stopping`);
-        await service.close();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
+  const config = readConfig(process.env);
+  const level = environment.logLevel(config);
+  // pino wants the level in lower case; the rule accepts any case.
+  if (process.env.LOG_LEVEL?.trim()) process.env.LOG_LEVEL = level;
+  let logger: Logger | undefined;
+  // Created only once the configuration is known to be valid (pino throws on an unknown level).
+  const log = () => (logger ??= createLogger(name));
+
+  let service: Closeable | undefined;
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!service) process.exit(0); // not started yet: nothing to close but sockets, which exit closes
+    log().info({ signal: reason }, `${name} stopping`);
+    try {
+      await service.close();
+    } catch (err) {
+      log().error({ err }, `${name} did not shut down cleanly`);
+      process.exit(1);
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Spawned by `npm start` with an IPC channel: if the launcher dies (even by SIGKILL), stop too.
+  if (process.send) {
+    process.on('disconnect', () => void stop('parent exited'));
+    process.channel?.unref();
+  }
+
+  boot(config)
+    .then((started) => {
+      service = started.service;
+      if (stopping) {
+        stopping = false;
+        return stop('stopped while starting');
+      }
+      log().info(started.details ?? {}, `${name} ready`);
     })
-    .catch((err: unknown) => {
-      if (err instanceof ConfigError) console.error(err.message);
-      else logger.fatal({ err }, `${name} failed to start`);
+    .catch(async (err: unknown) => {
+      if (stopping) process.exit(0);
+      const explained = err instanceof ConfigError || err instanceof StartupError ? err : await explainStartFailure(err);
+      if (explained instanceof ConfigError) console.error(explained.message);
+      else if (explained instanceof StartupError) console.error(`${name} cannot start: ${explained.message}`);
+      else log().fatal({ err }, `${name} failed to start`);
       process.exit(1);
     });
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * What went wrong at start, in one line, when the cause is one the operator fixes
+ * outside the code: a port in use, or PostgreSQL or NATS that cannot be reached or
+ * refuses us. The dependencies are probed again (only on failure) so the message
+ * names the right one; anything else comes back unchanged.
+ */
+export async function explainStartFailure(err: unknown, env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
+  const e = err as { code?: string; port?: number; address?: string; syscall?: string } | undefined;
+  if (e?.syscall === 'listen' && (e.code === 'EADDRINUSE' || e.code === 'EACCES')) {
+    const where = `HTTP port ${e.port} on ${e.address ?? env.HOST ?? '0.0.0.0'}`;
+    return new StartupError(
+      e.code === 'EADDRINUSE' ? `${where} is already in use (set PORT to another port, or stop what is using it)` : `${where} needs privileges this process does not have (set PORT to 1024 or above)`,
+    );
+  }
+  const databaseUrl = env.DATABASE_URL?.trim();
+  if (databaseUrl) {
+    const problem = await probePostgres(databaseUrl);
+    if (problem) return new StartupError(`PostgreSQL at ${redactUrl(databaseUrl)} ${problem}`);
+  }
+  const natsUrl = env.NATS_URL?.trim();
+  if (natsUrl) {
+    const problem = await probeNats(natsUrl);
+    if (problem) return new StartupError(`NATS at ${redactUrl(natsUrl)} ${problem}`);
+  }
+  return err;
+}
+
+function networkCode(err: unknown): string | undefined {
+  const e = err as { code?: string; errors?: unknown[]; cause?: unknown } | undefined;
+  if (e?.code && NETWORK_CODES.has(e.code)) return e.code;
+  for (const inner of [...(e?.errors ?? []), e?.cause]) {
+    const code = inner ? networkCode(inner) : undefined;
+    if (code) return code;
+  }
+  return undefined;
+}
+
+/** Undefined when PostgreSQL answers; otherwise why not, as the end of a sentence. */
+async function probePostgres(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (err) {
+    const code = networkCode(err);
+    if (code) return `is unreachable (${code}); is it running, and is DATABASE_URL right?`;
+    const message = (err as Error).message || String(err);
+    return /timeout/i.test(message) ? 'did not answer within 5 s; is DATABASE_URL right?' : `refused the connection: ${message}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function probeNats(url: string): Promise<string | undefined> {
+  try {
+    const nc = await connect({ servers: url.split(',').map((s) => s.trim()), timeout: 5_000, reconnect: false, name: 'start-probe' });
+    await nc.close();
+    return undefined;
+  } catch (err) {
+    const code = networkCode(err);
+    const message = (err as Error).message || String(err);
+    return code || /refused|timeout|ENOTFOUND/i.test(message)
+      ? `is unreachable (${code ?? message}); is it running (with JetStream), and is NATS_URL right?`
+      : `refused the connection: ${message}`;
+  }
 }
