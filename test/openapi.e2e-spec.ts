@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { randomBytes } from 'node:crypto';
+import { InProcessBus, InProcessStreams } from '@voice/service-kit';
+import { startAgentsService } from '../apps/agents-service/src/app.js';
+import { startConversationsService } from '../apps/conversations-service/src/app.js';
 import { startGateway } from '../apps/api-gateway/src/app.js';
 import { SCOPES } from '../apps/api-gateway/src/auth/scopes.js';
 import { gatewayControllers } from '../apps/api-gateway/src/gateway.module.js';
-import { routesOf } from '../apps/api-gateway/src/http/route-table.js';
-import type { ApiClient, ApiResponse } from './support/http.js';
-import { loadOpenApi, openApiValidator, type OpenApiValidator } from './support/openapi.js';
-import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+import { AGENT_EXAMPLE } from '../apps/api-gateway/src/openapi/examples.js';
+import { documentationGaps } from '../apps/api-gateway/src/openapi/openapi-document.js';
+import { standaloneOpenApiDocument } from '../apps/api-gateway/src/openapi/standalone-document.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { apiClient, type ApiClient, type ApiResponse } from './support/http.js';
+import { deleteNamespaceStreams, randomNamespace } from './support/nats.js';
+import { checkedClient, checkedSystem, loadOpenApi, openApiValidator, type CheckedSystem, type Operation, type OpenApiValidator } from './support/openapi.js';
+import { startSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
@@ -32,24 +40,47 @@ const eventually = <T>(probe: () => Promise<T>, accept: (value: T) => boolean, t
 
 /** A concrete URL for a path template (any id: the access check runs before the handler looks at it). */
 const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'x');
+const nameOf = (op: Pick<Operation, 'method' | 'path'>) => `${op.method} ${op.path}`;
+
+/** The named request-body examples the document shows for an operation, as [name, value] pairs. */
+const requestExamples = (op: Operation): Array<[string, any]> =>
+  Object.entries<any>(op.spec.requestBody?.content?.['application/json']?.examples ?? {}).map(([name, example]) => [name, example.value]);
+
+/** A document example, re-pointed from the example agent to a real one of the calling account. */
+const forAgent = <T>(value: T, agentId: string): T => JSON.parse(JSON.stringify(value).replaceAll(AGENT_EXAMPLE.id, agentId));
+
+/**
+ * Which documented operations the responses checked so far covered: with a success, and with a client error
+ * (for the operations that document one). Each entry names an operation that was NOT covered.
+ */
+function uncovered(oa: OpenApiValidator): { success: string[]; clientError: string[] } {
+  const covered = (accept: (status: number) => boolean) => new Set(oa.checked.filter((c) => accept(c.status)).map(nameOf));
+  const success = covered((status) => status < 300);
+  const clientError = covered((status) => status >= 400 && status < 500);
+  const documents4xx = (op: Operation) => Object.keys(op.spec.responses).some((status) => /^4\d\d$/.test(status));
+  return {
+    success: oa.operations.map(nameOf).filter((name) => !success.has(name)),
+    clientError: oa.operations.filter(documents4xx).map(nameOf).filter((name) => !clientError.has(name)),
+  };
+}
 
 describe('OpenAPI document and docs page', () => {
-  let system: RunningSystem;
+  let system: CheckedSystem;
   let account: TestAccount;
   let oa: OpenApiValidator;
-  /** Sends a request and validates the response against the document before returning it. */
-  let call: (client: ApiClient, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<any>>;
+  /** Every client of `system` checks each response against the document (support/openapi.ts checkedSystem). */
+  const call = (client: ApiClient, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<any>> =>
+    client.request(method, path, { body, headers });
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await checkedSystem(await startSystem());
+    oa = system.openapi;
     account = await system.createAccount({ agent_limit: 10 });
-    oa = await loadOpenApi(system.baseUrl);
-    call = async (client, method, path, body, headers) => oa.check(method, path, await client.request(method, path, { body, headers }));
   }, 60_000);
 
   afterAll(async () => {
     await system?.close();
-  });
+  }, 30_000);
 
   describe('the document', () => {
     it('is served raw (no envelope) as OpenAPI 3.1 without authentication, and every schema compiles under Ajv 2020 strict mode', async () => {
@@ -59,12 +90,23 @@ describe('OpenAPI document and docs page', () => {
       expect(res.body.openapi).toBe('3.1.0');
       expect(res.body.data).toBeUndefined();
       expect(res.body.components.securitySchemes.api_key).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(res.body.components.securitySchemes.api_key.bearerFormat).not.toBe('JWT');
       expect(JSON.stringify(res.body)).not.toContain('"nullable"');
       expect(() => oa.compileAll()).not.toThrow();
     });
 
-    it('every example in the document satisfies its own schema', () => {
+    it('is the document the unit tests check (built from the same controllers without any server)', async () => {
+      expect(oa.document).toEqual(await standaloneOpenApiDocument({ adminToken: 'configured' }));
+    });
+
+    it('has an example for every component, parameter, request body and success body, each satisfying its own schema', () => {
+      expect(oa.missingExamples()).toEqual([]);
       expect(oa.invalidExamples()).toEqual([]);
+    });
+
+    it('gives every operation exactly one tag, declared with a description at the top level (the docs page lists it once)', () => {
+      const declared = new Set(oa.document.tags.filter((t: any) => t.description).map((t: any) => t.name));
+      for (const op of oa.operations) expect([nameOf(op), op.spec.tags.length, declared.has(op.spec.tags[0])]).toEqual([nameOf(op), 1, true]);
     });
 
     it('is a valid OpenAPI 3.1 document by the official 3.1 schema', async () => {
@@ -76,11 +118,9 @@ describe('OpenAPI document and docs page', () => {
     });
 
     it('documents exactly the routes the gateway serves, each with a summary, a success response and its access rule', () => {
-      const served = routesOf(gatewayControllers({ adminToken: 'configured', rpcTimeoutMs: 1000 }))
-        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
-        .sort();
-      const documented = oa.operations.map((op) => `${op.method} ${op.path}`).sort();
-      expect(documented).toEqual(served);
+      // The route table the gateway's HTTP pipeline enforces (anything outside it is 404 route_not_found) against the served document.
+      expect(documentationGaps(oa.document, gatewayControllers({ adminToken: 'configured', rpcTimeoutMs: 1000 }))).toEqual({ undocumented: [], unserved: [] });
+      expect(oa.operations.length).toBeGreaterThanOrEqual(17);
       for (const op of oa.operations) {
         const name = `${op.method} ${op.path}`;
         expect([name, typeof op.spec.summary]).toEqual([name, 'string']);
@@ -134,6 +174,9 @@ describe('OpenAPI document and docs page', () => {
       const tamperedDoc = structuredClone(oa.document);
       tamperedDoc.components.schemas.Agent.examples[0].status = 'sleeping';
       expect(openApiValidator(tamperedDoc).invalidExamples()).toEqual([expect.stringContaining('components.schemas.Agent.examples[0]')]);
+      // A checked client refuses a response the document does not describe, before the test sees it.
+      delete tamperedDoc.paths['/health'].get.responses['200'];
+      await expect(checkedClient(apiClient(system.baseUrl), openApiValidator(tamperedDoc)).get('/health')).rejects.toThrow(/status 200 is not documented/);
     });
   });
 
@@ -165,7 +208,8 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'GET', '/v1/agents?status=gone')).body.error.code).toBe('invalid_parameter');
       expect((await call(account.api, 'GET', '/v1/agents/agt_unknown')).status).toBe(404);
       expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': '"1"' })).status).toBe(412);
-      expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': 'garbage' })).body.error.code).toBe('precondition_failed');
+      expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': 'W/"2"' })).body.error.code).toBe('precondition_failed');
+      expect((await call(account.api, 'PATCH', `/v1/agents/${id}`, { name: 'Y' }, { 'if-match': 'garbage' })).body.error).toMatchObject({ code: 'invalid_request', field: 'If-Match' });
       expect((await call(account.api, 'DELETE', `/v1/agents/${id}`)).status).toBe(204);
       expect((await call(account.api, 'DELETE', `/v1/agents/${id}`)).status).toBe(404);
 
@@ -292,10 +336,156 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(system.anonymous, 'GET', '/docs/index.html')).status).toBe(404);
     });
 
-    it('every documented operation was exercised above with a success status', () => {
-      const succeeded = new Set(oa.checked.filter((c) => c.status < 300).map((c) => `${c.method} ${c.path}`));
-      const missing = oa.operations.map((op) => `${op.method} ${op.path}`).filter((name) => !succeeded.has(name));
-      expect(missing).toEqual([]);
+    it('every request body example the document shows is accepted by the real API', async () => {
+      const fresh = await system.createAccount({ agent_limit: 10, voice_platforms: ['platform_a', 'platform_b'] });
+      const admin = system.client(system.adminToken);
+      const target = await call(fresh.api, 'POST', '/v1/agents', { name: 'Example target', voice_platform: 'platform_a' });
+      const agentId = target.body.data.id;
+      const withBodies = oa.operations.filter((op) => op.spec.requestBody);
+      expect(withBodies.map(nameOf).sort()).toEqual(['PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events']);
+      for (const op of withBodies) {
+        const examples = requestExamples(op);
+        expect([nameOf(op), examples.length > 0]).toEqual([nameOf(op), true]);
+        for (const [name, value] of examples) {
+          const client = op.spec['x-required-scope'] === 'admin' ? admin : fresh.api;
+          const path = op.path.replace('{id}', agentId);
+          const res = await call(client, op.method, path, forAgent(value, agentId));
+          expect([nameOf(op), name, res.status < 300 ? 'accepted' : res.text]).toEqual([nameOf(op), name, 'accepted']);
+          // Agent examples share a name and a number: free them for the next one.
+          if (op.path === '/v1/agents') expect((await call(fresh.api, 'DELETE', `/v1/agents/${res.body.data.id}`)).status).toBe(204);
+        }
+      }
+
+      // The call the examples describe, read back: the documented transcript downloads are what the API renders for it.
+      const transcriptOp = oa.operationFor('GET', '/v1/conversations/x/transcript');
+      const conversationId = transcriptOp.spec.parameters.find((p: any) => p.name === 'id').example;
+      await eventually(() => call(fresh.api, 'GET', `/v1/conversations/${conversationId}`), (r) => r.status === 200 && r.body.data.has_transcript);
+      const documented = transcriptOp.spec.responses['200'].content;
+      const formats: Record<string, string> = { 'text/plain': 'text', 'application/x-subrip': 'srt', 'text/vtt': 'vtt' };
+      for (const [type, format] of Object.entries(formats)) {
+        const res = await call(fresh.api, 'GET', `/v1/conversations/${conversationId}/transcript?format=${format}`);
+        expect([type, res.text]).toEqual([type, documented[type].example]);
+      }
+      const json = await call(fresh.api, 'GET', `/v1/conversations/${conversationId}/transcript`);
+      expect(json.body.data).toEqual(documented['application/json'].example.data);
+    }, 30_000);
+
+    it('with no service answering, the operations that need one answer 503 as documented (envelope, Retry-After)', async () => {
+      // A second gateway on the same database (so the account's key works) and a NATS namespace no service listens on.
+      const namespace = randomNamespace();
+      const lonely = await startGateway({
+        port: 0, host: '127.0.0.1', databaseUrl: system.databaseUrl, natsUrl: system.natsUrl, namespace, adminToken: system.adminToken, rpcTimeoutMs: 500,
+      });
+      try {
+        const anonymous = checkedClient(apiClient(lonely.url), oa);
+        const health = await anonymous.get('/health');
+        expect(health.status).toBe(503);
+        expect(health.body.data).toMatchObject({ status: 'unavailable', checks: { database: 'ok', agents_service: 'unavailable' } });
+
+        const api = checkedClient(apiClient(lonely.url, account.api_key), oa);
+        const unavailable: string[] = [];
+        for (const op of oa.operations.filter((o) => (SCOPES as readonly string[]).includes(o.spec['x-required-scope']))) {
+          const body = requestExamples(op)[0]?.[1];
+          const res = await api.request(op.method, concrete(op.path), { body });
+          if (res.status === 503) {
+            expect([nameOf(op), res.body.error.code]).toEqual([nameOf(op), 'service_unavailable']);
+            unavailable.push(nameOf(op));
+          }
+        }
+        expect(unavailable.sort()).toEqual([
+          'DELETE /v1/agents/{id}', 'GET /v1/agents', 'GET /v1/agents/{id}', 'GET /v1/conversations', 'GET /v1/conversations/{id}',
+          'GET /v1/conversations/{id}/transcript', 'PATCH /v1/agents/{id}', 'POST /v1/agents', 'POST /v1/call-events',
+        ]);
+      } finally {
+        await lonely.close();
+        await deleteNamespaceStreams(namespace).catch(() => undefined);
+      }
+    }, 30_000);
+
+    it('every documented operation was exercised above with a success, and with an error wherever it documents a 4xx; 5xx too', () => {
+      expect(uncovered(oa)).toEqual({ success: [], clientError: [] });
+      expect(oa.checked.filter((c) => c.status >= 500).length).toBeGreaterThanOrEqual(10);
     });
   });
+});
+
+/**
+ * One-process mode (what `npm start` does without NATS_URL): the three apps over the in-process transport, started
+ * as test/gateway-local.e2e-spec.ts does. It must serve the same document, and every route must answer as documented.
+ */
+describe('OpenAPI: one-process mode (in-process transport)', () => {
+  let db: TestDatabase;
+  const closers: Array<() => Promise<void>> = [];
+  let baseUrl: string;
+  let oa: OpenApiValidator;
+  /** A client that checks every response against the document this gateway serves. */
+  const client = (bearer?: string) => checkedClient(apiClient(baseUrl, bearer), oa);
+  const adminToken = `admin_${randomBytes(8).toString('hex')}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('oalocal');
+    const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
+    const agents = await startAgentsService({ databaseUrl: db.url, local });
+    closers.push(() => agents.close());
+    const conversations = await startConversationsService({ databaseUrl: db.url, local });
+    closers.push(() => conversations.close());
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
+    closers.push(() => gateway.close());
+    baseUrl = gateway.url;
+    oa = await loadOpenApi(baseUrl);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await db?.drop();
+  }, 30_000);
+
+  it('serves the same document as the distributed mode', async () => {
+    expect(oa.document).toEqual(await standaloneOpenApiDocument({ adminToken: 'configured' }));
+  });
+
+  it('answers every documented route as documented: a success each, and typical errors', async () => {
+    const anonymous = client();
+    const admin = client(adminToken);
+    expect((await anonymous.get('/health')).body.data.status).toBe('ok');
+    for (const path of ['/v1/openapi.json', '/docs', '/docs/swagger-initializer.js']) expect([path, (await anonymous.get(path)).status]).toEqual([path, 200]);
+    expect((await anonymous.get('/docs/nothing.js')).status).toBe(404);
+
+    const account = await admin.post('/v1/admin/accounts', { name: 'Local', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a'] });
+    expect(account.status).toBe(201);
+    expect((await admin.post('/v1/admin/accounts', { name: 'Local' })).status).toBe(400);
+    expect((await client('wrong').post('/v1/admin/accounts', {})).status).toBe(401);
+    const api = client(account.body.data.api_key);
+
+    const agent = await api.post('/v1/agents', { name: 'Local agent', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    const agentId = agent.body.data.id;
+    expect((await api.post('/v1/agents', { name: 'Elsewhere', voice_platform: 'platform_b' })).body.error.code).toBe('platform_not_configured');
+    expect((await api.get('/v1/agents?status=active')).body.data).toHaveLength(1);
+    expect((await api.get(`/v1/agents/${agentId}`)).status).toBe(200);
+    expect((await api.get('/v1/agents/agt_unknown')).status).toBe(404);
+    expect((await api.patch(`/v1/agents/${agentId}`, { welcome_message: 'Hi' }, { 'if-match': agent.headers.get('etag')! })).status).toBe(200);
+
+    const events = completedCall('local-oa-1', agentId);
+    expect((await api.post('/v1/call-events', { events })).status).toBe(202);
+    expect((await api.post('/v1/call-events', { ...events[0], id: 'local-oa-x', agent_id: 'agt_other' })).body.error.code).toBe('unknown_agent');
+    const detail = await eventually(() => api.get('/v1/conversations/local-oa-1'), (r) => r.status === 200 && r.body.data.status === 'completed');
+    expect(detail.body.data.has_transcript).toBe(true);
+    expect((await api.get('/v1/conversations?has_transcript=true')).body.data).toHaveLength(1);
+    expect((await api.get('/v1/conversations?sentiment=happy')).body.error.code).toBe('invalid_parameter');
+    expect((await api.get('/v1/conversations/local-oa-1/transcript')).body.data.segments).toHaveLength(2);
+    expect((await api.get('/v1/conversations/local-oa-1/transcript?format=vtt')).text).toMatch(/^WEBVTT/);
+    expect((await api.get('/v1/conversations/nope/transcript')).status).toBe(404);
+
+    const key = await api.post('/v1/api-keys', { name: 'reporting', scopes: ['conversations:read'] });
+    expect(key.status).toBe(201);
+    expect((await api.get('/v1/api-keys')).body.data).toHaveLength(2);
+    expect((await client(key.body.data.api_key).get('/v1/agents')).status).toBe(403);
+    expect((await api.delete(`/v1/api-keys/${key.body.data.id}`)).status).toBe(204);
+    expect((await api.delete('/v1/api-keys/key_000000000000000000000000')).status).toBe(404);
+    expect((await api.delete(`/v1/agents/${agentId}`)).status).toBe(204);
+    expect((await anonymous.get('/v1/conversations')).status).toBe(401);
+
+    expect(uncovered(oa).success).toEqual([]);
+  }, 30_000);
 });

@@ -4,11 +4,15 @@
  * content type must be one it lists, the body must satisfy that media type's
  * schema (Ajv, JSON Schema 2020-12 as in OpenAPI 3.1) and every header the
  * response declares as required must be present and match its schema.
+ *
+ * `checkedClient` / `checkedSystem` wrap the e2e ApiClient so that every
+ * response a test receives is checked that way before the test sees it.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import type { ApiResponse } from './http.js';
+import type { ApiClient, ApiResponse } from './http.js';
+import type { RunningSystem, TestAccount } from './system.js';
 
 // ajv and ajv-formats are CommonJS: under ESM the class sits on `.default`.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
@@ -16,6 +20,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const DOC_ID = 'https://openapi.test/document.json';
+const DATA_KEYWORDS = new Set(['example', 'examples', 'enum', 'const', 'default']);
 
 export interface Operation {
   method: string;
@@ -40,8 +45,16 @@ export interface OpenApiValidator {
   check<T extends ApiResponse>(method: string, url: string, res: T): T;
   /** Compiles every component schema (fails on a schema Ajv rejects in strict mode). */
   compileAll(): void;
-  /** Every example in the document (media-type examples, schema `examples`) that does not satisfy its own schema. */
+  /**
+   * Every example in the document that does not satisfy its own schema: schema `examples` anywhere (components,
+   * nested properties, inline schemas), and the `example` / named `examples` of media types, parameters and headers.
+   */
   invalidExamples(): string[];
+  /**
+   * What has no example although the docs page would show one: component schemas, parameters, request bodies and
+   * success (2xx) bodies — except binary bodies (format: binary), which JSON cannot hold.
+   */
+  missingExamples(): string[];
 }
 
 function templatePattern(template: string): RegExp {
@@ -136,24 +149,53 @@ export function openApiValidator(document: any): OpenApiValidator {
       const validate = compile(`example schema ${where}`, schema ?? {});
       if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
     };
-    for (const [name, schema] of Object.entries<any>(document.components?.schemas ?? {})) {
-      for (const [i, example] of (schema.examples ?? []).entries()) verify(`components.schemas.${name}.examples[${i}]`, { $ref: `#/components/schemas/${name}` }, example);
-    }
-    for (const op of operations) {
-      const media = [
-        ...Object.entries<any>(op.spec.responses ?? {}).flatMap(([status, r]) => Object.entries<any>(r.content ?? {}).map(([t, m]) => [`${status} ${t}`, m] as const)),
-        ...Object.entries<any>(op.spec.requestBody?.content ?? {}).map(([t, m]) => [`request ${t}`, m] as const),
-      ];
-      for (const [label, m] of media) {
-        const where = `${op.method} ${op.path} ${label}`;
-        if ('example' in m) verify(where, m.schema, m.example);
-        for (const [key, example] of Object.entries<any>(m.examples ?? {})) verify(`${where} examples.${key}`, m.schema, example.value);
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) {
+        node.forEach((item, i) => walk(item, `${where}[${i}]`));
+        return;
       }
-    }
+      if (node === null || typeof node !== 'object') return;
+      const object = node as Record<string, any>;
+      // A schema: JSON Schema's `examples` array, each validated against the schema holding it.
+      if (Array.isArray(object.examples)) object.examples.forEach((example: unknown, i: number) => verify(`${where}.examples[${i}]`, object, example));
+      // A media type, parameter or header: `example`, or named `examples` ({ key: { value } }), against its `schema`.
+      if (object.schema !== null && typeof object.schema === 'object') {
+        if ('example' in object) verify(`${where}.example`, object.schema, object.example);
+        if (object.examples && !Array.isArray(object.examples)) {
+          for (const [key, example] of Object.entries<any>(object.examples)) verify(`${where}.examples.${key}`, object.schema, example?.value);
+        }
+      }
+      for (const [key, value] of Object.entries(object)) {
+        // Example values, enums, consts and defaults are data, not more schemas or media types to look into.
+        if (!DATA_KEYWORDS.has(key)) walk(value, `${where}.${key}`);
+      }
+    };
+    walk(document.components ?? {}, 'components');
+    walk(document.paths ?? {}, 'paths');
     return problems;
   };
 
-  return { document, operations, checked, operationFor, check, compileAll, invalidExamples };
+  const missingExamples = () => {
+    const missing: string[] = [];
+    const lacks = (holder: any) => holder.example === undefined && (holder.examples === undefined || Object.keys(holder.examples).length === 0);
+    for (const [name, schema] of Object.entries<any>(document.components?.schemas ?? {})) {
+      if (!Array.isArray(schema.examples) || schema.examples.length === 0) missing.push(`components.schemas.${name}`);
+    }
+    for (const op of operations) {
+      const name = `${op.method} ${op.path}`;
+      for (const parameter of op.spec.parameters ?? []) if (lacks(parameter)) missing.push(`${name} parameter ${parameter.name} (${parameter.in})`);
+      for (const [type, media] of Object.entries<any>(op.spec.requestBody?.content ?? {})) if (lacks(media)) missing.push(`${name} request ${type}`);
+      for (const [status, response] of Object.entries<any>(op.spec.responses ?? {})) {
+        if (!/^2\d\d$/.test(status)) continue;
+        for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+          if (media.schema?.format !== 'binary' && lacks(media)) missing.push(`${name} → ${status} ${type}`);
+        }
+      }
+    }
+    return missing;
+  };
+
+  return { document, operations, checked, operationFor, check, compileAll, invalidExamples, missingExamples };
 }
 
 /** Loads the document the running gateway serves. */
@@ -161,4 +203,39 @@ export async function loadOpenApi(baseUrl: string): Promise<OpenApiValidator> {
   const res = await fetch(new URL('/v1/openapi.json', baseUrl));
   if (res.status !== 200) throw new Error(`GET /v1/openapi.json answered ${res.status}`);
   return openApiValidator(await res.json());
+}
+
+/** An ApiClient whose every response is checked against the document (OpenApiValidator.check) before the caller sees it. */
+export function checkedClient(client: ApiClient, oa: OpenApiValidator): ApiClient {
+  const request: ApiClient['request'] = async (method, path, options) => oa.check(method, path, await client.request(method, path, options));
+  return {
+    request,
+    get: (path, headers) => request('GET', path, { headers }),
+    post: (path, body, headers) => request('POST', path, { body, headers }),
+    patch: (path, body, headers) => request('PATCH', path, { body, headers }),
+    delete: (path, headers) => request('DELETE', path, { headers }),
+  };
+}
+
+export interface CheckedSystem extends RunningSystem {
+  /** The document the system's gateway serves, and the record of every response checked against it. */
+  openapi: OpenApiValidator;
+}
+
+/**
+ * The same running system, but every client it hands out (anonymous, client(key), createAccount's api) checks
+ * each response against the gateway's own document. Loads the document from the gateway.
+ */
+export async function checkedSystem(system: RunningSystem): Promise<CheckedSystem> {
+  const oa = await loadOpenApi(system.baseUrl);
+  return {
+    ...system,
+    openapi: oa,
+    anonymous: checkedClient(system.anonymous, oa),
+    client: (apiKey) => checkedClient(system.client(apiKey), oa),
+    createAccount: async (input): Promise<TestAccount> => {
+      const account = await system.createAccount(input);
+      return { ...account, api: checkedClient(account.api, oa) };
+    },
+  };
 }

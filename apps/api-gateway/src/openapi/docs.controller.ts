@@ -60,7 +60,20 @@ export class DocsController {
   @Get('v1/openapi.json')
   @Public()
   @ApiRoute('Documentation', 'This OpenAPI 3.1 document', 'The raw document, not wrapped in an envelope.')
-  @ApiResponse({ status: 200, description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The OpenAPI document.',
+    content: {
+      'application/json': {
+        schema: { type: 'object', required: ['openapi', 'info', 'paths'] },
+        example: {
+          openapi: '3.1.0',
+          info: { title: 'Voice-agent operations API', version: '1.0.0' },
+          paths: { '/v1/agents': { get: { tags: ['Agents'], summary: 'List agents', 'x-required-scope': 'agents:read' } } },
+        },
+      },
+    },
+  })
   openapi(): OpenAPIObject {
     if (!this.holder.document) throw apiFailure('service_unavailable', 'The API description is not ready yet.');
     return this.holder.document;
@@ -71,7 +84,11 @@ export class DocsController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @ApiRoute('Documentation', 'Interactive documentation (Swagger UI)')
   @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'An HTML page rendering this document; it loads its assets from /docs/…, never from elsewhere.', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'An HTML page rendering this document; it loads its assets from /docs/…, never from elsewhere.',
+    content: { 'text/html': { schema: { type: 'string' }, example: PAGE } },
+  })
   page(): string {
     return PAGE;
   }
@@ -81,7 +98,15 @@ export class DocsController {
   @ApiRoute('Documentation', 'A static file of the documentation page')
   @ApiParam({ name: 'asset', required: true, schema: { type: 'string', enum: [...Object.keys(ASSETS), 'swagger-initializer.js'] } })
   @ApiErrors('not_found')
-  @ApiResponse({ status: 200, description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The file (the PNG is binary, so it has no example).',
+    content: {
+      'text/css': { schema: { type: 'string' }, example: '.swagger-ui{color:#3b4151;font-family:sans-serif}\n' },
+      'text/javascript': { schema: { type: 'string' }, example: INIT_SCRIPT },
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+    },
+  })
   asset(@Param('asset') asset: string, @Res() res: Response): void {
     if (asset === 'swagger-initializer.js') {
       res.type('text/javascript; charset=utf-8').send(INIT_SCRIPT);

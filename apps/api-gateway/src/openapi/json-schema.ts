@@ -20,7 +20,7 @@ export const enumOf = (values: readonly string[], extra: JsonSchema = {}): JsonS
  */
 export function viewSchema<T extends object>(
   properties: { [K in keyof Required<T>]: JsonSchema },
-  options: { optional?: Array<keyof T>; description?: string; example?: T } = {},
+  options: { optional?: Array<keyof T>; description?: string; examples?: T[] } = {},
 ): JsonSchema {
   const optional = new Set<PropertyKey>(options.optional ?? []);
   return {
@@ -29,6 +29,6 @@ export function viewSchema<T extends object>(
     required: Object.keys(properties).filter((key) => !optional.has(key)),
     properties,
     additionalProperties: false,
-    ...(options.example ? { examples: [options.example] } : {}),
+    ...(options.examples ? { examples: options.examples } : {}),
   };
 }

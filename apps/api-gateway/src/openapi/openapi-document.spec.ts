@@ -1,6 +1,113 @@
-import { describe, expect, it } from '@jest/globals';
-import { errorCodesOf, toJsonSchemaNulls } from './openapi-document.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { openApiValidator, type OpenApiValidator } from '../../../../test/support/openapi.js';
+import { gatewayControllers } from '../gateway.module.js';
+import { documentationGaps, errorCodesOf, toJsonSchemaNulls } from './openapi-document.js';
 import { viewSchema } from './json-schema.js';
+import { API_TAGS } from './route-docs.js';
+import { standaloneOpenApiDocument } from './standalone-document.js';
+
+const controllers = gatewayControllers({ adminToken: 'configured', rpcTimeoutMs: 1000 });
+
+describe('the document (built from the controllers, without a database or NATS)', () => {
+  let oa: OpenApiValidator;
+
+  beforeAll(async () => {
+    oa = openApiValidator(await standaloneOpenApiDocument({ adminToken: 'configured' }));
+  });
+
+  it('gives every operation exactly one tag, declared at the top level with a description, so the docs page lists it once', () => {
+    const declared = new Map<string, string>(oa.document.tags.map((t: { name: string; description: string }) => [t.name, t.description]));
+    for (const op of oa.operations) {
+      expect([op.method, op.path, op.spec.tags]).toEqual([op.method, op.path, [expect.any(String)]]);
+      expect([op.method, op.path, declared.get(op.spec.tags[0])]).toEqual([op.method, op.path, API_TAGS[op.spec.tags[0] as keyof typeof API_TAGS]]);
+    }
+    // Every declared tag is used, in the display order of API_TAGS, and has a description.
+    const used = new Set(oa.operations.map((op) => op.spec.tags[0]));
+    expect([...declared.keys()]).toEqual(Object.keys(API_TAGS).filter((name) => used.has(name)));
+    for (const description of declared.values()) expect(description.length).toBeGreaterThan(20);
+  });
+
+  it('drops the Admin tag with the admin route when no admin token is configured', async () => {
+    const doc = await standaloneOpenApiDocument({});
+    expect(doc.tags!.map((t) => t.name)).not.toContain('Admin');
+    expect(doc.paths['/v1/admin/accounts']).toBeUndefined();
+  });
+
+  it('describes API keys as opaque vk_ bearer tokens (not JWTs) and the admin token as the same Authorization header', () => {
+    const { api_key: apiKey, admin_token: adminToken } = oa.document.components.securitySchemes;
+    expect(apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(JSON.stringify(oa.document.components.securitySchemes)).not.toMatch(/JWT"/);
+    expect(apiKey.bearerFormat).toMatch(/^vk_/);
+    expect(apiKey.description).toMatch(/vk_/);
+    expect(apiKey.description).toMatch(/40 letters or digits/);
+    expect(apiKey.description).toMatch(/admin/);
+    expect(adminToken.bearerFormat).toBeUndefined();
+    expect(adminToken.description).toContain('ADMIN_TOKEN');
+    expect(adminToken.description).toContain('Authorization: Bearer');
+    expect(adminToken.description).toMatch(/same header/);
+  });
+
+  it('has an example for every component, parameter, request body and success body', () => {
+    expect(oa.missingExamples()).toEqual([]);
+  });
+
+  it('every example satisfies its own schema (components, nested schemas, parameters, headers, bodies)', () => {
+    expect(() => oa.compileAll()).not.toThrow();
+    expect(oa.invalidExamples()).toEqual([]);
+  });
+
+  it('the conversation list example is a full page: items, pagination meta and links as the gateway writes them', () => {
+    const example = oa.operationFor('GET', '/v1/conversations').spec.responses['200'].content['application/json'].example;
+    expect(example.data).toHaveLength(2);
+    expect(example.meta).toMatchObject({ total: 214, page: 2, per_page: 2, total_pages: 107 });
+    expect(example.links).toEqual({
+      first: 'https://api.example.com/v1/conversations?per_page=2&page=1',
+      prev: 'https://api.example.com/v1/conversations?per_page=2&page=1',
+      next: 'https://api.example.com/v1/conversations?per_page=2&page=3',
+      last: 'https://api.example.com/v1/conversations?per_page=2&page=107',
+    });
+    const health = oa.operationFor('GET', '/health').spec.responses;
+    expect(health['200'].content['application/json'].example.data.status).toBe('ok');
+    expect(health['503'].content['application/json'].example.data.status).toBe('unavailable');
+  });
+
+  it('the example checks fail on a missing or a wrong example (the checks themselves)', () => {
+    const tampered = structuredClone(oa.document);
+    delete tampered.paths['/v1/conversations'].get.responses['200'].content['application/json'].example;
+    delete tampered.paths['/v1/agents'].get.parameters.find((p: { name: string }) => p.name === 'status').example;
+    tampered.paths['/v1/agents'].post.requestBody.content['application/json'].examples.minimal.value.voice_platform = 'platform_z';
+    tampered.components.schemas.ConversationDetail.properties.id.examples = [42];
+    const checker = openApiValidator(tampered);
+    expect(checker.missingExamples()).toEqual(['GET /v1/agents parameter status (query)', 'GET /v1/conversations → 200 application/json']);
+    expect(checker.invalidExamples()).toEqual([
+      expect.stringContaining('components.schemas.ConversationDetail.properties.id.examples[0]'),
+      expect.stringContaining('paths./v1/agents.post.requestBody.content.application/json.examples.minimal'),
+    ]);
+  });
+
+  describe('documentationGaps', () => {
+    it('finds none between the document and the routes the controllers serve', () => {
+      expect(documentationGaps(oa.document, controllers)).toEqual({ undocumented: [], unserved: [] });
+    });
+
+    it('names a served route the document lacks, and a documented operation nothing serves', () => {
+      const tampered = structuredClone(oa.document);
+      delete tampered.paths['/v1/conversations/{id}/transcript'];
+      delete tampered.paths['/v1/agents/{id}'].patch;
+      tampered.paths['/v1/agents/{id}'].put = { summary: 'Replace an agent', responses: {} };
+      expect(documentationGaps(tampered, controllers)).toEqual({
+        undocumented: ['GET /v1/conversations/{id}/transcript', 'PATCH /v1/agents/{id}'],
+        unserved: ['PUT /v1/agents/{id}'],
+      });
+    });
+
+    it('names every route of a controller the document was not built from', () => {
+      const withoutAdmin = gatewayControllers({ rpcTimeoutMs: 1000 });
+      expect(documentationGaps(oa.document, withoutAdmin)).toEqual({ undocumented: [], unserved: ['POST /v1/admin/accounts'] });
+    });
+  });
+});
 
 describe('errorCodesOf', () => {
   it('adds the authentication, permission and availability errors to a scoped route', () => {

@@ -3,9 +3,11 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { ERROR_CATALOG, httpStatusOf, type ErrorCode } from '@voice/contracts';
 import { ACCESS_METADATA, type Access } from '../auth/access.decorators.js';
 import { handlersOf } from '../http/route-table.js';
+import { addOperationExamples } from './document-examples.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
+import { REQUEST_ID_EXAMPLE } from './examples.js';
 import { ref, type JsonSchema } from './json-schema.js';
-import { API_ERRORS_METADATA, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
+import { API_ERRORS_METADATA, API_TAGS, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
 import { componentSchemas } from './schemas.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -14,7 +16,9 @@ const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'invalid_request', 'payload_to
 
 const DESCRIPTION = `Voice-agent operations API: create AI phone agents and read back every call they handled.
 
-Authenticate with \`Authorization: Bearer <API key>\`; each operation names the scope its key needs (\`x-required-scope\`).
+Authenticate with \`Authorization: Bearer <API key>\`, where the key is the opaque string an account or key creation
+returned once (\`vk_\` and 40 letters or digits); each operation names the scope its key needs (\`x-required-scope\`).
+The admin routes take the operator token (ADMIN_TOKEN) in the same header instead.
 Successful answers are \`{ data, meta }\`; lists add pagination to \`meta\` and \`links\`. Every failure is
 \`{ error: { type, code, message, field?, valid_values?, limit?, current?, request_id } }\`.
 On every path an unknown path is 404 \`route_not_found\` and a known path with another method is 405
@@ -32,7 +36,7 @@ export function errorCodesOf(access: Access | undefined, method: string, own: Er
 }
 
 function errorExample(code: ErrorCode): unknown {
-  return { error: { type: ERROR_CATALOG[code].type, code, ...ERROR_EXAMPLES[code], request_id: '6f1c2a0e-2b1d-4c55-9f0e-2a8d7c1b9e10' } };
+  return { error: { type: ERROR_CATALOG[code].type, code, ...ERROR_EXAMPLES[code], request_id: REQUEST_ID_EXAMPLE } };
 }
 
 function errorResponse(codes: ErrorCode[]): Record<string, unknown> {
@@ -71,6 +75,45 @@ export function toJsonSchemaNulls(value: unknown): unknown {
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * The two ways a document and the served routes can disagree, as "METHOD /path"
+ * lists: routes the controllers serve that the document lacks, and operations
+ * the document has that no controller serves. The HTTP pipeline answers
+ * route_not_found for anything outside the same controllers' route table, so
+ * with both empty the document is exactly the API.
+ */
+export function documentationGaps(document: Pick<OpenAPIObject, 'paths'>, controllers: Type[]): { undocumented: string[]; unserved: string[] } {
+  const served = new Set(handlersOf(controllers).map(({ method, path }) => `${method} ${openApiPath(path)}`));
+  const documented = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of HTTP_METHODS) if ((item as Record<string, unknown>)[method]) documented.add(`${method.toUpperCase()} ${path}`);
+  }
+  return {
+    undocumented: [...served].filter((route) => !documented.has(route)).sort(),
+    unserved: [...documented].filter((route) => !served.has(route)).sort(),
+  };
+}
+
+const API_KEY_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  // Not a JWT: an opaque random string, looked up (hashed) in the gateway's database.
+  bearerFormat: 'vk_<40 letters or digits>',
+  description:
+    'An API key of an account, sent as `Authorization: Bearer vk_…`: an opaque string (not a JWT), `vk_` followed by 40 letters or digits, ' +
+    'returned once by POST /v1/api-keys or by account creation. Each operation names the scope the key must hold (`x-required-scope`). ' +
+    'The admin routes take the operator token (admin_token) in this same Authorization header instead.',
+} as const;
+const ADMIN_TOKEN_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'The operator token configured with ADMIN_TOKEN, sent in the same header as API keys: `Authorization: Bearer <ADMIN_TOKEN>`. ' +
+    'An opaque string of the operator’s choosing; accepted only by the /v1/admin routes, which are absent (404) when no token is configured.',
+} as const;
+
 /**
  * The document of the running gateway: paths, parameters, bodies and success
  * responses come from the controllers' decorators through @nestjs/swagger;
@@ -83,11 +126,14 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
     .setDescription(DESCRIPTION)
     .setVersion('1.0.0')
     .setOpenAPIVersion('3.1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of an account: vk_ followed by 40 characters.' }, 'api_key')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' }, 'admin_token')
+    // addSecurity, not addBearerAuth: the latter stamps bearerFormat "JWT" on every scheme.
+    .addSecurity('api_key', API_KEY_SCHEME)
+    .addSecurity('admin_token', ADMIN_TOKEN_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    // Each operation names its one tag (ApiRoute); the automatic per-controller tag would list every operation twice on the docs page.
+    autoTagControllers: false,
   });
   document.components = { ...document.components, schemas: componentSchemas() as never };
 
@@ -125,5 +171,11 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
       response.headers = { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'], ...response.headers };
     }
   }
+  addOperationExamples(document.paths as never, document.components.schemas as never);
+  // The groups of the docs page: those in use, in API_TAGS order, each with its description.
+  const used = new Set(Object.values(document.paths).flatMap((item) => HTTP_METHODS.flatMap((m) => item[m]?.tags ?? [])));
+  document.tags = Object.entries(API_TAGS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
   return toJsonSchemaNulls(document) as OpenAPIObject;
 }

@@ -32,6 +32,14 @@ export const listEnvelopeOf = (item: JsonSchema): JsonSchema => ({
   additionalProperties: false,
 });
 
+/** What an envelope built by envelopeOf or listEnvelopeOf wraps: the component's name and whether it is a list; undefined for any other schema. */
+export function envelopedComponent(schema: unknown): { component: string; list: boolean } | undefined {
+  const data = (schema as { properties?: { data?: { $ref?: unknown; type?: unknown; items?: { $ref?: unknown } } } } | undefined)?.properties?.data;
+  const target = data?.type === 'array' ? data.items?.$ref : data?.$ref;
+  if (typeof target !== 'string' || !target.startsWith('#/components/schemas/')) return undefined;
+  return { component: target.slice('#/components/schemas/'.length), list: data?.type === 'array' };
+}
+
 const headersOf = (names: ResponseHeader[]) => Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]]));
 
 /** A success answer in the `{ data, meta }` envelope (or the list envelope). */
@@ -51,8 +59,24 @@ export function ApiEnvelope(
 
 export const ApiNoContent = (description: string) => ApiResponse({ status: 204, description });
 
-/** Summary, tag and (optionally) a JSON request body given by a component schema, possibly one of several. */
-export function ApiRoute(tag: string, summary: string, description?: string): MethodDecorator {
+/**
+ * The groups of the docs page, in display order, each with the description the
+ * document's top-level `tags` carries. An operation names exactly one of them
+ * (ApiRoute), so a tag without a description cannot be introduced.
+ */
+export const API_TAGS = {
+  Health: 'Health of the gateway and of what it depends on (database, NATS, agents-service, conversations-service). No authentication.',
+  Agents: 'AI phone agents: create, list, read, update (pause and resume with status) and delete. Scopes agents:read and agents:write.',
+  Conversations: 'The calls agents handled: list with filters and pagination, full detail, transcripts as JSON, text, SRT or WebVTT. Scope conversations:read.',
+  'Call events': 'Ingest for voice platforms: call.started … call.ended events, one or a batch, de-duplicated by event id. Scope call_events:write.',
+  'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
+  Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
+  Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',
+} as const;
+export type ApiTag = keyof typeof API_TAGS;
+
+/** Summary and the operation's single tag (one of API_TAGS). */
+export function ApiRoute(tag: ApiTag, summary: string, description?: string): MethodDecorator {
   return applyDecorators(ApiTags(tag), ApiOperation({ summary, ...(description ? { description } : {}) }));
 }
 
@@ -66,20 +90,22 @@ export const ApiIfMatch = (required: boolean) =>
   ApiHeader({
     name: 'If-Match',
     required,
-    description: 'The ETag of the version being changed ("<n>", W/"<n>" or *); when absent the change applies to the latest version. Anything else is 412 precondition_failed.',
+    description:
+      'The ETag of the version being changed, as returned ("<n>"), a comma-separated list of them, or *; when absent the change applies to the latest version. ' +
+      'No strong tag matching the current version (weak W/"<n>" tags never match) is 412 precondition_failed; a value that is not an ETag list is 400 invalid_request.',
     schema: { type: 'string', examples: ['"3"'] },
   });
 
-/** page and per_page, shared by every list. */
+/** page and per_page, shared by every list (declared in reverse: the document restores reading order, page first). */
 export function ApiPagination(): MethodDecorator {
   return applyDecorators(
-    ApiQuery({ name: 'page', required: false, description: 'Starts at 1.', schema: { type: 'integer', minimum: 1, default: 1 } }),
     ApiQuery({
       name: 'per_page',
       required: false,
       description: `1 to ${PAGINATION.maxPerPage}; larger values are capped to ${PAGINATION.maxPerPage}.`,
       schema: { type: 'integer', minimum: 1, default: PAGINATION.defaultPerPage },
     }),
+    ApiQuery({ name: 'page', required: false, description: 'Starts at 1.', schema: { type: 'integer', minimum: 1, default: 1 } }),
   );
 }
 

@@ -27,7 +27,26 @@ import { SCOPES } from '../auth/scopes.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';
 import { callEventComponents } from './call-event-schema.js';
-import { AGENT_EXAMPLE, CONVERSATION_DETAIL_EXAMPLE, TRANSCRIPT_EXAMPLE } from './examples.js';
+import { ERROR_EXAMPLES } from './error-examples.js';
+import {
+  AGENT_EXAMPLE,
+  API_KEY_EXAMPLES,
+  CALL_EVENT_BATCH_EXAMPLE,
+  CALL_EVENTS_ACCEPTED_EXAMPLE,
+  CONVERSATION_DETAIL_EXAMPLE,
+  CONVERSATION_LIST_ITEM_EXAMPLES,
+  CONVERSATIONS_PAGE_EXAMPLE,
+  CREATED_ACCOUNT_EXAMPLE,
+  CREATED_API_KEY_EXAMPLE,
+  HEALTH_EXAMPLE,
+  HEALTH_UNAVAILABLE_EXAMPLE,
+  listExample,
+  META_EXAMPLE,
+  PAUSED_AGENT_EXAMPLE,
+  REQUEST_EXAMPLES,
+  REQUEST_ID_EXAMPLE,
+  TRANSCRIPT_EXAMPLE,
+} from './examples.js';
 import {
   arrayOf,
   boolean,
@@ -49,15 +68,34 @@ const metadata: JsonSchema = {
   propertyNames: { pattern: METADATA_KEY_PATTERN.source },
   additionalProperties: string({ maxLength: AGENT_LIMITS.metadataValue }),
 };
-const scheduleItem = viewSchema<ScheduleItem>({
-  day: enumOf(WEEKDAYS),
-  open: string({ pattern: TIME_OF_DAY_PATTERN.source, examples: ['09:00'] }),
-  close: string({ pattern: TIME_OF_DAY_PATTERN.source, description: 'Later than open (no overnight spans).', examples: ['17:00'] }),
-});
-const businessHours = viewSchema<BusinessHours>({
-  timezone: string({ description: 'IANA time zone name.', examples: ['Europe/Paris'] }),
-  schedule: arrayOf(ref('ScheduleItem'), { minItems: 1, maxItems: WEEKDAYS.length, description: 'Each weekday at most once.' }),
-});
+const scheduleItem = viewSchema<ScheduleItem>(
+  {
+    day: enumOf(WEEKDAYS),
+    open: string({ pattern: TIME_OF_DAY_PATTERN.source, examples: ['09:00'] }),
+    close: string({ pattern: TIME_OF_DAY_PATTERN.source, description: 'Later than open (no overnight spans).', examples: ['17:00'] }),
+  },
+  { examples: [{ day: 'monday', open: '09:00', close: '17:00' }] },
+);
+const businessHours = viewSchema<BusinessHours>(
+  {
+    timezone: string({ description: 'IANA time zone name.', examples: ['Europe/Paris'] }),
+    schedule: arrayOf(ref('ScheduleItem'), { minItems: 1, maxItems: WEEKDAYS.length, description: 'Each weekday at most once.' }),
+  },
+  {
+    examples: [
+      {
+        timezone: 'America/New_York',
+        schedule: [
+          { day: 'monday', open: '09:00', close: '17:00' },
+          { day: 'tuesday', open: '09:00', close: '17:00' },
+          { day: 'saturday', open: '10:00', close: '14:00' },
+        ],
+      },
+    ],
+  },
+);
+/** The `examples` of a request schema: the values of its named examples (the named ones go on the request body). */
+const requestExamples = (name: keyof typeof REQUEST_EXAMPLES) => Object.values(REQUEST_EXAMPLES[name]).map((example) => example.value);
 
 const agent = viewSchema<AgentView>(
   {
@@ -78,7 +116,7 @@ const agent = viewSchema<AgentView>(
     created_at: dateTime,
     updated_at: dateTime,
   },
-  { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', example: AGENT_EXAMPLE },
+  { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', examples: [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE] },
 );
 
 /** Body fields shared by create and update; which may be null and which are required differs. */
@@ -102,7 +140,7 @@ const createAgent: JsonSchema = {
   required: ['name', 'voice_platform'],
   properties: agentInput,
   additionalProperties: false,
-  examples: [{ name: 'Front desk', voice_platform: 'platform_a', language: 'en', welcome_message: 'Hello, how can I help?' }],
+  examples: requestExamples('CreateAgentRequest'),
 };
 const updateAgent: JsonSchema = {
   type: 'object',
@@ -118,7 +156,7 @@ const updateAgent: JsonSchema = {
     status: enumOf(AGENT_STATUSES, { description: 'Pause or resume the agent.' }),
   },
   additionalProperties: false,
-  examples: [{ status: 'paused' }, { welcome_message: 'We are closed today.', metadata: { team: 'support' } }],
+  examples: requestExamples('UpdateAgentRequest'),
 };
 
 const sentiment = nullable(enumOf(SENTIMENTS));
@@ -139,7 +177,10 @@ const listItemProperties = {
   summary: nullableString(),
   created_at: dateTime,
 };
-const conversationListItem = viewSchema<ConversationListItem>(listItemProperties, { description: 'A call as listed (interface 2.3).' });
+const conversationListItem = viewSchema<ConversationListItem>(listItemProperties, {
+  description: 'A call as listed (interface 2.3).',
+  examples: CONVERSATION_LIST_ITEM_EXAMPLES,
+});
 const conversationDetail = viewSchema<ConversationDetail>(
   {
     ...listItemProperties,
@@ -172,11 +213,11 @@ const conversationDetail = viewSchema<ConversationDetail>(
     failure_reason: nullableString({ description: 'Set when status is failed.' }),
     abandonment_reason: nullable(enumOf(ABANDONMENT_REASONS, { description: 'Set when status is abandoned.' })),
   },
-  { description: 'Every field of the list item plus the full record, grouped by category.', example: CONVERSATION_DETAIL_EXAMPLE },
+  { description: 'Every field of the list item plus the full record, grouped by category.', examples: [CONVERSATION_DETAIL_EXAMPLE] },
 );
 const transcript = viewSchema<TranscriptView>(
   { conversation_id: string(), language: nullableString(), segments: arrayOf(ref('TranscriptSegment')) },
-  { example: TRANSCRIPT_EXAMPLE },
+  { examples: [TRANSCRIPT_EXAMPLE] },
 );
 
 /** A nested object whose keys are all required (the views never omit a key; absent values are null or []). */
@@ -189,36 +230,44 @@ const callEventBatch: JsonSchema = {
   required: ['events'],
   properties: { events: arrayOf(ref('CallEvent'), { minItems: 1, maxItems: MAX_CALL_EVENTS_PER_BATCH }) },
   additionalProperties: false,
+  examples: requestExamples('CallEventBatch'),
 };
-const callEventsAccepted = closed({ accepted: integer({ minimum: 1 }), event_ids: arrayOf(string()) });
+const callEventsAccepted = {
+  ...closed({ accepted: integer({ minimum: 1 }), event_ids: arrayOf(string(), { description: 'The ids of the accepted events, in request order.' }) }),
+  examples: [CALL_EVENTS_ACCEPTED_EXAMPLE],
+};
 
 const scopes = arrayOf(enumOf(SCOPES), { minItems: 1, uniqueItems: true });
-const apiKey = viewSchema<ApiKeyView>({
-  id: string({ examples: ['key_0123456789abcdef01234567'] }),
-  name: nullableString(),
-  prefix: string({ description: 'The first characters of the key, to recognise it.' }),
-  scopes,
-  created_at: dateTime,
-  revoked_at: nullable(dateTime),
-  last_used_at: nullable(dateTime),
-});
+const apiKeySecret = string({ pattern: '^vk_[A-Za-z0-9]{40}$', description: 'The secret: vk_ and 40 letters or digits. Shown only in this response.' });
+const apiKey = viewSchema<ApiKeyView>(
+  {
+    id: string({ examples: ['key_0123456789abcdef01234567'] }),
+    name: nullableString(),
+    prefix: string({ description: 'The first characters of the key, to recognise it.' }),
+    scopes,
+    created_at: dateTime,
+    revoked_at: nullable(dateTime),
+    last_used_at: nullable(dateTime),
+  },
+  { description: 'An API key as listed: never its secret.', examples: API_KEY_EXAMPLES },
+);
 const createdApiKey = viewSchema<CreatedApiKey>(
   {
     id: string({ examples: ['key_0123456789abcdef01234567'] }),
     name: nullableString(),
-    api_key: string({ pattern: '^vk_[A-Za-z0-9]{40}$', description: 'The secret. Shown only in this response.' }),
+    api_key: apiKeySecret,
     prefix: string(),
     scopes,
     created_at: dateTime,
   },
-  { description: 'The new key, with its secret (shown once).' },
+  { description: 'The new key, with its secret (shown once).', examples: [CREATED_API_KEY_EXAMPLE] },
 );
 const createApiKey: JsonSchema = {
   type: 'object',
   required: ['scopes'],
   properties: { scopes: { ...scopes, description: 'A subset of the calling key’s scopes.' }, name: string({ minLength: 1, maxLength: 100 }) },
   additionalProperties: false,
-  examples: [{ name: 'reporting', scopes: ['conversations:read'] }],
+  examples: requestExamples('CreateApiKeyRequest'),
 };
 const createAccount: JsonSchema = {
   type: 'object',
@@ -230,7 +279,7 @@ const createAccount: JsonSchema = {
     voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS), { minItems: 1, uniqueItems: true }),
   },
   additionalProperties: false,
-  examples: [{ name: 'Acme Dental', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a'] }],
+  examples: requestExamples('CreateAccountRequest'),
 };
 const createdAccount = viewSchema<CreatedAccount>(
   {
@@ -239,29 +288,40 @@ const createdAccount = viewSchema<CreatedAccount>(
     plan: string(),
     agent_limit: integer({ minimum: 0 }),
     voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS)),
-    api_key: string({ description: 'An all-scopes key of the new account, shown only in this response.' }),
+    api_key: { ...apiKeySecret, description: 'An all-scopes key of the new account: vk_ and 40 letters or digits. Shown only in this response.' },
     created_at: dateTime,
   },
-  { description: 'The new account and its first key.' },
+  { description: 'The new account and its first key.', examples: [CREATED_ACCOUNT_EXAMPLE] },
 );
 const checkResult = enumOf(['ok', 'unavailable']);
-const health = closed({
-  status: enumOf(['ok', 'unavailable']),
-  checks: closed({ database: checkResult, nats: checkResult, agents_service: checkResult, conversations_service: checkResult }),
-});
+const health = {
+  ...closed({
+    status: enumOf(['ok', 'unavailable'], { description: 'ok (200) when every check is ok, else unavailable (503).' }),
+    checks: closed({ database: checkResult, nats: checkResult, agents_service: checkResult, conversations_service: checkResult }),
+  }),
+  examples: [HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE],
+};
 
-const meta = viewSchema<Meta>({ request_id: string(), timestamp: dateTime });
-const pageMeta = viewSchema<PageMeta & Meta>({
-  total: integer({ minimum: 0 }),
-  page: integer({ minimum: 1 }),
-  per_page: integer({ minimum: 1, maximum: 100 }),
-  total_pages: integer({ minimum: 0 }),
-  request_id: string(),
-  timestamp: dateTime,
-});
+/** The conversations list example's page (2 of 107), as the gateway's own pagination helpers write it. */
+const PAGE_EXAMPLE = listExample('/v1/conversations', CONVERSATION_LIST_ITEM_EXAMPLES, CONVERSATIONS_PAGE_EXAMPLE);
+const meta = viewSchema<Meta>(
+  { request_id: string({ description: 'The X-Request-Id of the answer.' }), timestamp: dateTime },
+  { examples: [META_EXAMPLE] },
+);
+const pageMetaSchema = viewSchema<PageMeta & Meta>(
+  {
+    total: integer({ minimum: 0 }),
+    page: integer({ minimum: 1 }),
+    per_page: integer({ minimum: 1, maximum: 100 }),
+    total_pages: integer({ minimum: 0 }),
+    request_id: string(),
+    timestamp: dateTime,
+  },
+  { examples: [PAGE_EXAMPLE.meta] },
+);
 const links = viewSchema<PageLinks>(
   { first: string({ format: 'uri' }), prev: nullableString({ format: 'uri' }), next: nullableString({ format: 'uri' }), last: string({ format: 'uri' }) },
-  { description: 'Absolute URLs keeping every query parameter; prev is null on page 1, next on the last page.' },
+  { description: 'Absolute URLs keeping every query parameter; prev is null on page 1, next on the last page.', examples: [PAGE_EXAMPLE.links] },
 );
 const apiError = viewSchema<ApiError>(
   {
@@ -274,7 +334,13 @@ const apiError = viewSchema<ApiError>(
     current: integer({ description: 'With quota_exceeded: the current agent count.' }),
     request_id: string(),
   },
-  { optional: ['field', 'valid_values', 'limit', 'current'] },
+  {
+    optional: ['field', 'valid_values', 'limit', 'current'],
+    examples: [
+      { type: ERROR_CATALOG.invalid_parameter.type, code: 'invalid_parameter', ...ERROR_EXAMPLES.invalid_parameter, request_id: REQUEST_ID_EXAMPLE },
+      { type: ERROR_CATALOG.not_found.type, code: 'not_found', ...ERROR_EXAMPLES.not_found, request_id: REQUEST_ID_EXAMPLE },
+    ],
+  },
 );
 
 /** Every named schema of the document. */
@@ -298,7 +364,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreatedAccount: createdAccount,
     Health: health,
     Meta: meta,
-    PageMeta: pageMeta,
+    PageMeta: pageMetaSchema,
     PageLinks: links,
     Error: apiError,
   };

@@ -1,0 +1,125 @@
+import {
+  AGENT_EXAMPLE,
+  CONVERSATION_DETAIL_EXAMPLE,
+  CONVERSATIONS_PAGE_EXAMPLE,
+  CREATED_API_KEY_EXAMPLE,
+  HEALTH_UNAVAILABLE_EXAMPLE,
+  listExample,
+  META_EXAMPLE,
+  REQUEST_EXAMPLES,
+  type NamedExample,
+  type PageExample,
+} from './examples.js';
+import { envelopedComponent } from './route-docs.js';
+
+/*
+ * Examples at the operation level (what the docs page shows and "Try it out"
+ * pre-fills): a value for every parameter, named examples for every request
+ * body, and an enveloped example for every success answer. Response and
+ * request examples are assembled from the components' own `examples`, so one
+ * example is written once; an operation that declares its own keeps it.
+ */
+
+/** By `<path> <name>` first, then by name alone: each a value a client would really send. */
+const PARAMETER_EXAMPLES: Record<string, unknown> = {
+  '/v1/agents/{id} id': AGENT_EXAMPLE.id,
+  '/v1/conversations/{id} id': CONVERSATION_DETAIL_EXAMPLE.id,
+  '/v1/conversations/{id}/transcript id': CONVERSATION_DETAIL_EXAMPLE.id,
+  '/v1/api-keys/{id} id': CREATED_API_KEY_EXAMPLE.id,
+  '/docs/{asset} asset': 'swagger-initializer.js',
+  '/v1/agents status': 'paused',
+  '/v1/agents search': 'front',
+  '/v1/conversations status': 'completed',
+  '/v1/conversations search': 'cleaning',
+  page: 1,
+  per_page: 25,
+  voice_platform: 'platform_a',
+  agent_id: AGENT_EXAMPLE.id,
+  sentiment: 'positive',
+  outcome: 'appointment_booked',
+  caller: '+14155550123',
+  min_duration: 60,
+  max_duration: 600,
+  start_date: '2025-01-01T00:00:00Z',
+  end_date: '2025-01-31T23:59:59Z',
+  has_recording: 'true',
+  has_transcript: 'true',
+  topic: 'booking',
+  sort_by: 'duration',
+  sort_order: 'desc',
+  format: 'srt',
+  Accept: 'text/vtt',
+  'If-Match': '"3"',
+};
+
+/** The page a list's example shows, when not page 1 of its examples. */
+const LIST_PAGES: Record<string, PageExample> = { '/v1/conversations': CONVERSATIONS_PAGE_EXAMPLE };
+
+/** A success body's data when it is not the component's first example. */
+const DATA_BY_STATUS: Record<string, unknown> = { 'Health 503': HEALTH_UNAVAILABLE_EXAMPLE };
+
+type Schemas = Record<string, { examples?: unknown[] }>;
+type Operation = {
+  parameters?: Array<{ name: string; example?: unknown; examples?: unknown; schema?: { examples?: unknown[] } }>;
+  requestBody?: { content?: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media> }>;
+};
+type Media = { schema?: { $ref?: string; oneOf?: Array<{ $ref?: string }> }; example?: unknown; examples?: Record<string, NamedExample> };
+
+const hasExample = (holder: { example?: unknown; examples?: unknown }) => holder.example !== undefined || holder.examples !== undefined;
+const componentOf = (ref: string | undefined) => (ref?.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined);
+
+function parameterExample(path: string, parameter: NonNullable<Operation['parameters']>[number]): unknown {
+  const specific = `${path} ${parameter.name}`;
+  if (Object.hasOwn(PARAMETER_EXAMPLES, specific)) return PARAMETER_EXAMPLES[specific];
+  if (Object.hasOwn(PARAMETER_EXAMPLES, parameter.name)) return PARAMETER_EXAMPLES[parameter.name];
+  return parameter.schema?.examples?.[0];
+}
+
+/** Named examples of a request body: those of each component it accepts (one, or the alternatives of a oneOf). */
+function requestExamples(media: Media, schemas: Schemas): Record<string, NamedExample> | undefined {
+  const refs = media.schema?.oneOf ? media.schema.oneOf.map((s) => s.$ref) : [media.schema?.$ref];
+  const named: Record<string, NamedExample> = {};
+  for (const component of refs.map(componentOf)) {
+    if (!component) continue;
+    const own = (REQUEST_EXAMPLES as Record<string, Record<string, NamedExample>>)[component];
+    if (own) Object.assign(named, own);
+    else for (const [i, value] of (schemas[component]?.examples ?? []).entries()) named[`${component}${i + 1}`] = { summary: component, value };
+  }
+  return Object.keys(named).length > 0 ? named : undefined;
+}
+
+function responseExample(path: string, status: string, media: Media, schemas: Schemas): unknown {
+  const enveloped = envelopedComponent(media.schema);
+  if (!enveloped) return undefined;
+  const examples = schemas[enveloped.component]?.examples;
+  if (!examples?.length) return undefined;
+  if (enveloped.list) return listExample(path, examples, LIST_PAGES[path]);
+  const data = DATA_BY_STATUS[`${enveloped.component} ${status}`] ?? examples[0];
+  return { data, meta: META_EXAMPLE };
+}
+
+/** Adds the operation-level examples to the document's paths, in place. */
+export function addOperationExamples(paths: Record<string, Record<string, Operation>>, schemas: Schemas): void {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (hasExample(parameter)) continue;
+        const example = parameterExample(path, parameter);
+        if (example !== undefined) parameter.example = example;
+      }
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        if (hasExample(media)) continue;
+        const examples = requestExamples(media, schemas);
+        if (examples) media.examples = examples;
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        for (const media of Object.values(response.content ?? {})) {
+          if (hasExample(media)) continue;
+          const example = responseExample(path, status, media, schemas);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { gatewayControllers, GatewayModule } from '../gateway.module.js';
+import type { GatewaySettings } from '../tokens.js';
+import { buildOpenApiDocument } from './openapi-document.js';
+
+/**
+ * The document the gateway serves for these settings, without a database, NATS
+ * or a listening socket: the same module and controllers in Nest's preview mode,
+ * which resolves the dependency graph but instantiates nothing, so the
+ * resources are never touched. For tests and tooling (exporting the document).
+ */
+export async function standaloneOpenApiDocument(settings: Pick<GatewaySettings, 'adminToken'> = {}): Promise<OpenAPIObject> {
+  const full: GatewaySettings = { namespace: undefined, adminToken: settings.adminToken, rpcTimeoutMs: 1 };
+  const unused = undefined as never;
+  const app = await NestFactory.create(
+    GatewayModule.forRoot({ settings: full, dataSource: unused, rpc: unused, streams: unused, busProbe: unused, logger: unused }),
+    new ExpressAdapter(),
+    { preview: true, logger: false, abortOnError: false },
+  );
+  try {
+    return buildOpenApiDocument(app, gatewayControllers(full));
+  } finally {
+    await app.close();
+  }
+}
