@@ -31,11 +31,13 @@ const common = {
 };
 
 export default {
+  // Real servers on a 2-core machine: setup and teardown (a fresh database, JetStream streams) can take
+  // longer than jest's 5 s default when suites run in parallel, without anything being wrong. A global
+  // option (jest ignores it inside `projects`); it applies to hooks too.
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
-    // Real servers on a 2-core machine: setup and teardown (a fresh database, JetStream streams) can
-    // take longer than jest's 5 s default when suites run in parallel, without anything being wrong.
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'], slowTestThreshold: 15, testTimeout: 30_000 },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], slowTestThreshold: 20, testTimeout: 30_000 },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'], slowTestThreshold: 15 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], slowTestThreshold: 20 },
   ],
 };
