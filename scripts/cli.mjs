@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 
@@ -25,12 +25,72 @@ const positiveInt = (value) => {
   return n;
 };
 
+/**
+ * An option value that must be a URL of one of `protocols` (a usage error otherwise);
+ * empty (e.g. `DATABASE_URL=` in the environment) counts as not given.
+ */
+const urlOf = (protocols, fallback) => (value) => {
+  if (!value.trim()) return fallback;
+  let parsed;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`not a URL (expected ${protocols.join(' or ')}://…)`);
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, '')) || !parsed.hostname) throw new InvalidArgumentError(`expected a ${protocols.join(' or ')} URL`);
+  return value;
+};
+
+/** A connection URL fit for a message: user and password removed. */
+function redact(url) {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
+// DATA_DIR as `npm start` reads it: relative to the project.
+const dataDir = () => resolve(root, process.env.DATA_DIR?.trim() || '.data');
+
 function adminToken(opts) {
   const token = opts.adminToken ?? process.env.ADMIN_TOKEN;
   if (token) return token;
-  const file = join(root, process.env.DATA_DIR ?? '.data', 'admin-token');
+  const file = join(dataDir(), 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new CliError('no admin token: pass --admin-token or set ADMIN_TOKEN', 2);
+}
+
+/**
+ * The embedded database of `npm start` (DATA_DIR, default .data), when there is one:
+ * its port is read from PostgreSQL's own lock file, so a non-default EMBEDDED_PG_PORT is found too.
+ */
+function embeddedDatabaseUrl() {
+  const pgDir = join(dataDir(), 'postgres');
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) return undefined;
+  const where = relative(root, dataDir()).startsWith('..') ? dataDir() : relative(root, dataDir());
+  let port;
+  try {
+    port = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+  } catch {
+    throw new CliError(`the embedded database in ${where}/ is not running: start the service (npm start) first, or pass --database-url`, 3);
+  }
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port || 54329}/voice`, where };
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+function networkCode(err) {
+  if (err?.code && NETWORK_CODES.has(err.code)) return err.code;
+  for (const inner of [...(err?.errors ?? []), err?.cause]) {
+    const code = inner && networkCode(inner);
+    if (code) return code;
+  }
+  if (/timeout expired|Connection terminated due to connection timeout/i.test(err?.message ?? '')) return 'timeout';
+  // 57P03: the database system is starting up / shutting down.
+  return err?.code === '57P03' ? err.message : undefined;
 }
 
 function apiKey(opts) {
@@ -59,9 +119,20 @@ async function call(opts, method, path, { token, body, accept } = {}) {
   const json = text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
   if (!res.ok) {
     const e = json?.error;
-    throw new CliError(e ? `${res.status} ${e.code}: ${e.message}${e.field ? ` (field ${e.field})` : ''}` : `${res.status} ${text}`, res.status >= 500 ? 3 : 1);
+    // 502/503/504: the service (or one behind the gateway) is not answering; anything else is a refusal.
+    throw new CliError(e ? `${res.status} ${e.code}: ${e.message}${e.field ? ` (field ${e.field})` : ''}` : `${res.status} ${text}`, [502, 503, 504].includes(res.status) ? 3 : 1);
   }
   return json ?? text;
+}
+
+/** Every item of a list, following `links.next` (kept on --url: only its path and query are used). */
+async function* allPages(opts, path, token) {
+  while (path) {
+    const page = await call(opts, 'GET', path, { token });
+    yield page.data;
+    const next = page.links?.next ? new URL(page.links.next, opts.url) : undefined;
+    path = next ? `${next.pathname}${next.search}` : null;
+  }
 }
 
 const print = (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -69,7 +140,7 @@ const print = (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}
 export function buildProgram() {
   const program = new Command('cli')
     .description('Operate the voice agent operations service.')
-    .addOption(new Option('--url <url>', 'base URL of the service').env('VOICE_API_URL').default('http://127.0.0.1:3000'))
+    .addOption(new Option('--url <url>', 'base URL of the service').env('VOICE_API_URL').default('http://127.0.0.1:3000').argParser(urlOf(['http', 'https'], 'http://127.0.0.1:3000')))
     .showHelpAfterError()
     .exitOverride();
 
@@ -106,9 +177,13 @@ export function buildProgram() {
     });
   keys
     .command('list')
-    .description('List keys (never their secrets).')
+    .description('List every key of the account (never their secrets).')
     .addOption(keyOption())
-    .action(async (o, cmd) => print((await call(cmd.optsWithGlobals(), 'GET', '/v1/api-keys', { token: apiKey(o) })).data));
+    .action(async (o, cmd) => {
+      const all = [];
+      for await (const items of allPages(cmd.optsWithGlobals(), '/v1/api-keys?per_page=100', apiKey(o))) all.push(...items);
+      print(all);
+    });
   keys
     .command('revoke <id>')
     .description('Revoke a key at once.')
@@ -124,9 +199,14 @@ export function buildProgram() {
     .allowUnknownOption()
     .helpOption(false)
     .argument('[args...]')
-    .action((args) => {
-      const result = spawnSync(process.execPath, [join(root, 'scripts', 'simulate.mjs'), ...args], { stdio: 'inherit' });
-      if (result.status) throw new CliError(`simulator exited with ${result.status}`, result.status);
+    .action((args, _o, cmd) => {
+      // A --url given before `simulate` is the service to publish to, unless the simulator's own --url says otherwise.
+      const url = cmd.optsWithGlobals().url;
+      const forward = cmd.parent.getOptionValueSource('url') === 'cli' && !args.includes('--url') ? ['--url', url] : [];
+      const result = spawnSync(process.execPath, [join(root, 'scripts', 'simulate.mjs'), ...args, ...forward], { stdio: 'inherit' });
+      // The simulator said what went wrong; its exit code follows the same convention.
+      if (result.status) process.exit(result.status);
+      if (result.signal) process.exit(1);
     });
 
   const projections = program.command('projections').description('Read models built from the event stores.');
@@ -134,15 +214,35 @@ export function buildProgram() {
     .command('rebuild')
     .description('Rebuild the conversations read model from its event store, then check it equals the old one.')
     .argument('<name>', 'projection name: conversations')
-    .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('DATABASE_URL'))
+    .addOption(
+      new Option('--database-url <url>', 'PostgreSQL URL (default: the embedded database of `npm start` in DATA_DIR, when there is one)')
+        .env('DATABASE_URL')
+        .argParser(urlOf(['postgres', 'postgresql'], undefined)),
+    )
     .option('--swap', 'replace the live read model with the rebuilt one when they differ', false)
     .action(async (name, o) => {
       if (name !== 'conversations') throw new CliError(`unknown projection "${name}" (known: conversations)`, 2);
-      if (!o.databaseUrl) throw new CliError('no database: pass --database-url or set DATABASE_URL', 2);
+      let databaseUrl = o.databaseUrl;
+      if (!databaseUrl) {
+        const embedded = embeddedDatabaseUrl();
+        if (!embedded) throw new CliError('no database: pass --database-url or set DATABASE_URL (no embedded database found in DATA_DIR either)', 2);
+        databaseUrl = embedded.url;
+        process.stderr.write(`using the embedded database of ${embedded.where}/: ${redact(databaseUrl)}\n`);
+      }
       const { rebuildConversationsProjection } = await import(pathToFileURL(join(root, 'scripts', 'rebuild-projection.mjs')).href);
       const progress = progressReporter('re-folding conversation streams');
-      const report = await rebuildConversationsProjection({ databaseUrl: o.databaseUrl, swap: o.swap, onProgress: progress.update });
-      progress.stop();
+      let report;
+      try {
+        report = await rebuildConversationsProjection({ databaseUrl, swap: o.swap, onProgress: progress.update });
+      } catch (err) {
+        const unreachable = networkCode(err);
+        if (unreachable) throw new CliError(`cannot reach PostgreSQL at ${redact(databaseUrl)}: ${unreachable} (is it running? see --database-url)`, 3);
+        // A PostgreSQL error (authentication, unknown database…) is a refusal; anything else is a bug and keeps its stack.
+        if (err?.severity) throw new CliError(`PostgreSQL at ${redact(databaseUrl)} refused: ${err.message}`, 1);
+        throw err;
+      } finally {
+        progress.stop();
+      }
       print(report);
       if (!report.identical && !o.swap) throw new CliError('the rebuilt read model differs from the live one (run with --swap to replace it)', 4);
     });
@@ -152,6 +252,7 @@ export function buildProgram() {
     .command('export')
     .description('Export conversations matching the list filters, as JSON lines or CSV, to stdout.')
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'csv']).default('jsonl'))
+    .option('--no-formula-guard', 'CSV: write cells exactly as stored. By default a text cell starting with = + - @, tab or CR gets a leading \' so a spreadsheet shows it instead of running it as a formula (plain numbers such as +14155550123 are never changed)')
     .addOption(new Option('--api-key <key>', 'API key with conversations:read').env('VOICE_API_KEY'));
   const filters = ['agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order'];
   for (const f of filters) exportCommand.option(`--${f.replace(/_/g, '-')} <value>`, `list filter ${f}`);
@@ -164,15 +265,12 @@ export function buildProgram() {
     }
     const columns = ['id', 'agent_id', 'agent_name', 'caller_number', 'status', 'start_time', 'end_time', 'duration', 'sentiment', 'outcome', 'topics', 'has_recording', 'has_transcript', 'summary', 'created_at'];
     if (o.format === 'csv') process.stdout.write(`${columns.join(',')}\n`);
-    let path = `/v1/conversations?${query}`;
     let exported = 0;
-    while (path) {
-      const page = await call(opts, 'GET', path, { token: apiKey(o) });
-      for (const item of page.data) {
-        process.stdout.write(o.format === 'csv' ? `${columns.map((c) => csvCell(item[c])).join(',')}\n` : `${JSON.stringify(item)}\n`);
+    for await (const items of allPages(opts, `/v1/conversations?${query}`, apiKey(o))) {
+      for (const item of items) {
+        process.stdout.write(o.format === 'csv' ? `${columns.map((c) => csvCell(item[c], { formulaGuard: o.formulaGuard })).join(',')}\n` : `${JSON.stringify(item)}\n`);
       }
-      exported += page.data.length;
-      path = page.links?.next ?? null;
+      exported += items.length;
     }
     process.stderr.write(`exported ${exported} conversations\n`);
   });
@@ -204,9 +302,17 @@ function progressReporter(label) {
   };
 }
 
-export function csvCell(value) {
+/**
+ * One RFC 4180 cell. With the formula guard (the default), text a spreadsheet would
+ * evaluate — starting with = + - @, tab or CR — gets a leading ' (OWASP "CSV injection"):
+ * summaries, agent names, topics and conversation ids come from API clients and voice
+ * platforms. A plain number is left alone: it cannot carry a formula, and E.164 caller
+ * numbers (+14155550123) must stay as they are for whoever reads the file.
+ */
+export function csvCell(value, { formulaGuard = true } = {}) {
   if (value === null || value === undefined) return '';
-  const text = Array.isArray(value) ? value.join(';') : String(value);
+  let text = Array.isArray(value) ? value.join(';') : String(value);
+  if (formulaGuard && /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -214,8 +320,9 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     await buildProgram().parseAsync(process.argv);
   } catch (err) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') process.exit(0);
-    if (err.code?.startsWith?.('commander.')) process.exit(2);
+    // Commander has printed help or the usage problem: --help exits 0; a missing
+    // (sub)command, an unknown option or a bad value is a usage error.
+    if (err.code?.startsWith?.('commander.')) process.exit(err.exitCode === 0 ? 0 : 2);
     process.stderr.write(`error: ${err.message}\n`);
     process.exit(err instanceof CliError ? err.exitCode : 1);
   }

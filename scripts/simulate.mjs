@@ -25,6 +25,7 @@ const HELP = `Usage: npm run simulate -- --calls N [options]
   --batch N            events per POST / publishes in flight (default 500)
 `;
 
+// Exit codes as the operator CLI's: 1 refused, 2 usage error, 3 service unreachable.
 const fail = (message, code = 2) => {
   process.stderr.write(`simulate: ${message}\n`);
   process.exit(code);
@@ -91,6 +92,7 @@ const summary = (generated) => {
 
 if (via === 'http') {
   const base = apiUrl ?? 'http://127.0.0.1:3000';
+  if (!/^https?:\/\/[^/]/.test(base) || !URL.canParse(base)) fail(`--url must be an http or https URL (got "${base}")`);
   const key = args['api-key'] ?? env.VOICE_API_KEY;
   if (!key) fail('--via http needs --api-key (or VOICE_API_KEY) with the call_events:write scope');
   const call = async (method, path, body) => {
@@ -102,11 +104,17 @@ if (via === 'http') {
         body: body ? JSON.stringify(body) : undefined,
       });
     } catch (err) {
-      fail(`cannot reach ${base}: ${err.cause?.message ?? err.message}`, 1);
+      fail(`cannot reach ${base}: ${err.cause?.code ?? err.cause?.message ?? err.message} (is the service running? see --url)`, 3);
     }
     const text = await res.text();
-    const json = text ? JSON.parse(text) : undefined;
-    if (!res.ok) fail(`${method} ${path} → ${res.status} ${json?.error?.code ?? ''}: ${json?.error?.message ?? text}`, 1);
+    let json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    // 502/503/504: the service (or one behind the gateway) is not answering.
+    if (!res.ok) fail(`${method} ${path} → ${res.status} ${json?.error?.code ?? ''}: ${json?.error?.message ?? text}`, [502, 503, 504].includes(res.status) ? 3 : 1);
     return json;
   };
   if (agentIds.length === 0) {
@@ -130,7 +138,7 @@ if (via === 'http') {
   try {
     nc = await connect({ servers: natsUrl.split(','), name: 'simulator' });
   } catch (err) {
-    fail(`cannot connect to NATS at ${natsUrl}: ${err.message}`, 1);
+    fail(`cannot connect to NATS at ${natsUrl.replace(/\/\/[^@/]*@/g, '//')}: ${err.message}`, 3);
   }
   const js = jetstream(nc);
   const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
@@ -142,7 +150,8 @@ if (via === 'http') {
       await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: e.id })));
     }
   } catch (err) {
-    fail(`publish failed: ${err.message} (is conversations-service running? it creates the CALL_EVENTS stream)`, 1);
+    // No stream answering (no responders, timeouts) means the service is not there: "unreachable".
+    fail(`publish failed: ${err.message} (is conversations-service running? it creates the CALL_EVENTS stream)`, /no responders|timeout|503/i.test(err.message) ? 3 : 1);
   } finally {
     await nc.drain();
   }

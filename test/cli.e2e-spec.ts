@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
@@ -27,6 +30,17 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliResul
   });
 }
 
+async function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+const noStackTrace = /\n\s+at /;
+
 describe('operator CLI', () => {
   let system: RunningSystem;
   let account: TestAccount;
@@ -46,7 +60,8 @@ describe('operator CLI', () => {
     ];
     const events = [
       ...call('cli-1', 1, { type: 'call.ended', data: { end_time: at(4), duration: 180, summary: 'Refund issued, "quickly", thanks', outcome: 'resolved' } }),
-      ...call('cli-2', 10, { type: 'call.ended', data: { end_time: at(13), duration: 180, summary: 'Booked', outcome: 'appointment_booked' } }),
+      // A summary a spreadsheet would run as a formula, and topics that start like one.
+      ...call('cli-2', 10, { type: 'call.ended', data: { end_time: at(13), duration: 180, summary: '=HYPERLINK("http://evil.example","Booked")', topics: ['@billing', 'dental'], outcome: 'appointment_booked' } }),
       ...call('cli-3', 20, { type: 'call.failed', data: { failure_reason: 'network' } }),
     ];
     expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
@@ -67,6 +82,17 @@ describe('operator CLI', () => {
     }
     expect((await cli(['frobnicate'], env)).code).toBe(2);
     expect((await cli(['keys', 'list'], env))).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
+    // No command, or a command group without its subcommand: the help, as a usage error.
+    for (const args of [[], ['keys'], ['accounts'], ['projections'], ['conversations']]) {
+      const r = await cli(args, env);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toContain('Usage:');
+    }
+    // Malformed URLs are usage errors too, not connection failures.
+    const badDb = await cli(['projections', 'rebuild', 'conversations', '--database-url', 'notaurl'], env);
+    expect(badDb).toMatchObject({ code: 2, stderr: expect.stringContaining("'--database-url <url>' argument 'notaurl' is invalid") });
+    const badUrl = await cli(['--url', 'notaurl', 'keys', 'list', '--api-key', 'vk_x'], env);
+    expect(badUrl).toMatchObject({ code: 2, stderr: expect.stringContaining("'--url <url>' argument 'notaurl' is invalid") });
   });
 
   it('creates an account with the admin token, and refuses a wrong token with exit 1', async () => {
@@ -110,6 +136,12 @@ describe('operator CLI', () => {
     expect(lines).toHaveLength(4);
     expect(lines[1]).toContain('"Refund issued, ""quickly"", thanks"');
     expect(lines[3]).toMatch(/^cli-3,.*,failed,/);
+    // Formula-looking text is neutralised with a leading '; caller numbers (+1…) stay as they are.
+    expect(lines[2]).toContain(`,"'=HYPERLINK(""http://evil.example"",""Booked"")",`);
+    expect(lines[2]).toContain(`,'@billing;dental,`);
+    for (const line of lines.slice(1)) expect(line).toContain(',+14155550101,');
+    const raw = await cli(['conversations', 'export', '--format', 'csv', '--no-formula-guard', '--sort-order', 'asc', '--api-key', account.api_key], env);
+    expect(raw.stdout.trim().split('\n')[2]).toContain(`,"=HYPERLINK(""http://evil.example"",""Booked"")",`);
 
     const refused = await cli(['conversations', 'export', '--status', 'done', '--api-key', account.api_key], env);
     expect(refused.code).toBe(1);
@@ -123,6 +155,62 @@ describe('operator CLI', () => {
     // Not a terminal here, so progress comes as lines rather than a redrawn bar.
     expect(r.stderr).toContain('re-folding conversation streams: 0/3');
     expect(r.stderr).toContain('re-folding conversation streams: 3/3');
+  });
+
+  it('lists every key, following the pages', async () => {
+    const other = await system.createAccount({ name: 'Many keys' });
+    for (let i = 0; i < 104; i++) expect((await other.api.post('/v1/api-keys', { name: `k${i}`, scopes: ['conversations:read'] })).status).toBe(201);
+    const listed = await cli(['keys', 'list', '--api-key', other.api_key], env);
+    expect(listed.code).toBe(0);
+    const keys = JSON.parse(listed.stdout);
+    expect(keys).toHaveLength(105); // the account's first key, and the 104 made here
+    expect(new Set(keys.map((k: { id: string }) => k.id)).size).toBe(105);
+  }, 60_000);
+
+  it('rebuild: an unreachable database exits 3, a refusing one exits 1, both in one line', async () => {
+    const port = await freePort();
+    const unreachable = await cli(['projections', 'rebuild', 'conversations', '--database-url', `postgres://u:secret@127.0.0.1:${port}/voice`], env);
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toContain(`cannot reach PostgreSQL at postgres://127.0.0.1:${port}/voice: ECONNREFUSED`);
+    expect(unreachable.stderr).not.toContain('secret');
+    expect(unreachable.stderr).not.toMatch(noStackTrace);
+
+    const missing = new URL(system.databaseUrl);
+    missing.pathname = '/no_such_database_for_cli_test';
+    const refused = await cli(['projections', 'rebuild', 'conversations', '--database-url', missing.toString()], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('database "no_such_database_for_cli_test" does not exist');
+    expect(refused.stderr).not.toMatch(noStackTrace);
+  });
+
+  it('rebuild without --database-url uses the embedded database of DATA_DIR, and says which', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'voice-cli-data-'));
+    try {
+      const noDb = await cli(['projections', 'rebuild', 'conversations'], { ...env, DATA_DIR: dataDir, DATABASE_URL: '' });
+      expect(noDb).toMatchObject({ code: 2, stderr: expect.stringContaining('no database: pass --database-url') });
+
+      // An embedded database that is not running: nothing to connect to.
+      mkdirSync(join(dataDir, 'postgres'));
+      writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '18\n');
+      const stopped = await cli(['projections', 'rebuild', 'conversations'], { ...env, DATA_DIR: dataDir, DATABASE_URL: '' });
+      expect(stopped).toMatchObject({ code: 3, stderr: expect.stringContaining(`the embedded database in ${dataDir}/ is not running`) });
+
+      // Running (its lock file names its port), here on a port where nothing answers.
+      const port = await freePort();
+      writeFileSync(join(dataDir, 'postgres', 'postmaster.pid'), `${process.pid}\n${join(dataDir, 'postgres')}\n0\n${port}\n`);
+      const used = await cli(['projections', 'rebuild', 'conversations'], { ...env, DATA_DIR: dataDir, DATABASE_URL: '' });
+      expect(used.stderr).toContain(`using the embedded database of ${dataDir}/: postgres://127.0.0.1:${port}/voice`);
+      expect(used.code).toBe(3);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the simulator exits 3 when the service cannot be reached', async () => {
+    const port = await freePort();
+    const r = await cli(['simulate', '--calls', '1', '--url', `http://127.0.0.1:${port}`, '--api-key', 'vk_x', '--agent-id', 'agt_x'], env);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
   });
 
   it('runs the simulator through the HTTP ingest', async () => {
