@@ -1,7 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from '@voice/testing';
-import { InProcessStreams, JetStreamStreams, subjectMatches, type MessageStreams, type StreamMessage } from './message-streams.js';
+import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
+import pg from 'pg';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import {
+  InProcessStreams, isTransientFailure, JetStreamStreams, subjectMatches, type MessageStreams, type StreamMessage,
+} from './message-streams.js';
+
+/** A real pino logger whose JSON lines are kept for the test to read. */
+function capturedLogger() {
+  const lines: Array<Record<string, any>> = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'info' }, destination) };
+}
 
 /** Collects what a consumer sees and lets a test decide how each message is settled. */
 function recorder(settle: (m: StreamMessage) => void = (m) => m.ack()) {
@@ -17,11 +35,11 @@ function recorder(settle: (m: StreamMessage) => void = (m) => m.ack()) {
   return { seen, handle };
 }
 
-async function eventually(check: () => void, timeoutMs = 5000): Promise<void> {
+async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      check();
+      await check();
       return;
     } catch (err) {
       if (Date.now() > deadline) throw err;
@@ -29,6 +47,17 @@ async function eventually(check: () => void, timeoutMs = 5000): Promise<void> {
     }
   }
 }
+
+let db: TestDatabase;
+let pool: pg.Pool;
+beforeAll(async () => {
+  db = await createTestDatabase('streams');
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+});
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
 
 describe.each([
   ['JetStream', 'jetstream'],
@@ -100,6 +129,127 @@ describe.each([
     await consumer.stop();
   });
 
+  /** JetStream's own view of the durable: nothing pending, nothing awaiting an ack. */
+  async function expectDrained(stream: string, durable: string) {
+    if (!nc) return;
+    const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
+    expect({ pending: info.num_pending, ack_pending: info.num_ack_pending }).toEqual({ pending: 0, ack_pending: 0 });
+  }
+
+  it('isolates a poison message PostgreSQL refuses: the rest of its batch is stored and acked, the poison one is terminated and logged', async () => {
+    const { stream, subject } = nextStream();
+    const table = `rows_${kind.replace('-', '_')}_${counter}`;
+    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    // Published before the consumer starts; batches are whatever has arrived, one transaction each.
+    const ids = ['ok-1', 'ok-2', 'poison', 'ok-3', 'ok-4'];
+    for (const id of ids) await streams.publish(`${subject}.x`, { id, body: id === 'poison' ? 'nul \u0000 inside' : `body of ${id}` }, id);
+
+    const { lines, logger } = capturedLogger();
+    const handled: Array<Array<{ id: string; delivery: number }>> = [];
+    // One transaction for the whole batch, acks after the commit: the pattern the services use.
+    const handle = async (batch: StreamMessage[]) => {
+      handled.push(batch.map((m) => ({ id: (m.data as { id: string }).id, delivery: m.deliveryCount })));
+      // A slow first batch: whatever it did not hold has arrived meanwhile and forms the next one.
+      if (handled.length === 1) await new Promise((r) => setTimeout(r, 300));
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        for (const m of batch) {
+          const { id, body } = m.data as { id: string; body: string };
+          await client.query(`INSERT INTO ${table} (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [id, body]);
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      } finally {
+        client.release();
+      }
+      for (const m of batch) m.ack();
+    };
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, handle);
+    try {
+      await eventually(async () => {
+        const { rows } = await pool.query(`SELECT id FROM ${table} ORDER BY id`);
+        expect(rows.map((r) => r.id)).toEqual(['ok-1', 'ok-2', 'ok-3', 'ok-4']);
+      });
+      await eventually(() => expect(lines.some((l) => l.msg.startsWith('poison message'))).toBe(true));
+      // Longer than the old 1 s nak delay and the ack wait: nothing comes back.
+      const handledSoFar = handled.length;
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(handled.length).toBe(handledSoFar);
+      expect(handled.flat().every((h) => h.delivery === 1)).toBe(true);
+      // The poison message met valid ones in a batch, then was tried once more, alone.
+      expect(handled.some((b) => b.length > 1 && b.some((h) => h.id === 'poison'))).toBe(true);
+      expect(handled.filter((b) => b.some((h) => h.id === 'poison')).at(-1)).toEqual([{ id: 'poison', delivery: 1 }]);
+
+      const batchFailure = lines.find((l) => l.msg.startsWith('batch handler failed'))!;
+      expect(batchFailure).toMatchObject({ level: 50, stream, durable: 'd', err: { message: expect.stringMatching(/invalid byte sequence|0x00/) } });
+      const poison = lines.filter((l) => l.msg.startsWith('poison message'));
+      expect(poison).toEqual([expect.objectContaining({ level: 50, msg_id: 'poison', event_id: 'poison', delivery: 1, subject: `${subject}.x`, stream, durable: 'd', err: expect.objectContaining({ code: '22021' }) })]);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('does not terminate anything when the database is unreachable: the batch comes back later', async () => {
+    const { stream, subject } = nextStream();
+    const { lines, logger } = capturedLogger();
+    const seen: number[] = [];
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
+      for (const m of batch) seen.push(m.deliveryCount);
+      if (batch.some((m) => m.deliveryCount === 1)) {
+        // A real driver error: nothing listens on port 1.
+        const unreachable = new pg.Client({ host: '127.0.0.1', port: 1, user: 'postgres', connectionTimeoutMillis: 2000 });
+        await unreachable.connect();
+      }
+      for (const m of batch) m.ack();
+    });
+    try {
+      await streams.publish(`${subject}.x`, { n: 1 }, 'down-1');
+      await eventually(() => expect(seen).toEqual([1, 2]), 8000);
+      expect(lines).toEqual([expect.objectContaining({ level: 50, msg: expect.stringMatching(/transient/), err: expect.objectContaining({ code: 'ECONNREFUSED' }) })]);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('retries alone only the messages a failing handler left unsettled', async () => {
+    const { stream, subject } = nextStream();
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3]) await streams.publish(`${subject}.x`, { n }, `partial-${n}`);
+    const { lines, logger } = capturedLogger();
+    const calls: number[][] = [];
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
+      calls.push(batch.map((m) => (m.data as { n: number }).n));
+      if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
+      batch[0].ack();
+      if (batch.length > 1) throw new Error('failed after the first ack');
+      batch.forEach((m) => m.ack());
+    });
+    try {
+      await eventually(() => expect(new Set(calls.flat())).toEqual(new Set([1, 2, 3])));
+      await new Promise((r) => setTimeout(r, 300));
+      const failed = calls.filter((c) => c.length > 1);
+      expect(failed.length).toBeGreaterThan(0);
+      // What the failing handler had acked is not handed over again; the rest is, once, alone.
+      const expected = new Map<number, number>();
+      for (const c of calls) for (const n of c) expected.set(n, 1);
+      for (const c of failed) for (const n of c.slice(1)) expected.set(n, 2);
+      const counts = new Map<number, number>();
+      for (const n of calls.flat()) counts.set(n, (counts.get(n) ?? 0) + 1);
+      expect(counts).toEqual(expected);
+      expect(lines.filter((l) => l.msg.startsWith('poison'))).toEqual([]);
+      expect(lines.filter((l) => l.msg.startsWith('batch handler failed'))).toHaveLength(failed.length);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
   it('hands over many messages in batches no larger than the batch size', async () => {
     const { stream, subject } = nextStream();
     await streams.ensureStream(stream, [`${subject}.>`]);
@@ -114,6 +264,20 @@ describe.each([
     expect(Math.max(...sizes.values())).toBeLessThanOrEqual(8);
     expect(seen.map((s) => (s.data as { n: number }).n)).toEqual([...Array(50).keys()]);
     await consumer.stop();
+  });
+});
+
+describe('isTransientFailure', () => {
+  it('is true for an unreachable database and for lost races, false for a refused value', async () => {
+    const refused = await pool.query('SELECT $1::text', ['a\u0000b']).catch((e: unknown) => e);
+    expect(isTransientFailure(refused)).toBe(false);
+    const badYear = await pool.query(`SELECT '0000-01-01T00:00:00Z'::timestamptz`).catch((e: unknown) => e);
+    expect(isTransientFailure(badYear)).toBe(false);
+    const unreachable = await new pg.Client({ host: '127.0.0.1', port: 1, user: 'postgres' }).connect().catch((e: unknown) => e);
+    expect(isTransientFailure(unreachable)).toBe(true);
+    const serialization = await pool.query(`DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '40001'; END $$`).catch((e: unknown) => e);
+    expect(isTransientFailure(serialization)).toBe(true);
+    expect(isTransientFailure(new TypeError('x is undefined'))).toBe(false);
   });
 });
 

@@ -2,7 +2,10 @@ import {
   AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from './database.js';
 import { ensureStream } from './jetstream.js';
+import { createLogger } from './logging.js';
 
 /** One delivered message of a durable consumer. Exactly one of ack/nak/term settles it. */
 export interface StreamMessage {
@@ -11,6 +14,8 @@ export interface StreamMessage {
   data: unknown;
   /** 1 on first delivery, more on redelivery. */
   deliveryCount: number;
+  /** The publisher's de-duplication id (Nats-Msg-Id; the event id for call events), when it set one. */
+  msgId?: string;
   ack(): void;
   /** Ask for redelivery, after `delayMs` when given. */
   nak(delayMs?: number): void;
@@ -27,6 +32,14 @@ export interface DurableConsumerSpec {
   batchSize?: number;
   /** An unsettled message is redelivered after this long. */
   ackWaitMs?: number;
+  /** Where failed batches and terminated poison messages are reported (error level). Defaults to a service-kit logger. */
+  logger?: Pick<Logger, 'error'>;
+  /**
+   * True for a failure that says nothing about the messages (the database is unreachable,
+   * a deadlock, a serialization failure): the batch is redelivered later instead of being
+   * split up to find a poison message. Defaults to `isTransientFailure`.
+   */
+  isTransientFailure?: (err: unknown) => boolean;
 }
 
 export interface RunningConsumer {
@@ -44,8 +57,37 @@ export interface MessageStreams {
   ensureStream(stream: string, subjects: string[]): Promise<void>;
   /** Resolves once the message is stored (JetStream ack). */
   publish(subject: string, payload: unknown, msgId: string): Promise<void>;
+  /**
+   * Hand batches of messages to `handle`, which settles each one. When `handle` throws,
+   * the failure is logged and, unless it is transient, the batch's unsettled messages are
+   * handed over again one at a time: a message that still fails on its own is a poison
+   * message and is terminated (and logged), the others proceed.
+   */
   consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer>;
 }
+
+/** SQLSTATEs of failures a later attempt of the same work can get past. */
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03']);
+
+/**
+ * The default classification of a handler failure: the database is unavailable, or the
+ * transaction lost a race (serialization failure, deadlock, lock not available). Any other
+ * failure may be caused by a message, which is then looked for by retrying one at a time.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
+  const code = e?.driverError?.code ?? e?.code;
+  return typeof code === 'string' && TRANSIENT_SQLSTATES.has(code);
+}
+
+/** Redelivery delay after a transient failure: 1 s, doubling per delivery, at most 30 s. */
+export function transientRetryDelay(deliveryCount: number): number {
+  return Math.min(1_000 * 2 ** Math.min(Math.max(deliveryCount - 1, 0), 5), 30_000);
+}
+
+let fallbackLogger: Logger | undefined;
+const defaultLogger = () => (fallbackLogger ??= createLogger('message-streams'));
 
 const nanos = (ms: number) => ms * 1_000_000;
 
@@ -102,18 +144,58 @@ export class JetStreamStreams implements MessageStreams {
       subject: m.subject,
       data: jsonOrUndefined(m),
       deliveryCount: m.info.deliveryCount,
+      msgId: m.headers?.get('Nats-Msg-Id') || undefined,
       ack: () => m.ack(),
       nak: (delayMs) => m.nak(delayMs),
       // nats-server 2.9 does not parse `+TERM <reason>` and would redeliver; the caller logs the reason.
       term: () => m.term(),
-    }), () => messages.stop());
+    }), () => messages.stop(), spec);
   }
+}
+
+/** The `id` (or `event_id`) of an event payload, for logs; null when it has none. */
+function payloadId(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { id, event_id: eventId } = data as { id?: unknown; event_id?: unknown };
+  return typeof id === 'string' ? id : typeof eventId === 'string' ? eventId : null;
+}
+
+/** A message whose settlement is seen, so a failed handler's unsettled messages are known. */
+interface Tracked {
+  message: StreamMessage;
+  settled: boolean;
+}
+
+function track(message: StreamMessage): Tracked {
+  const tracked: Tracked = {
+    settled: false,
+    message: {
+      subject: message.subject,
+      data: message.data,
+      deliveryCount: message.deliveryCount,
+      ...(message.msgId !== undefined ? { msgId: message.msgId } : {}),
+      ack: () => {
+        tracked.settled = true;
+        message.ack();
+      },
+      nak: (delayMs) => {
+        tracked.settled = true;
+        message.nak(delayMs);
+      },
+      term: (reason) => {
+        tracked.settled = true;
+        message.term(reason);
+      },
+    },
+  };
+  return tracked;
 }
 
 /**
  * Feed a message source into `handle` in batches. Messages that arrive while a
  * batch is being handled form the next batch; the source is not read further
- * while two batches are waiting, which bounds memory.
+ * while two batches are waiting, which bounds memory. A batch whose handler
+ * throws is never dropped silently: see MessageStreams.consume.
  */
 function runBatches<M>(
   source: AsyncIterable<M>,
@@ -121,11 +203,49 @@ function runBatches<M>(
   handle: (batch: StreamMessage[]) => Promise<void>,
   wrap: (m: M) => StreamMessage,
   stopSource: () => void,
+  spec: Pick<DurableConsumerSpec, 'stream' | 'durable' | 'logger' | 'isTransientFailure'>,
 ): RunningConsumer {
   const buffer: StreamMessage[] = [];
   let stopped = false;
   let wakeWorker: (() => void) | undefined;
   let wakeFeeder: (() => void) | undefined;
+  const logger = spec.logger ?? defaultLogger();
+  const isTransient = spec.isTransientFailure ?? isTransientFailure;
+  const where = { stream: spec.stream, durable: spec.durable };
+  const describe = (m: StreamMessage) => ({ ...where, subject: m.subject, msg_id: m.msgId ?? null, event_id: payloadId(m.data), delivery: m.deliveryCount });
+
+  /** The handler threw for a whole batch: find the message(s) that cause it, if any, and settle every message. */
+  const recover = async (batch: Tracked[], err: unknown) => {
+    const unsettled = batch.filter((t) => !t.settled).map((t) => t.message);
+    if (isTransient(err)) {
+      const delayMs = transientRetryDelay(Math.max(1, ...unsettled.map((m) => m.deliveryCount)));
+      logger.error({ err, ...where, messages: batch.length, unsettled: unsettled.length, retry_in_ms: delayMs }, 'batch handler failed (transient); its messages will be redelivered');
+      for (const m of unsettled) m.nak(delayMs);
+      return;
+    }
+    logger.error({ err, ...where, messages: batch.length, unsettled: unsettled.length }, 'batch handler failed; retrying its messages one at a time');
+    for (const message of unsettled) {
+      if (stopped) {
+        message.nak();
+        continue;
+      }
+      const alone = track(message);
+      try {
+        await handle([alone.message]);
+      } catch (errAlone) {
+        if (alone.settled) {
+          logger.error({ err: errAlone, ...describe(message) }, 'handler failed after settling the message');
+        } else if (isTransient(errAlone)) {
+          const delayMs = transientRetryDelay(message.deliveryCount);
+          logger.error({ err: errAlone, ...describe(message), retry_in_ms: delayMs }, 'message failed on its own (transient); it will be redelivered');
+          alone.message.nak(delayMs);
+        } else {
+          logger.error({ err: errAlone, ...describe(message) }, 'poison message: it fails on its own; terminated, it will not be redelivered');
+          alone.message.term(errAlone instanceof Error ? errAlone.message : String(errAlone));
+        }
+      }
+    }
+  };
 
   const feeder = (async () => {
     for await (const m of source) {
@@ -142,13 +262,15 @@ function runBatches<M>(
         await new Promise<void>((r) => (wakeWorker = r));
         continue;
       }
-      const batch = buffer.splice(0, batchSize);
+      const batch = buffer.splice(0, batchSize).map(track);
       wakeFeeder?.();
       try {
-        await handle(batch);
-      } catch {
-        // The handler failed as a whole: let every message of the batch come back.
-        for (const m of batch) m.nak(1_000);
+        await handle(batch.map((t) => t.message));
+      } catch (err) {
+        await recover(batch, err).catch((failure: unknown) => {
+          // Only a throwing logger or settle call gets here; the unsettled messages come back after ack wait.
+          logger.error({ err: failure, ...where }, 'recovering a failed batch failed');
+        });
       }
     }
   })();
@@ -181,6 +303,7 @@ export function subjectMatches(pattern: string, subject: string): boolean {
 interface Stored {
   subject: string;
   payload: string;
+  msgId: string;
 }
 
 interface InProcessDurable {
@@ -213,7 +336,7 @@ export class InProcessStreams implements MessageStreams {
     for (const [id, at] of this.seenIds) if (now - at > this.duplicateWindowMs) this.seenIds.delete(id);
     if (this.seenIds.has(msgId)) return;
     this.seenIds.set(msgId, now);
-    const stored = { subject, payload: JSON.stringify(payload) };
+    const stored = { subject, payload: JSON.stringify(payload), msgId };
     stream.log.push(stored);
     for (const durable of stream.durables.values()) this.enqueue(durable, stored, 1);
   }
@@ -252,6 +375,7 @@ export class InProcessStreams implements MessageStreams {
         subject: item.stored.subject,
         data: JSON.parse(item.stored.payload),
         deliveryCount: item.deliveryCount,
+        msgId: item.stored.msgId,
         ack: () => settle(),
         nak: (delayMs) => settle(delayMs ?? 0),
         term: () => settle(),
@@ -259,7 +383,7 @@ export class InProcessStreams implements MessageStreams {
     }, () => {
       closed = true;
       target.wake?.();
-    });
+    }, spec);
     return {
       stop: async () => {
         await running.stop();
