@@ -409,7 +409,8 @@ async function waitHealthy(url, timeoutMs = 30_000) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  die(`the service did not become healthy within ${timeoutMs / 1000} s (last answer: ${last})`);
+  process.stderr.write(`\n[start] cannot start: the service did not become healthy within ${timeoutMs / 1000} s (last answer: ${last})\n`);
+  await shutdown(1); // the apps, then PostgreSQL, in order
 }
 
 // ---------- main ----------
