@@ -140,6 +140,26 @@ describe('GET /v1/conversations filters and sorting (independent computation)', 
     expect(runs(desc)).toEqual(['positive', 'neutral', 'negative', null]);
   });
 
+  it('date filters are exact below the millisecond: a day ends at its last microsecond', async () => {
+    // Another account, so the totals the other tests compare stay as generated.
+    const edgeAccount = `acc_${randomUUID()}`;
+    const edgeAgent = `agt_${randomUUID()}`;
+    await h.publishKnownAgent({ agent_id: edgeAgent, account_id: edgeAccount, name: 'Edge' });
+    const startedAt = (id: string, start_time: string): CallEvent => ({
+      id: `${id}-started`, type: 'call.started', conversation_id: id, agent_id: edgeAgent, occurred_at: start_time,
+      data: { caller_number: '+14155550100', start_time },
+    });
+    const lastOfDay = `edge-${randomUUID().slice(0, 8)}-a`;
+    const nextDay = `edge-${randomUUID().slice(0, 8)}-b`;
+    await h.publishCallEvents([startedAt(lastOfDay, '2025-01-10T23:59:59.9995Z'), startedAt(nextDay, '2025-01-11T00:00:00Z')]);
+    await h.eventually(async () => expect((await h.list(edgeAccount, {})).items).toHaveLength(2), 10_000);
+    const ids = async (query: RawQuery) => (await h.list(edgeAccount, query)).items.map((i) => i.id);
+    expect(await ids({ end_date: '2025-01-10' })).toEqual([lastOfDay]);
+    expect(await ids({ start_date: '2025-01-11' })).toEqual([nextDay]);
+    expect(await ids({ start_date: '2025-01-10T23:59:59.9995Z', end_date: '2025-01-10T23:59:59.9995Z' })).toEqual([lastOfDay]);
+    expect(await ids({ start_date: '0099-01-01', end_date: '9999-12-31', sort_order: 'asc' })).toEqual([lastOfDay, nextDay]);
+  });
+
   it('caps per_page at 100 and returns an empty page past the end', async () => {
     expect(await h.list(account, { per_page: '1000' })).toMatchObject({ per_page: 100 });
     expect((await h.list(account, { per_page: '1000' })).items).toHaveLength(100);
@@ -155,6 +175,10 @@ describe('GET /v1/conversations filters and sorting (independent computation)', 
     [{ has_transcript: '1' }, { code: 'invalid_parameter', field: 'has_transcript', valid_values: ['true', 'false'] }],
     [{ start_date: '31/01/2025' }, { code: 'invalid_date_format', field: 'start_date' }],
     [{ end_date: '2025-02-30' }, { code: 'invalid_date_format', field: 'end_date' }],
+    // Years PostgreSQL refuses (no year 0) or that leave 0001–9999 in UTC: 400, not a 500 from the database.
+    [{ start_date: '0000-01-01T00:00:00Z' }, { code: 'invalid_date_format', field: 'start_date' }],
+    [{ end_date: '0000-06-01T00:00:00Z' }, { code: 'invalid_date_format', field: 'end_date' }],
+    [{ start_date: '9999-12-31T23:59:59-10:00' }, { code: 'invalid_date_format', field: 'start_date' }],
     [{ page: '0' }, { code: 'invalid_parameter', field: 'page' }],
     [{ page: 'two' }, { code: 'invalid_parameter', field: 'page' }],
     [{ per_page: '-5' }, { code: 'invalid_parameter', field: 'per_page' }],

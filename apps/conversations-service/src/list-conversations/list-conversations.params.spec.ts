@@ -41,18 +41,52 @@ describe('list query parameters', () => {
 
 describe('ISO 8601 dates of the filters', () => {
   it.each([
-    ['2025-01-31', false, '2025-01-31T00:00:00.000Z'],
-    ['2025-01-31', true, '2025-01-31T23:59:59.999Z'],
-    ['2025-01-31T10:00Z', false, '2025-01-31T10:00:00.000Z'],
-    ['2025-01-31T10:00:00', false, '2025-01-31T10:00:00.000Z'],
-    ['2025-01-31T10:00:00.5+0200', false, '2025-01-31T08:00:00.500Z'],
-    ['2025-01-31T10:00:00 02:00', false, '2025-01-31T08:00:00.000Z'],
-    ['2024-02-29T23:59:59-05:00', false, '2024-03-01T04:59:59.000Z'],
+    ['2025-01-31', false, '2025-01-31T00:00:00.000000000Z'],
+    // The last microsecond of the day: start times are stored with microseconds.
+    ['2025-01-31', true, '2025-01-31T23:59:59.999999000Z'],
+    ['2025-01-31T10:00Z', false, '2025-01-31T10:00:00.000000000Z'],
+    ['2025-01-31T10:00:00', false, '2025-01-31T10:00:00.000000000Z'],
+    ['2025-01-31T10:00:00.5+0200', false, '2025-01-31T08:00:00.500000000Z'],
+    ['2025-01-31T10:00:00 02:00', false, '2025-01-31T08:00:00.000000000Z'],
+    ['2024-02-29T23:59:59-05:00', false, '2024-03-01T04:59:59.000000000Z'],
+    ['2025-01-31T10:00:00.123456789Z', false, '2025-01-31T10:00:00.123456789Z'],
+    // Years below 100 are the years written, not 19xx.
+    ['0099-12-31', false, '0099-12-31T00:00:00.000000000Z'],
+    ['0005-03-01T12:00:00+01:00', false, '0005-03-01T11:00:00.000000000Z'],
+    ['0004-02-29', true, '0004-02-29T23:59:59.999999000Z'],
+    // The edges of years 0001–9999, in UTC.
+    ['0001-01-01T00:00:00Z', false, '0001-01-01T00:00:00.000000000Z'],
+    ['0001-01-01T00:30:00-01:00', false, '0001-01-01T01:30:00.000000000Z'],
+    ['9999-12-31', true, '9999-12-31T23:59:59.999999000Z'],
+    ['9999-12-31T23:59:59.999999999Z', false, '9999-12-31T23:59:59.999999999Z'],
+    ['9999-12-31T23:59:59+10:00', false, '9999-12-31T13:59:59.000000000Z'],
   ])('%s (end of day: %s) → %s', (raw, endOfDay, expected) => {
     expect(parseIsoDate(raw, endOfDay)).toBe(expected);
   });
-  it.each(['31/01/2025', '2025-13-01', '2025-02-29', '2025-01-31T25:00:00Z', 'yesterday', '1738332300', '2025-1-5'])('rejects %s', (raw) => {
+  it.each(['31/01/2025', '2025-13-01', '2025-02-29', '2025-01-31T25:00:00Z', 'yesterday', '1738332300', '2025-1-5', '0003-02-29', '1900-02-29'])('rejects %s', (raw) => {
     expect(parseIsoDate(raw)).toBeUndefined();
+  });
+  it.each(['0000-01-01', '0000-01-01T00:00:00Z', '0000-12-31T23:00:00-02:00', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-10:00', '10000-01-01'])(
+    'rejects %s: outside years 0001–9999 as written or in UTC',
+    (raw) => {
+      expect(parseIsoDate(raw)).toBeUndefined();
+      expect(parseIsoDate(raw, true)).toBeUndefined();
+    },
+  );
+  it.each([
+    ['start_date', '0000-01-01T00:00:00Z'],
+    ['end_date', '0000-06-01T00:00:00Z'],
+    ['start_date', '9999-12-31T23:59:59-10:00'],
+    ['end_date', '0000-12-31'],
+  ])('%s=%s is invalid_date_format naming the field (before: a 500 from PostgreSQL)', (field, value) => {
+    expect(parseListQuery({ [field]: value })).toMatchObject({ ok: false, problem: { code: 'invalid_date_format', field } });
+  });
+  it('keeps the order of the range exact below the millisecond', () => {
+    expect(ok({ start_date: '2025-01-31T10:00:00.0001Z', end_date: '2025-01-31T10:00:00.0009Z' })).toMatchObject({
+      start_date: '2025-01-31T10:00:00.000100000Z', end_date: '2025-01-31T10:00:00.000900000Z',
+    });
+    expect(parseListQuery({ start_date: '2025-01-31T10:00:00.0009Z', end_date: '2025-01-31T10:00:00.0001Z' })).toMatchObject({ ok: false, problem: { field: 'start_date' } });
+    expect(ok({ start_date: '0099-01-01', end_date: '2025-01-01' })).toMatchObject({ start_date: '0099-01-01T00:00:00.000000000Z' });
   });
 });
 

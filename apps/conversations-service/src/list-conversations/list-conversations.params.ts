@@ -5,7 +5,7 @@
  */
 import {
   BOOLEAN_VALUES, CALL_EVENT_PATTERNS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
-  type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
+  timestampEpochNanos, type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
 } from '@voice/contracts';
 
 export type SortField = (typeof CONVERSATION_SORT_FIELDS)[number];
@@ -21,7 +21,7 @@ export interface ConversationListFilter {
   caller?: string;
   min_duration?: number;
   max_duration?: number;
-  /** ISO instants (UTC). */
+  /** UTC instants, `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (so string order is time order). */
   start_date?: string;
   end_date?: string;
   has_recording?: boolean;
@@ -108,7 +108,7 @@ function parse(query: RawQuery): ConversationListFilter {
       throw new Problem({
         code: 'invalid_date_format',
         field: name,
-        message: `${name} must be an ISO 8601 date or timestamp, e.g. 2025-01-31 or 2025-01-31T14:05:00Z.`,
+        message: `${name} must be an ISO 8601 date or timestamp in the years 0001 to 9999, e.g. 2025-01-31 or 2025-01-31T14:05:00Z.`,
       });
     }
     return instant;
@@ -167,12 +167,32 @@ function searchText(value: string | undefined): string | undefined {
 }
 
 const DATE_ONLY = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
-const DATE_TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})?$/;
+const DATE_TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(Z|[+-][0-9]{2}:?[0-9]{2})?$/;
+
+/** The instants PostgreSQL and RFC 3339 (four-digit years) can both carry: 0001-01-01T00:00:00Z to the end of 9999. */
+const FIRST_INSTANT = timestampEpochNanos('0001-01-01T00:00:00Z');
+const LAST_INSTANT = timestampEpochNanos('9999-12-31T23:59:59.999999999Z');
+const NANOS_PER_MS = 1_000_000n;
+const NANOS_PER_S = 1_000_000_000n;
+
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysInMonth = (y: number, m: number) => (m === 2 ? (isLeapYear(y) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31);
+
+/** A UTC instant as `YYYY-MM-DDTHH:MM:SS.fffffffffZ`: every digit kept, so string order is time order. */
+function formatInstant(nanos: bigint): string {
+  const subSecond = ((nanos % NANOS_PER_S) + NANOS_PER_S) % NANOS_PER_S;
+  const wholeMs = (nanos - subSecond) / NANOS_PER_MS;
+  return `${new Date(Number(wholeMs)).toISOString().slice(0, 19)}.${String(subSecond).padStart(9, '0')}Z`;
+}
 
 /**
- * An ISO 8601 date (`2025-01-31`) or date-time, as a UTC instant. A date alone
- * means the start of that day for start_date and its end for end_date, so
- * `end_date=2025-01-31` includes calls that day. A time without an offset is UTC.
+ * An ISO 8601 date (`2025-01-31`) or date-time, as a UTC instant with nine
+ * fractional digits (PostgreSQL rounds it to microseconds, as it rounded the
+ * stored start times). A date alone means the start of that day for
+ * start_date and its last microsecond for end_date, so `end_date=2025-01-31`
+ * includes calls that day. A time without an offset is UTC. Years are read as
+ * written (0099 is the year 99); an instant outside years 0001–9999 (UTC) is
+ * refused, as PostgreSQL has no year 0 and RFC 3339 no five-digit years.
  */
 export function parseIsoDate(raw: string, endOfDay = false): string | undefined {
   // An unencoded "+" of an offset arrives as a space.
@@ -182,15 +202,20 @@ export function parseIsoDate(raw: string, endOfDay = false): string | undefined 
   const m = d ?? t;
   if (!m) return undefined;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
-  if (d) return new Date(Date.UTC(year, month - 1, day, endOfDay ? 23 : 0, endOfDay ? 59 : 0, endOfDay ? 59 : 0, endOfDay ? 999 : 0)).toISOString();
-  const [hour, minute, second] = [Number(t![4]), Number(t![5]), Number(t![6] ?? 0)];
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  let offset = t![8] ?? 'Z';
-  if (/^[+-][0-9]{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
-  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
-  const fraction = (t![7] ?? '').slice(0, 4);
-  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${t![4]}:${t![5]}:${String(second).padStart(2, '0')}${fraction}${offset}`);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  let local: string;
+  if (d) {
+    local = `${m[1]}-${m[2]}-${m[3]}T${endOfDay ? '23:59:59.999999' : '00:00:00'}Z`;
+  } else {
+    const [hour, minute, second] = [Number(t![4]), Number(t![5]), Number(t![6] ?? 0)];
+    if (hour > 23 || minute > 59 || second > 59) return undefined;
+    let offset = t![8] ?? 'Z';
+    if (/^[+-][0-9]{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
+    if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+    const fraction = t![7] ? `.${t![7]}` : '';
+    local = `${m[1]}-${m[2]}-${m[3]}T${t![4]}:${t![5]}:${String(second).padStart(2, '0')}${fraction}${offset}`;
+  }
+  const nanos = timestampEpochNanos(local);
+  if (nanos < FIRST_INSTANT || nanos > LAST_INSTANT) return undefined;
+  return formatInstant(nanos);
 }
