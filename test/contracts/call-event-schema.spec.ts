@@ -108,6 +108,7 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
     const refused = [
       progress('0000-01-01T00:00:00Z'), progress('0000-12-31T23:00:00-02:00'), progress('0001-01-01T00:30:00+01:00'),
       progress('9999-12-31T23:59:59-10:00'), progress('2016-12-31T23:59:60Z'), progress('10000-01-01T00:00:00Z'),
+      progress('9999-12-31T23:59:59.9999995Z'), progress('9999-12-31T23:59:59.999999999-00:00'),
       progress('2025-01-31T14:05:00Z', 'agt\u0000'), progress('2025-01-31T14:05:00Z', 'agt\uD800'), progress('2025-01-31T14:05:00Z', '\uDC00agt'),
       ended({ summary: 'fine\u0000' }), ended({ topics: ['ok', '\uD83D'] }), ended({ recording_url: 'https://x.example/\u0000' }),
       ended({ integrations: [{ system: 's', action: 'a', details: { note: 'x\u0000' } }] }),
@@ -119,7 +120,8 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
         .toEqual({ sample, byValidator: true, bySchema: true });
     }
     const accepted = [
-      progress('0001-01-01T00:00:00Z'), progress('0001-01-01T00:00:00-05:00'), progress('9999-12-31T23:59:59.999999999Z'),
+      progress('0001-01-01T00:00:00Z'), progress('0001-01-01T00:00:00-05:00'), progress('9999-12-31T23:59:59.9999994Z'),
+      progress('9999-12-31T23:59:59.999999999+00:01'),
       progress('9999-12-31T23:59:59+14:00'), progress('2025-01-31T14:05:00Z', 'agt_\uD83D\uDE00'),
       ended({ summary: 'Booked 😀', integrations: [{ system: 's', action: 'a', details: { '😀': ['ü', 1, null, { n: true }] } }] }),
     ];

@@ -30,8 +30,9 @@ export const CALL_EVENT_PATTERNS = {
    * Dates at the very edges of years 0001–9999 whose offset carries the instant out of
    * that range in UTC (0001-01-01 ahead of UTC, 9999-12-31 behind it): refused whatever
    * the time of day, so that the JSON Schema (which cannot do arithmetic) says the same.
+   * Also the last half microsecond of 9999, which PostgreSQL rounds into the year 10000.
    */
-  outOfRangeEdge: /^0001-01-01T.*\+(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])|^9999-12-31T.*-(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])/,
+  outOfRangeEdge: /^0001-01-01T.*\+(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])|^9999-12-31T.*-(0[1-9]|1[0-9]|2[0-3]|00:0[1-9]|00:[1-5][0-9])|^9999-12-31T23:59:59\.999999[5-9][0-9]*(Z|[+-]00:00)$/,
   /**
    * Text every store behind the contract can hold: no U+0000 (PostgreSQL text refuses it)
    * and no unpaired UTF-16 surrogate (jsonb refuses it, text would turn it into U+FFFD).
