@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 import { CALL_EVENTS_STREAM, namespacedStream } from '@voice/contracts';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
@@ -116,6 +117,90 @@ describe('conversations and call events over HTTP', () => {
       expect(single.body.error).toMatchObject({ code: 'unknown_agent', field: 'agent_id' });
       expect(await streamedMessages()).toBe(before);
     });
+
+    it('conversation and event ids are per account: two accounts posting the same ids get a conversation each', async () => {
+      const second = await system.createAccount();
+      const theirAgent = await second.api.post('/v1/agents', { name: 'Their Desk', voice_platform: 'platform_b' });
+      expect(theirAgent.status).toBe(201);
+      const id = `call-42-${Date.now()}`;
+      // Same conversation id and same event ids in both accounts.
+      const mine = callEvents(id, agentId, `shared-${id}`);
+      const theirs = callEvents(id, theirAgent.body.data.id, `shared-${id}`).map((e) =>
+        e.type === 'call.ended' ? { ...e, data: { ...e.data, summary: 'Their call.', duration: 60 } } : e);
+      expect((await account.api.post('/v1/call-events', { events: mine })).status).toBe(202);
+      expect((await second.api.post('/v1/call-events', { events: theirs })).status).toBe(202);
+
+      const done = (r: { status: number; body: any }) => r.status === 200 && r.body.data.status === 'completed';
+      const ours = await eventually(() => account.api.get(`/v1/conversations/${id}`), done);
+      const their = await eventually(() => second.api.get(`/v1/conversations/${id}`), done);
+      expect(ours.body.data).toMatchObject({ id, agent_id: agentId, agent_name: 'Bookings', summary: 'Booked a table.', duration: 3726, technical: { voice_platform: 'platform_a' } });
+      expect(their.body.data).toMatchObject({ id, agent_id: theirAgent.body.data.id, agent_name: 'Their Desk', summary: 'Their call.', duration: 60, technical: { voice_platform: 'platform_b' } });
+      const listed = async (client: TestAccount['api']) => (await client.get('/v1/conversations?per_page=100')).body.data.filter((c: any) => c.id === id);
+      expect((await listed(account.api)).map((c: any) => c.summary)).toEqual(['Booked a table.']);
+      expect((await listed(second.api)).map((c: any) => c.summary)).toEqual(['Their call.']);
+      expect((await second.api.get(`/v1/conversations/${id}/transcript?format=text`)).text).toContain('Caller: I need to book a table.');
+
+      // A true duplicate within one account changes nothing.
+      expect((await second.api.post('/v1/call-events', { events: theirs })).status).toBe(202);
+      const marker = callEvents(`marker-${Date.now()}`, theirAgent.body.data.id)[0];
+      expect((await second.api.post('/v1/call-events', marker)).status).toBe(202);
+      await eventually(() => second.api.get(`/v1/conversations/${marker.conversation_id}`), (r) => r.status === 200);
+      expect((await second.api.get(`/v1/conversations/${id}`)).body.data).toEqual(their.body.data);
+      expect((await second.api.get('/v1/conversations?per_page=100')).body.meta.total).toBe(2);
+    }, 20_000);
+
+    it('a paused or deleted agent answers no new call (422 agent_not_answering); calls already running are still recorded', async () => {
+      const created = await account.api.post('/v1/agents', { name: 'Night Line', voice_platform: 'platform_a' });
+      expect(created.status).toBe(201);
+      const nightLine: string = created.body.data.id;
+      const db = new pg.Client({ connectionString: system.databaseUrl });
+      await db.connect();
+      /** conversations-service learns statuses from agent events: wait until it has this one. */
+      const learnt = (status: string) => pollUntil(
+        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [nightLine])).rows[0]?.status,
+        (s) => s === status, 10_000, 20,
+      );
+      const started = (conversationId: string, at: string) =>
+        ({ id: `${conversationId}-1`, type: 'call.started', conversation_id: conversationId, agent_id: nightLine, occurred_at: at, data: { caller_number: '+14155550100', start_time: at } });
+      const ended = (conversationId: string, at: string) =>
+        ({ id: `${conversationId}-9`, type: 'call.ended', conversation_id: conversationId, agent_id: nightLine, occurred_at: at, data: { end_time: at, duration: 30 } });
+      const transcript = (conversationId: string, at: string) =>
+        ({ id: `${conversationId}-5`, type: 'call.transcript', conversation_id: conversationId, agent_id: nightLine, occurred_at: at, data: { segments: [{ speaker: 'caller', text: 'Still there?', start_ms: 0, end_ms: 800 }] } });
+      const now = () => new Date().toISOString();
+      try {
+        await learnt('active');
+        const running = `night-running-${Date.now()}`;
+        expect((await account.api.post('/v1/call-events', started(running, now()))).status).toBe(202);
+        await eventually(() => account.api.get(`/v1/conversations/${running}`), (r) => r.status === 200);
+
+        expect((await account.api.patch(`/v1/agents/${nightLine}`, { status: 'paused' })).status).toBe(200);
+        await learnt('paused');
+        const duringPause = `night-paused-${Date.now()}`;
+        const refused = await account.api.post('/v1/call-events', { events: [ended(running, now()), started(duringPause, now())] });
+        expect(refused.status).toBe(422);
+        expect(refused.body.error).toMatchObject({ type: 'validation_error', code: 'agent_not_answering', field: 'events[1].agent_id' });
+        const single = await account.api.post('/v1/call-events', started(duringPause, now()));
+        expect([single.status, single.body.error?.code, single.body.error?.field]).toEqual([422, 'agent_not_answering', 'agent_id']);
+
+        expect((await account.api.patch(`/v1/agents/${nightLine}`, { status: 'active' })).status).toBe(200);
+        await learnt('active');
+        const afterResume = `night-resumed-${Date.now()}`;
+        expect((await account.api.post('/v1/call-events', started(afterResume, now()))).status).toBe(202);
+        await eventually(() => account.api.get(`/v1/conversations/${afterResume}`), (r) => r.status === 200);
+
+        expect((await account.api.delete(`/v1/agents/${nightLine}`)).status).toBe(204);
+        await learnt('deleted');
+        const afterDelete = await account.api.post('/v1/call-events', started(`night-deleted-${Date.now()}`, now()));
+        expect([afterDelete.status, afterDelete.body.error?.code]).toEqual([422, 'agent_not_answering']);
+        // The call running since before the pause ends on record, with its late transcript.
+        expect((await account.api.post('/v1/call-events', { events: [transcript(running, now()), ended(running, now())] })).status).toBe(202);
+        const detail = await eventually(() => account.api.get(`/v1/conversations/${running}`), (r) => r.body.data?.status === 'completed');
+        expect(detail.body.data).toMatchObject({ status: 'completed', has_transcript: true, agent_name: 'Night Line' });
+        expect((await account.api.get(`/v1/conversations/${duringPause}`)).status).toBe(404);
+      } finally {
+        await db.end();
+      }
+    }, 30_000);
 
     it('needs the call_events:write scope', async () => {
       const key = await account.api.post('/v1/api-keys', { scopes: ['conversations:read'] });

@@ -60,6 +60,8 @@ export const ERROR_CATALOG = {
   phone_number_in_use: { status: 422, type: 'validation_error' },
   invalid_state_transition: { status: 422, type: 'validation_error' },
   unknown_agent: { status: 422, type: 'validation_error' },
+  /** A call that started once its agent was paused or deleted: the agent does not answer it. */
+  agent_not_answering: { status: 422, type: 'validation_error' },
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },

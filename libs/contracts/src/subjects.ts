@@ -18,8 +18,23 @@ export const ConversationsRpc = {
   list: 'conversations.list',
   get: 'conversations.get',
   transcript: 'conversations.transcript',
+  /** Which call events of a batch the service would refuse because their agent does not answer the call (used by call-event ingest). */
+  checkAnswering: 'conversations.check-answering',
   health: 'conversations.health',
 } as const;
+
+/**
+ * Payloads of ConversationsRpc.checkAnswering. (Kept beside the subject because
+ * this change could not touch rpc.ts; they belong there with the other payloads.)
+ */
+export interface CheckAnsweringRequest {
+  account_id: string;
+  events: Array<{ conversation_id: string; agent_id: string; occurred_at: string }>;
+}
+export interface CheckAnsweringReply {
+  /** Positions (in the request's events) of the events of calls that started once their agent was paused or deleted. */
+  refused: Array<{ index: number; agent_id: string; status: string }>;
+}
 
 /** JetStream stream that voice-platform ingestors publish call events to. */
 export const CALL_EVENTS_STREAM = 'CALL_EVENTS';
@@ -43,6 +58,9 @@ export function namespacedStream(namespace: string | undefined, stream: string):
 /** Header names carried on every bus message. */
 export const Headers = {
   requestId: 'x-request-id',
-  /** JetStream de-duplication header; set to the event id. */
+  /**
+   * JetStream de-duplication header. Agent events: the event id. Call events: `<account_id>:<event_id>`
+   * (what the gateway sets): platform event ids are unique only within an account.
+   */
   msgId: 'Nats-Msg-Id',
 } as const;

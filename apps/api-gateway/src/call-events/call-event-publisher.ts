@@ -5,6 +5,15 @@ import type { Logger } from 'pino';
 import { apiFailure } from '../http/api-failure.js';
 import { GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, type GatewaySettings } from '../tokens.js';
 
+/**
+ * JetStream de-duplication id of a call event. Event ids come from the voice
+ * platforms and are unique only within an account, so the account is part of
+ * it: two accounts' events with the same id must not de-duplicate each other.
+ */
+export function callEventMessageId(accountId: string, eventId: string): string {
+  return `${accountId}:${eventId}`;
+}
+
 /** Publishes in flight at once: enough to fill the pipe, bounded so one request cannot flood the connection. */
 const MAX_IN_FLIGHT = 64;
 
@@ -19,15 +28,16 @@ export class CallEventPublisher {
   /**
    * Resolves only once the stream acknowledged every event. On failure some
    * events may already be stored; the client retries the whole request and the
-   * event ids (Nats-Msg-Id on the stream, the unique event id in the
-   * conversations store) make the retry harmless.
+   * event ids make the retry harmless: Nats-Msg-Id on the stream, the event id
+   * unique per account in the conversations store.
    */
-  async publishAll(events: CallEvent[]): Promise<void> {
+  async publishAll(accountId: string, events: CallEvent[]): Promise<void> {
     let next = 0;
     const worker = async () => {
       while (next < events.length) {
         const event = events[next++];
-        await this.withTimeout(this.streams.publish(namespacedSubject(this.settings.namespace, callEventSubject(event.type)), event, event.id));
+        const subject = namespacedSubject(this.settings.namespace, callEventSubject(event.type));
+        await this.withTimeout(this.streams.publish(subject, event, callEventMessageId(accountId, event.id)));
       }
     };
     try {

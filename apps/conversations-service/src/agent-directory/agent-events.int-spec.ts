@@ -28,7 +28,12 @@ describe('agent knowledge from AGENT_EVENTS', () => {
 
     await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', voice_platform: 'platform_b' }, 3, 'AgentUpdated');
     await h.eventually(async () => expect((await h.list(account, {})).items[0]?.agent_name).toBe('Front Desk'));
-    expect((await h.get(account, started.conversation_id)).technical.voice_platform).toBe('platform_b');
+    // The platform is the one that handled the call: switching the agent's platform does not rewrite history.
+    expect((await h.get(account, started.conversation_id)).technical.voice_platform).toBe('platform_a');
+    const later = callEvents(`conv-${randomUUID()}`, agent).started();
+    await h.publishCallEvents([later]);
+    await h.eventually(async () => expect((await h.get(account, later.conversation_id)).technical.voice_platform).toBe('platform_b'));
+    expect((await h.get(account, started.conversation_id)).technical.voice_platform).toBe('platform_a');
 
     await h.publishAgent({ agent_id: agent, account_id: account, name: 'Stale Name', recording_enabled: false }, 2, 'AgentUpdated');
     // A later event is the marker that the stale one was consumed.
@@ -42,7 +47,7 @@ describe('agent knowledge from AGENT_EVENTS', () => {
     await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', status: 'deleted' }, 4, 'AgentDeleted');
     await h.eventually(async () => expect((await known()).version).toBe(4));
     const page = await h.list(account, {});
-    expect(page.total).toBe(1);
-    expect(page.items[0].agent_name).toBe('Front Desk');
+    expect(page.total).toBe(2);
+    expect(page.items.map((i) => i.agent_name)).toEqual(['Front Desk', 'Front Desk']);
   });
 });

@@ -1,5 +1,6 @@
-import type { AgentIntegrationEvent } from '@voice/contracts';
+import { AgentEventTypes, type AgentIntegrationEvent } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
+import type { AgentStatusChange } from '../conversation/agent-policy.rules.js';
 
 /** What conversations-service knows about an agent, learnt from its integration events. */
 export interface KnownAgent {
@@ -11,13 +12,18 @@ export interface KnownAgent {
   transcription_enabled: boolean;
   status: string;
   version: number;
+  /** Every status change learnt, in any order (see agentStatusAt). */
+  history: AgentStatusChange[];
 }
 
 export async function findAgents(db: DataSource | QueryRunner, agentIds: string[]): Promise<Map<string, KnownAgent>> {
   if (agentIds.length === 0) return new Map();
   const rows: KnownAgent[] = await db.query(
-    `SELECT agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version
-       FROM conversations.agents WHERE agent_id = ANY($1::text[])`,
+    `SELECT a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, a.version,
+            coalesce((SELECT json_agg(json_build_object('version', h.version, 'status', h.status,
+                                                        'since_ms', floor(extract(epoch FROM h.since) * 1000)))
+                        FROM conversations.agent_status_history h WHERE h.agent_id = a.agent_id), '[]'::json) AS history
+       FROM conversations.agents a WHERE a.agent_id = ANY($1::text[])`,
     [agentIds],
   );
   return new Map(rows.map((r) => [r.agent_id, r]));
@@ -25,7 +31,9 @@ export async function findAgents(db: DataSource | QueryRunner, agentIds: string[
 
 /**
  * Keep only the newest state of each agent: events carry the full snapshot and
- * their stream version, so an older or repeated event changes nothing.
+ * their stream version, so an older or repeated event changes nothing. Every
+ * event that can change the status is also kept in the status history (an
+ * update leaves the status as it was), with the time it happened.
  */
 export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIntegrationEvent): Promise<boolean> {
   const a = event.agent;
@@ -40,5 +48,12 @@ export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIn
      RETURNING agent_id`,
     [a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, event.version],
   );
+  if (event.type !== AgentEventTypes.updated) {
+    await db.query(
+      `INSERT INTO conversations.agent_status_history (agent_id, version, status, since) VALUES ($1, $2, $3, $4::timestamptz)
+       ON CONFLICT (agent_id, version) DO NOTHING`,
+      [a.agent_id, event.version, a.status, event.occurred_at],
+    );
+  }
   return rows.length > 0;
 }

@@ -20,3 +20,40 @@ export function applyAgentPolicy(event: CallEvent, agent: AgentSwitches): CallEv
   }
   return event;
 }
+
+/** A status an agent event left the agent in, from `since_ms` (epoch milliseconds) on. */
+export interface AgentStatusChange {
+  version: number;
+  status: string;
+  since_ms: number;
+}
+
+/** Statuses in which an agent answers no new call (issue 4: paused and deleted agents stop answering). */
+const NOT_ANSWERING: ReadonlySet<string> = new Set(['paused', 'deleted']);
+
+/**
+ * The agent's status at an instant: that of its newest known change at or
+ * before it. Before any known change (a call reported from before the agent
+ * was created, or clocks apart) the agent counts as answering.
+ */
+export function agentStatusAt(history: readonly AgentStatusChange[], atMs: number): string {
+  let latest: AgentStatusChange | undefined;
+  for (const change of history) {
+    if (change.since_ms <= atMs && (latest === undefined || change.version > latest.version)) latest = change;
+  }
+  return latest?.status ?? 'active';
+}
+
+/**
+ * Whether the agent answers a call whose first event occurred at `callStartMs`.
+ * A call that started before the pause or deletion keeps being recorded (its
+ * end and transcript arrive later); one that starts at or after it is not.
+ */
+export function answersCallStartingAt(history: readonly AgentStatusChange[], callStartMs: number): boolean {
+  return !NOT_ANSWERING.has(agentStatusAt(history, callStartMs));
+}
+
+/** Whether any known change of the agent can make it refuse a call (the common case needs no conversation look-up). */
+export function mayRefuseCalls(history: readonly AgentStatusChange[]): boolean {
+  return history.some((change) => NOT_ANSWERING.has(change.status));
+}

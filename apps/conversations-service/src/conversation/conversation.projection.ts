@@ -2,69 +2,131 @@ import type { QueryRunner } from 'typeorm';
 import { effectiveStartTime, type ConversationState } from './conversation.evolve.js';
 import { searchTextOf, sentimentRank } from './conversation.views.js';
 
+/** A folded conversation to write into the read model. Its identity is (accountId, state.id). */
+export interface ProjectedConversation {
+  state: ConversationState;
+  accountId: string;
+  streamVersion: number;
+  /** The agent's platform when the conversation's first event was recorded (kept in that event's metadata). */
+  voicePlatform: string | null;
+}
+
+/** A read-model row the projection created (not one it updated). */
+export interface NewConversation {
+  account_id: string;
+  id: string;
+}
+
 /**
- * Upsert the list read model row of a folded conversation, inside the append's
- * transaction. The folded state is kept whole in `detail`; the other columns
- * exist for filtering, sorting and search. Resolves true when the row is new.
+ * Upsert the list read model rows of folded conversations, inside the append's
+ * transaction, in one statement for the whole batch. The folded state is kept
+ * whole in `detail`; the other columns exist for filtering, sorting and search.
+ * A row already at the same or a newer stream version is left alone. Resolves
+ * the rows that are new.
  */
-export async function projectConversation(
+export async function projectConversations(
   runner: QueryRunner,
-  /** `at`: the time of this write (the row's created_at when new, its updated_at); now() when absent. */
-  input: { state: ConversationState; accountId: string; streamVersion: number; at?: string },
+  conversations: readonly ProjectedConversation[],
+  /** The time of this write (the row's created_at when new, its updated_at); now() when null. */
+  at: string | null,
   /** Another table of the same shape (a rebuild writes beside the live one). */
   table = 'conversations.conversations',
-): Promise<boolean> {
-  const { state, accountId, streamVersion, at } = input;
-  const rows: Array<{ inserted: boolean }> = await runner.query(
+): Promise<NewConversation[]> {
+  if (conversations.length === 0) return [];
+  const records = conversations.map(({ state, accountId, streamVersion, voicePlatform }) => ({
+    id: state.id,
+    account_id: accountId,
+    agent_id: state.agent_id,
+    caller_number: state.caller_number,
+    status: state.status,
+    start_time: effectiveStartTime(state),
+    end_time: state.end_time,
+    duration: state.duration,
+    sentiment: state.sentiment,
+    sentiment_rank: sentimentRank(state.sentiment),
+    outcome: state.outcome,
+    topics: state.topics,
+    topics_lower: state.topics.map((t) => t.toLowerCase()),
+    has_recording: state.recording_url !== null,
+    has_transcript: state.transcript.length > 0,
+    summary: state.summary,
+    search_text: searchTextOf(state),
+    detail: state,
+    stream_version: streamVersion,
+    voice_platform: voicePlatform,
+  }));
+  const written: Array<{ account_id: string; id: string; inserted: boolean }> = await runner.query(
     `INSERT INTO ${table} AS live (
        id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
-       outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text[], $13::text[], $14, $15, $16, $17, $18::jsonb, $19,
-             coalesce($20::timestamptz, now()), coalesce($20::timestamptz, now()))
-     ON CONFLICT (id) DO UPDATE SET
+       outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, voice_platform,
+       created_at, updated_at)
+     SELECT r.id, r.account_id, r.agent_id, r.caller_number, r.status, r.start_time, r.end_time, r.duration, r.sentiment, r.sentiment_rank,
+            r.outcome, coalesce(r.topics, '{}'), coalesce(r.topics_lower, '{}'), r.has_recording, r.has_transcript, r.summary, r.search_text,
+            r.detail, r.stream_version, r.voice_platform, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now())
+       FROM jsonb_to_recordset($1::jsonb) AS r(
+              id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz, end_time timestamptz,
+              duration integer, sentiment text, sentiment_rank smallint, outcome text, topics text[], topics_lower text[],
+              has_recording boolean, has_transcript boolean, summary text, search_text text, detail jsonb, stream_version integer,
+              voice_platform text)
+      ORDER BY r.account_id, r.id
+     ON CONFLICT (account_id, id) DO UPDATE SET
        agent_id = EXCLUDED.agent_id, caller_number = EXCLUDED.caller_number, status = EXCLUDED.status,
        start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, duration = EXCLUDED.duration,
        sentiment = EXCLUDED.sentiment, sentiment_rank = EXCLUDED.sentiment_rank, outcome = EXCLUDED.outcome,
        topics = EXCLUDED.topics, topics_lower = EXCLUDED.topics_lower, has_recording = EXCLUDED.has_recording,
        has_transcript = EXCLUDED.has_transcript, summary = EXCLUDED.summary, search_text = EXCLUDED.search_text,
-       detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, updated_at = EXCLUDED.updated_at
+       detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
+       updated_at = EXCLUDED.updated_at
      WHERE live.stream_version < EXCLUDED.stream_version
-     RETURNING (xmax = 0) AS inserted`,
-    [
-      state.id, accountId, state.agent_id, state.caller_number, state.status, effectiveStartTime(state), state.end_time,
-      state.duration, state.sentiment, sentimentRank(state.sentiment), state.outcome, state.topics,
-      state.topics.map((t) => t.toLowerCase()), state.recording_url !== null, state.transcript.length > 0, state.summary,
-      searchTextOf(state), JSON.stringify(state), streamVersion, at ?? null,
-    ],
+     RETURNING live.account_id, live.id, (xmax = 0) AS inserted`,
+    [JSON.stringify(records), at],
   );
-  const written = rows.length > 0;
-  // The topics and search side tables follow the row (only the live read model has them; a rebuild compares rows).
-  if (written && table === 'conversations.conversations') {
+  // The topics and search side tables follow the rows (only the live read model has them; a rebuild compares rows).
+  if (written.length > 0 && table === 'conversations.conversations') {
+    const byKey = new Map(records.map((r) => [rowKey(r.account_id, r.id), r]));
+    const rows = written.map((w) => byKey.get(rowKey(w.account_id, w.id))!);
     await runner.query(
-      `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET search_text = EXCLUDED.search_text WHERE s.search_text IS DISTINCT FROM EXCLUDED.search_text`,
-      [state.id, accountId, searchTextOf(state)],
+      `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+       ON CONFLICT (account_id, id) DO UPDATE SET search_text = EXCLUDED.search_text WHERE s.search_text IS DISTINCT FROM EXCLUDED.search_text`,
+      [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.search_text)],
     );
-    await runner.query(`DELETE FROM conversations.conversation_topics WHERE conversation_id = $1`, [state.id]);
-    const topics = [...new Set(state.topics.map((t) => t.toLowerCase()))];
+    // A new row has no topics yet; an updated one may have lost some.
+    const updated = written.filter((w) => !w.inserted);
+    if (updated.length > 0) {
+      await runner.query(
+        `DELETE FROM conversations.conversation_topics t USING unnest($1::text[], $2::text[]) AS k(account_id, id)
+          WHERE t.account_id = k.account_id AND t.conversation_id = k.id`,
+        [updated.map((w) => w.account_id), updated.map((w) => w.id)],
+      );
+    }
+    const topics = rows.flatMap((r) => [...new Set(r.topics_lower)].map((topic) => [r.account_id, topic, r.id] as const));
     if (topics.length > 0) {
       await runner.query(
-        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id) SELECT $1, t, $2 FROM unnest($3::text[]) AS t`,
-        [accountId, state.id, topics],
+        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`,
+        [topics.map((t) => t[0]), topics.map((t) => t[1]), topics.map((t) => t[2])],
       );
     }
   }
-  return rows[0]?.inserted === true;
+  return written.filter((w) => w.inserted).map(({ account_id, id }) => ({ account_id, id }));
 }
 
-/** Add new conversations to the accounts' totals; called last in the transaction so the row lock is held briefly. */
-export async function addToAccountTotals(runner: QueryRunner, added: ReadonlyMap<string, number>): Promise<void> {
-  for (const [accountId, count] of [...added].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (count === 0) continue;
-    await runner.query(
-      `INSERT INTO conversations.account_totals AS t (account_id, conversations) VALUES ($1, $2)
-       ON CONFLICT (account_id) DO UPDATE SET conversations = t.conversations + EXCLUDED.conversations`,
-      [accountId, count],
-    );
-  }
+/** Add new conversations to the accounts' totals; called last in the transaction so the row locks are held briefly. */
+export async function addToAccountTotals(runner: QueryRunner, added: readonly NewConversation[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const { account_id } of added) counts.set(account_id, (counts.get(account_id) ?? 0) + 1);
+  if (counts.size === 0) return;
+  // Sorted, so two batches lock the same accounts' rows in the same order.
+  const accounts = [...counts.keys()].sort();
+  await runner.query(
+    `INSERT INTO conversations.account_totals AS t (account_id, conversations)
+     SELECT * FROM unnest($1::text[], $2::bigint[]) ORDER BY 1
+     ON CONFLICT (account_id) DO UPDATE SET conversations = t.conversations + EXCLUDED.conversations`,
+    [accounts, accounts.map((a) => counts.get(a)!)],
+  );
+}
+
+function rowKey(accountId: string, id: string): string {
+  return JSON.stringify([accountId, id]);
 }

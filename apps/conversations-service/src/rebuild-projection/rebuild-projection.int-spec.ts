@@ -15,8 +15,8 @@ describe('rebuilding the conversations read model from the event store', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    await h.publishAgent({ agent_id: agents[0], account_id: account, name: 'One' });
-    await h.publishAgent({ agent_id: agents[1], account_id: account, name: 'Two', recording_enabled: false });
+    await h.publishKnownAgent({ agent_id: agents[0], account_id: account, name: 'One' });
+    await h.publishKnownAgent({ agent_id: agents[1], account_id: account, name: 'Two', recording_enabled: false });
     const calls = generateCalls({ count: 60, seed: 21, agentIds: agents, idPrefix: `rb${randomUUID().slice(0, 6)}` });
     ids = calls.map((c) => c.conversation_id);
     // Two deliveries, so rows are projected more than once and updated_at moves past created_at.
@@ -50,5 +50,35 @@ describe('rebuilding the conversations read model from the event store', () => {
     expect((await h.get(account, ids[0])).summary).not.toBe('tampered');
     const topic = (await h.get(account, ids[2])).topics[0];
     if (topic) expect((await h.list(account, { topic, per_page: '100' })).items.map((i) => i.id)).toContain(ids[2]);
+  });
+
+  it('rebuilds per account (same conversation ids in two accounts) and keeps the platform each call had', async () => {
+    const otherAccount = `acc_${randomUUID()}`;
+    const otherAgent = `agt_${randomUUID()}`;
+    await h.publishKnownAgent({ agent_id: otherAgent, account_id: otherAccount, name: 'Other', voice_platform: 'platform_b' });
+    const [copy] = generateCalls({ count: 1, seed: 4, agentIds: [otherAgent], idPrefix: 'x' });
+    const sameIds = copy.events.map((e) => ({ ...e, conversation_id: ids[5] }));
+    await h.publishCallEvents(sameIds, sameIds.map((e) => `${otherAccount}:${e.id}`));
+    // Agent One moves to platform_b; its earlier calls stay on platform_a.
+    await h.publishAgent({ agent_id: agents[0], account_id: account, name: 'One', voice_platform: 'platform_b' }, 2, 'AgentUpdated');
+    await h.agentKnown(agents[0], 2);
+    const [fresh] = generateCalls({ count: 1, seed: 5, agentIds: [agents[0]], idPrefix: `rb2${randomUUID().slice(0, 6)}` });
+    await h.publishCallEvents(fresh.events);
+    await h.eventually(async () => expect((await h.get(otherAccount, ids[5])).agent_id).toBe(otherAgent));
+    await h.eventually(async () => expect((await h.get(account, fresh.conversation_id)).technical.voice_platform).toBe('platform_b'));
+    const before = await h.get(account, ids[5]);
+    expect(before.technical.voice_platform).toBe('platform_a');
+    expect((await h.get(otherAccount, ids[5])).technical.voice_platform).toBe('platform_b');
+
+    expect(await rebuildConversationsProjection({ databaseUrl: h.databaseUrl })).toMatchObject({
+      streams: 62, live_rows: 62, rebuilt_rows: 62, identical: true,
+    });
+    expect(await h.get(account, ids[5])).toEqual(before);
+    const platforms = await h.db.query(
+      `SELECT voice_platform, count(*)::int AS n FROM conversations.conversations WHERE agent_id = $1 GROUP BY voice_platform ORDER BY 1`,
+      [agents[0]],
+    );
+    expect(platforms.rows.map((r) => r.voice_platform)).toEqual(['platform_a', 'platform_b']);
+    expect(platforms.rows[1].n).toBe(1);
   });
 });

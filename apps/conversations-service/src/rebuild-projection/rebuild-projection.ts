@@ -2,7 +2,7 @@ import type { CallEvent } from '@voice/contracts';
 import { openDatabase } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { foldConversation } from '../conversation/conversation.evolve.js';
-import { projectConversation } from '../conversation/conversation.projection.js';
+import { projectConversations } from '../conversation/conversation.projection.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/migrations.js';
 
 export interface RebuildReport {
@@ -49,19 +49,19 @@ export async function rebuildConversationsProjection(options: ({ databaseUrl: st
     // Taken before the first read, so the snapshot cannot miss a concurrent ingest.
     if (options.swap) await runner.query('LOCK TABLE conversations.conversations, conversations.account_totals, conversations.conversation_topics, conversations.conversation_search IN SHARE ROW EXCLUSIVE MODE');
     await runner.query(`CREATE TEMP TABLE rebuilt (LIKE conversations.conversations INCLUDING DEFAULTS) ON COMMIT DROP`);
-    await runner.query(`ALTER TABLE rebuilt ADD PRIMARY KEY (id)`);
+    await runner.query(`ALTER TABLE rebuilt ADD PRIMARY KEY (account_id, id)`);
     const streams = await refold(runner, options.onProgress);
     await runner.query(
       `UPDATE rebuilt r SET created_at = t.first_at, updated_at = t.last_at
-         FROM (SELECT stream_id, min(created_at) AS first_at, max(created_at) AS last_at FROM conversations.events GROUP BY stream_id) t
-        WHERE t.stream_id = r.id`,
+         FROM (SELECT account_id, stream_id, min(created_at) AS first_at, max(created_at) AS last_at FROM conversations.events GROUP BY account_id, stream_id) t
+        WHERE t.account_id = r.account_id AND t.stream_id = r.id`,
     );
     const [diff] = await runner.query(
       `SELECT count(*) FILTER (WHERE l.id IS NULL)::int AS missing,
               count(*) FILTER (WHERE r.id IS NULL)::int AS extra,
               count(*) FILTER (WHERE l.id IS NOT NULL AND r.id IS NOT NULL)::int AS different,
               (array_agg(coalesce(l.id, r.id) ORDER BY coalesce(l.id, r.id)))[1:10] AS examples
-         FROM conversations.conversations l FULL JOIN rebuilt r ON r.id = l.id
+         FROM conversations.conversations l FULL JOIN rebuilt r ON r.account_id = l.account_id AND r.id = l.id
         WHERE l IS DISTINCT FROM r`,
     );
     const [{ live_rows, rebuilt_rows }] = await runner.query(
@@ -112,30 +112,37 @@ export async function rebuildConversationsProjection(options: ({ databaseUrl: st
   }
 }
 
-/** Fold every stream into `rebuilt`, a chunk of streams at a time. The account is the first stored event's agent's. */
+/**
+ * Fold every stream into `rebuilt`, a chunk of streams at a time. A stream is (account_id, stream_id); its
+ * platform is the one kept with its first stored event, as the live projection does.
+ */
 async function refold(runner: QueryRunner, onProgress?: (done: number, total: number) => void): Promise<number> {
-  let after = '';
+  let after: [string, string] = ['', ''];
   let streams = 0;
   const [{ total }] = onProgress
-    ? await runner.query('SELECT count(DISTINCT stream_id)::int AS total FROM conversations.events')
+    ? await runner.query('SELECT count(*)::int AS total FROM (SELECT DISTINCT account_id, stream_id FROM conversations.events) s')
     : [{ total: 0 }];
   onProgress?.(0, total);
   for (;;) {
-    const chunk: Array<{ stream_id: string; events: CallEvent[]; version: number; account_id: string | null }> = await runner.query(
-      `SELECT e.stream_id, array_agg(e.data ORDER BY e.stream_version) AS events, max(e.stream_version)::int AS version,
-              (array_agg(a.account_id ORDER BY e.stream_version))[1] AS account_id
-         FROM conversations.events e LEFT JOIN conversations.agents a ON a.agent_id = e.data->>'agent_id'
-        WHERE e.stream_id IN (SELECT DISTINCT stream_id FROM conversations.events WHERE stream_id > $1 ORDER BY stream_id LIMIT ${CHUNK})
-        GROUP BY e.stream_id ORDER BY e.stream_id`,
-      [after],
+    const chunk: Array<{ account_id: string; stream_id: string; events: CallEvent[]; version: number; voice_platform: string | null }> = await runner.query(
+      `SELECT e.account_id, e.stream_id, array_agg(e.data ORDER BY e.stream_version) AS events, max(e.stream_version)::int AS version,
+              (array_agg(e.metadata->>'voice_platform' ORDER BY e.stream_version))[1] AS voice_platform
+         FROM conversations.events e
+        WHERE (e.account_id, e.stream_id) IN (
+                SELECT DISTINCT account_id, stream_id FROM conversations.events
+                 WHERE (account_id, stream_id) > ($1, $2) ORDER BY account_id, stream_id LIMIT ${CHUNK})
+        GROUP BY e.account_id, e.stream_id ORDER BY e.account_id, e.stream_id`,
+      after,
     );
     if (chunk.length === 0) return streams;
-    for (const stream of chunk) {
+    const folded = chunk.flatMap((stream) => {
       const state = foldConversation(stream.events);
-      if (state && stream.account_id) await projectConversation(runner, { state, accountId: stream.account_id, streamVersion: stream.version }, 'rebuilt');
-    }
+      return state ? [{ state, accountId: stream.account_id, streamVersion: stream.version, voicePlatform: stream.voice_platform }] : [];
+    });
+    await projectConversations(runner, folded, null, 'rebuilt');
     streams += chunk.length;
     onProgress?.(streams, total);
-    after = chunk[chunk.length - 1].stream_id;
+    const last = chunk[chunk.length - 1];
+    after = [last.account_id, last.stream_id];
   }
 }

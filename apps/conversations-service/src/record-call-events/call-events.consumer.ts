@@ -5,16 +5,16 @@ import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../config/stream-consumer.js';
 import { RecordCallEvents } from './record-call-events.command.js';
-import { unknownAgentDelay } from './retry.rules.js';
 
 export const CALL_EVENTS_DURABLE = 'conversations-service';
 
-
 /**
  * Consumes CALL_EVENTS through a durable consumer shared by every replica: one
- * Postgres transaction per batch, acks only after the commit. Invalid events are
- * terminated (never retried forever), events of an agent not known yet are
- * retried later, never dropped. If the transaction fails the batch is redelivered.
+ * Postgres transaction per batch, acks only after the commit. Invalid events and
+ * calls of an agent that no longer answers are terminated (never retried
+ * forever); events of an agent not known yet are parked in Postgres and acked,
+ * so they never hold the consumer's ack window. If the transaction fails the
+ * batch is redelivered.
  */
 @Injectable()
 export class CallEventsConsumer extends StreamConsumer {
@@ -26,7 +26,7 @@ export class CallEventsConsumer extends StreamConsumer {
   }
 
   override async handle(messages: StreamMessage[]): Promise<void> {
-    const { logger, tuning } = this.ctx;
+    const { logger } = this.ctx;
     const outcomes = await this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data)));
     messages.forEach((message, i) => {
       const outcome = outcomes[i];
@@ -35,14 +35,17 @@ export class CallEventsConsumer extends StreamConsumer {
         case 'duplicate':
           message.ack();
           break;
-        case 'invalid':
-        case 'rejected':
-          logger.warn({ subject: message.subject, reason: outcome.reason }, `call event ${outcome.result}; terminated`);
+        case 'parked':
+          logger.info({ event_id: outcome.event_id, agent_id: outcome.agent_id }, 'call event for an agent not known yet; parked until the agent is known');
+          message.ack();
+          break;
+        case 'not_answering':
+          logger.warn({ event_id: outcome.event_id, agent_id: outcome.agent_id, reason: outcome.reason }, 'call event of a call the agent does not answer; terminated');
           message.term(outcome.reason);
           break;
-        case 'unknown_agent':
-          logger.info({ agent_id: outcome.agent_id, delivery: message.deliveryCount }, 'call event for an agent not known yet; retrying later');
-          message.nak(unknownAgentDelay(tuning.unknownAgentRetryMs, message.deliveryCount));
+        case 'invalid':
+          logger.warn({ subject: message.subject, reason: outcome.reason }, 'call event invalid; terminated');
+          message.term(outcome.reason);
           break;
       }
     });

@@ -19,7 +19,7 @@ describe('call-event delivery', () => {
 
   beforeAll(async () => {
     h = await startHarness({ tuning: { ackWaitMs: 1_000 } });
-    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Ops' });
+    await h.publishKnownAgent({ agent_id: agent, account_id: account, name: 'Ops' });
   });
   afterAll(async () => {
     await h?.close();

@@ -8,11 +8,11 @@ export class RecordCallEvents extends Command<RecordOutcome[]> {
 }
 
 export type RecordOutcome =
-  /** Stored and projected (or already stored: a duplicate changes nothing). Ack. */
+  /** Stored and projected (or already stored in the account: a duplicate changes nothing). Ack. */
   | { result: 'recorded' | 'duplicate' }
   /** Not a valid call event; retrying cannot help. Term. */
   | { result: 'invalid'; reason: string }
-  /** The conversation belongs to another account than this event's agent. Term. */
-  | { result: 'rejected'; reason: string }
-  /** The agent is not known yet (its events may still be on the way). Retry later. */
-  | { result: 'unknown_agent'; agent_id: string };
+  /** The agent is not known yet: kept in parked_call_events until its agent event arrives, then recorded. Ack. */
+  | { result: 'parked'; event_id: string; agent_id: string }
+  /** A call that started once its agent was paused or deleted: the agent does not answer it. Nothing stored. Term. */
+  | { result: 'not_answering'; event_id: string; agent_id: string; reason: string };

@@ -2,100 +2,264 @@ import type { CallEvent } from '@voice/contracts';
 import { findCallEventProblem } from '@voice/contracts';
 import { inTransaction } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { applyAgentPolicy } from '../conversation/agent-policy.rules.js';
+import { agentStatusAt, answersCallStartingAt, applyAgentPolicy } from '../conversation/agent-policy.rules.js';
 import { foldConversation } from '../conversation/conversation.evolve.js';
-import { addToAccountTotals, projectConversation } from '../conversation/conversation.projection.js';
+import { addToAccountTotals, projectConversations, type NewConversation, type ProjectedConversation } from '../conversation/conversation.projection.js';
 import { findAgents, type KnownAgent } from '../agent-directory/known-agents.js';
 import type { RecordOutcome } from './record-call-events.command.js';
+import { lockAgents, lockConversations } from './locks.js';
+
+/** A valid call event and its position in the batch (outcomes are reported by position). */
+export interface IncomingEvent {
+  index: number;
+  event: CallEvent;
+}
 
 /**
  * Store a batch of call events and project the conversations they touch, in one
- * transaction. Per conversation: lock its stream, append the new events (a known
- * event id changes nothing), re-fold the whole stream and upsert the read model.
+ * transaction. A conversation is identified by (account of its agent,
+ * conversation id): ids come from the platforms and are unique only within an
+ * account, event ids likewise.
  */
 export async function recordCallEvents(dataSource: DataSource, raw: readonly unknown[]): Promise<RecordOutcome[]> {
   const outcomes: RecordOutcome[] = new Array(raw.length);
-  const valid: Array<{ index: number; event: CallEvent }> = [];
+  const valid: IncomingEvent[] = [];
   raw.forEach((value, index) => {
     const problem = findCallEventProblem(value);
     if (problem) outcomes[index] = { result: 'invalid', reason: `${problem.field ?? ''}: ${problem.message}` };
     else valid.push({ index, event: value as CallEvent });
   });
   if (valid.length === 0) return outcomes;
-
-  await inTransaction(dataSource, async (runner) => {
-    const agents = await findAgents(runner, [...new Set(valid.map((v) => v.event.agent_id))]);
-    const byConversation = new Map<string, Array<{ index: number; event: CallEvent; agent: KnownAgent }>>();
-    for (const { index, event } of valid) {
-      const agent = agents.get(event.agent_id);
-      if (!agent) {
-        outcomes[index] = { result: 'unknown_agent', agent_id: event.agent_id };
-        continue;
-      }
-      const group = byConversation.get(event.conversation_id) ?? [];
-      group.push({ index, event, agent });
-      byConversation.set(event.conversation_id, group);
-    }
-    // A fixed lock order keeps two replicas' batches from deadlocking each other.
-    const added = new Map<string, number>();
-    for (const conversationId of [...byConversation.keys()].sort()) {
-      const newIn = await recordConversation(runner, conversationId, byConversation.get(conversationId)!, outcomes);
-      if (newIn) added.set(newIn, (added.get(newIn) ?? 0) + 1);
-    }
-    await addToAccountTotals(runner, added);
-  });
+  await inTransaction(dataSource, (runner) => recordInTransaction(runner, valid, outcomes));
   return outcomes;
 }
 
-async function recordConversation(
-  runner: QueryRunner,
-  conversationId: string,
-  items: Array<{ index: number; event: CallEvent; agent: KnownAgent }>,
-  outcomes: RecordOutcome[],
-): Promise<string | undefined> {
-  // Lock first, in its own statement: a READ COMMITTED statement reads the snapshot of its start.
-  await runner.query(`SELECT pg_advisory_xact_lock(hashtext('conversation:' || $1))`, [conversationId]);
-  const [stream, [existing], [{ at }]] = await Promise.all([
-    runner.query(`SELECT event_id, stream_version, data FROM conversations.events WHERE stream_id = $1 ORDER BY stream_version`, [conversationId]) as Promise<Array<{ event_id: string; stream_version: number; data: CallEvent }>>,
-    runner.query(`SELECT account_id FROM conversations.conversations WHERE id = $1`, [conversationId]) as Promise<Array<{ account_id: string }>>,
-    // Read after the lock, not now() (the transaction's start): a writer that waited for the lock
-    // must not stamp an older time than the one it waited for. Kept as text: microseconds intact.
-    runner.query(`SELECT clock_timestamp()::text AS at`) as Promise<Array<{ at: string }>>,
-  ]);
-  // Object-level authorization: one account's agent cannot write into another account's conversation.
-  const accountId: string = existing?.account_id ?? items[0].agent.account_id;
-  const known = new Set(stream.map((r) => r.event_id));
-  let streamVersion = stream.at(-1)?.stream_version ?? 0;
+interface StreamBatch {
+  accountId: string;
+  conversationId: string;
+  items: Array<IncomingEvent & { agent: KnownAgent }>;
+}
 
-  const fresh: Array<{ index: number; stored: CallEvent }> = [];
-  for (const { index, event, agent } of items) {
-    if (agent.account_id !== accountId) {
-      outcomes[index] = { result: 'rejected', reason: `conversation ${conversationId} belongs to another account` };
-    } else if (known.has(event.id)) {
-      outcomes[index] = { result: 'duplicate' };
-    } else {
-      known.add(event.id);
-      fresh.push({ index, stored: applyAgentPolicy(event, agent) });
+interface StoredRow {
+  account_id: string;
+  stream_id: string;
+  stream_version: number;
+  data: CallEvent;
+  voice_platform: string | null;
+}
+
+/**
+ * Record valid call events inside the caller's transaction, setting
+ * `outcomes[index]` for each. The whole batch costs a fixed number of
+ * statements, whatever the number of conversations: lock every touched stream,
+ * read them, look up known event ids, insert the new events, upsert the rows.
+ *
+ * - An event of an agent not known yet is parked (see parkEvents).
+ * - An event id the account already has is a duplicate and changes nothing.
+ * - A call whose first event occurred once its agent was paused or deleted is not
+ *   answered by that agent: nothing of it is stored.
+ * - The agent's switches are applied before storing (agent-policy.rules.ts), and its
+ *   platform is kept in the event's metadata: the conversation's platform is the
+ *   one of its first stored event.
+ */
+export async function recordInTransaction(
+  runner: QueryRunner,
+  items: readonly IncomingEvent[],
+  outcomes: RecordOutcome[],
+  /** When given, the new conversations are collected here for the caller to add to the totals last; else added now. */
+  createdSoFar?: NewConversation[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const agents = await findAgentsOrLock(runner, [...new Set(items.map((i) => i.event.agent_id))]);
+  const unknown = items.filter((i) => !agents.has(i.event.agent_id));
+  if (unknown.length > 0) await parkEvents(runner, unknown, outcomes);
+
+  const streams = new Map<string, StreamBatch>();
+  for (const item of items) {
+    const agent = agents.get(item.event.agent_id);
+    if (!agent) continue;
+    const key = streamKey(agent.account_id, item.event.conversation_id);
+    let stream = streams.get(key);
+    if (!stream) streams.set(key, (stream = { accountId: agent.account_id, conversationId: item.event.conversation_id, items: [] }));
+    stream.items.push({ ...item, agent });
+  }
+  if (streams.size === 0) return;
+  const batches = [...streams.values()];
+
+  // Lock first, in its own statement: a READ COMMITTED statement reads the snapshot of its start.
+  await lockConversations(runner, batches);
+  const accountIds = batches.map((s) => s.accountId);
+  const conversationIds = batches.map((s) => s.conversationId);
+  const storedRows: StoredRow[] = await runner.query(
+    `SELECT e.account_id, e.stream_id, e.stream_version, e.data, e.metadata->>'voice_platform' AS voice_platform
+       FROM conversations.events e
+       JOIN unnest($1::text[], $2::text[]) AS k(account_id, stream_id) ON e.account_id = k.account_id AND e.stream_id = k.stream_id
+      ORDER BY e.stream_version`,
+    [accountIds, conversationIds],
+  );
+  const stored = new Map<string, StoredRow[]>();
+  for (const row of storedRows) {
+    const key = streamKey(row.account_id, row.stream_id);
+    const rows = stored.get(key);
+    if (rows) rows.push(row);
+    else stored.set(key, [row]);
+  }
+  // Event ids the accounts already have (in these conversations or others), and the time of this write:
+  // read after the locks, not now() (the transaction's start), so a writer that waited for a lock does
+  // not stamp an older time than the one it waited for. Kept as text: microseconds intact.
+  const candidates = [...new Map(batches.flatMap((s) => s.items.map((i) => [streamKey(s.accountId, i.event.id), [s.accountId, i.event.id]] as const))).values()];
+  const [{ at, known }]: Array<{ at: string; known: Array<[string, string]> }> = await runner.query(
+    `SELECT clock_timestamp()::text AS at,
+            coalesce((SELECT json_agg(json_build_array(e.account_id, e.event_id))
+                        FROM conversations.events e
+                        JOIN unnest($1::text[], $2::text[]) AS k(account_id, event_id) ON e.account_id = k.account_id AND e.event_id = k.event_id),
+                     '[]'::json) AS known`,
+    [candidates.map((c) => c[0]), candidates.map((c) => c[1])],
+  );
+  const knownIds = new Set(known.map(([accountId, eventId]) => streamKey(accountId, eventId)));
+
+  const appends: Array<{ stream: StreamBatch; index: number; event: CallEvent; version: number; voicePlatform: string }> = [];
+  for (const stream of batches) {
+    const key = streamKey(stream.accountId, stream.conversationId);
+    const history = stored.get(key) ?? [];
+    const fresh = stream.items.filter((item) => {
+      const id = streamKey(stream.accountId, item.event.id);
+      if (knownIds.has(id)) {
+        outcomes[item.index] = { result: 'duplicate' };
+        return false;
+      }
+      knownIds.add(id);
+      return true;
+    });
+    if (fresh.length === 0) continue;
+    // When the call started, as far as its events tell: its first event.
+    let startedMs = Infinity;
+    for (const { data } of history) startedMs = Math.min(startedMs, Date.parse(data.occurred_at));
+    for (const { event } of fresh) startedMs = Math.min(startedMs, Date.parse(event.occurred_at));
+    let version = history.at(-1)?.stream_version ?? 0;
+    for (const { index, event, agent } of fresh) {
+      if (!answersCallStartingAt(agent.history, startedMs)) {
+        outcomes[index] = {
+          result: 'not_answering',
+          event_id: event.id,
+          agent_id: agent.agent_id,
+          reason: `agent ${agent.agent_id} was ${agentStatusAt(agent.history, startedMs)} when call ${stream.conversationId} started (${new Date(startedMs).toISOString()})`,
+        };
+        continue;
+      }
+      appends.push({ stream, index, event: applyAgentPolicy(event, agent), version: ++version, voicePlatform: agent.voice_platform });
     }
   }
-  if (fresh.length === 0) return undefined;
+  if (appends.length === 0) return;
 
-  const inserted: Array<{ event_id: string; stream_version: number }> = await runner.query(
-    `INSERT INTO conversations.events (stream_id, stream_version, event_id, type, data, created_at)
-     SELECT $1, $2::int + e.n, e.event_id, e.type, e.data, $6::timestamptz
-       FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(event_id, type, data, n)
-     ON CONFLICT (event_id) DO NOTHING
-     RETURNING event_id, stream_version`,
-    [conversationId, streamVersion, fresh.map((f) => f.stored.id), fresh.map((f) => f.stored.type), fresh.map((f) => JSON.stringify(f.stored)), at],
+  const inserted: Array<{ account_id: string; event_id: string }> = await runner.query(
+    `INSERT INTO conversations.events (account_id, stream_id, stream_version, event_id, type, data, metadata, created_at)
+     SELECT e.account_id, e.stream_id, e.stream_version, e.event_id, e.type, e.data, e.metadata, $8::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[])
+            AS e(account_id, stream_id, stream_version, event_id, type, data, metadata)
+     ON CONFLICT (account_id, event_id) DO NOTHING
+     RETURNING account_id, event_id`,
+    [
+      appends.map((a) => a.stream.accountId), appends.map((a) => a.stream.conversationId), appends.map((a) => a.version),
+      appends.map((a) => a.event.id), appends.map((a) => a.event.type), appends.map((a) => JSON.stringify(a.event)),
+      appends.map((a) => JSON.stringify({ voice_platform: a.voicePlatform })), at,
+    ],
   );
-  // An id missing here was already stored under another conversation: a duplicate all the same.
-  const insertedIds = new Set(inserted.map((r) => r.event_id));
-  for (const { index, stored } of fresh) outcomes[index] = { result: insertedIds.has(stored.id) ? 'recorded' : 'duplicate' };
-  if (inserted.length === 0) return undefined;
-  streamVersion = Math.max(streamVersion, ...inserted.map((r) => r.stream_version));
+  // An id missing here was stored meanwhile by a concurrent batch (under another conversation of the account).
+  const insertedIds = new Set(inserted.map((r) => streamKey(r.account_id, r.event_id)));
+  const appended = new Map<StreamBatch, typeof appends>();
+  for (const append of appends) {
+    const isNew = insertedIds.has(streamKey(append.stream.accountId, append.event.id));
+    outcomes[append.index] = { result: isNew ? 'recorded' : 'duplicate' };
+    if (!isNew) continue;
+    const added = appended.get(append.stream);
+    if (added) added.push(append);
+    else appended.set(append.stream, [append]);
+  }
 
-  const state = foldConversation([...stream.map((r) => r.data), ...fresh.filter((f) => insertedIds.has(f.stored.id)).map((f) => f.stored)])!;
-  const isNew = await projectConversation(runner, { state, accountId, streamVersion, at });
-  // The account whose total grew, if this conversation is new.
-  return isNew ? accountId : undefined;
+  const projected: ProjectedConversation[] = [];
+  for (const [stream, added] of appended) {
+    const history = stored.get(streamKey(stream.accountId, stream.conversationId)) ?? [];
+    projected.push({
+      state: foldConversation([...history.map((r) => r.data), ...added.map((a) => a.event)])!,
+      accountId: stream.accountId,
+      streamVersion: added[added.length - 1].version,
+      // The platform of the stream's first event (appends are in version order).
+      voicePlatform: history.length > 0 ? history[0].voice_platform : added[0].voicePlatform,
+    });
+  }
+  const created = await projectConversations(runner, projected, at);
+  if (createdSoFar) createdSoFar.push(...created);
+  else await addToAccountTotals(runner, created);
+}
+
+/**
+ * Agents of the batch as known now. For an unknown one, take its lock (shared)
+ * and look again: the transaction that makes an agent known holds it
+ * exclusively while it replays the agent's parked events, so either it has
+ * committed (the agent is found now) or it will find what this batch parks.
+ */
+async function findAgentsOrLock(runner: QueryRunner, agentIds: string[]): Promise<Map<string, KnownAgent>> {
+  const agents = await findAgents(runner, agentIds);
+  const unknown = agentIds.filter((id) => !agents.has(id));
+  if (unknown.length > 0) {
+    await lockAgents(runner, unknown, 'shared');
+    for (const [id, agent] of await findAgents(runner, unknown)) agents.set(id, agent);
+  }
+  return agents;
+}
+
+/**
+ * Events whose agent is not known yet (its agent event may still be on the
+ * way, or the id is wrong) wait in Postgres, not on the bus: held messages
+ * count against the consumer's max_ack_pending and would stall every account.
+ * Recorded (exactly once, by event id) when the agent's first event arrives.
+ */
+async function parkEvents(runner: QueryRunner, items: readonly IncomingEvent[], outcomes: RecordOutcome[]): Promise<void> {
+  await runner.query(
+    `INSERT INTO conversations.parked_call_events (agent_id, event_id, event)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+     ON CONFLICT (agent_id, event_id) DO NOTHING`,
+    [items.map((i) => i.event.agent_id), items.map((i) => i.event.id), items.map((i) => JSON.stringify(i.event))],
+  );
+  for (const { index, event } of items) outcomes[index] = { result: 'parked', event_id: event.id, agent_id: event.agent_id };
+}
+
+/**
+ * Record the events parked for these agents (now known), in the caller's
+ * transaction — the one that records the agents' events and holds their locks
+ * exclusively. Removed from the parking table in the same transaction, so each
+ * is recorded exactly once.
+ */
+export async function replayParkedEvents(runner: QueryRunner, agentIds: string[], chunkSize = 500): Promise<Array<{ event: CallEvent; outcome: RecordOutcome }>> {
+  if (agentIds.length === 0) return [];
+  // Structured result: TypeORM answers a DELETE with [rows, count] otherwise.
+  const { records: rows }: { records: Array<{ event: CallEvent; seq: string }> } = await runner.query(
+    `DELETE FROM conversations.parked_call_events WHERE agent_id = ANY($1::text[]) RETURNING event, seq`,
+    [agentIds],
+    true,
+  );
+  if (rows.length === 0) return [];
+  rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  // Every conversation's lock at once, in the common order, before the first chunk; and the totals last:
+  // chunk by chunk, locks would be taken out of order and could deadlock with a concurrent batch.
+  const agents = await findAgents(runner, agentIds);
+  await lockConversations(runner, rows.flatMap(({ event }) => {
+    const agent = agents.get(event.agent_id);
+    return agent ? [{ accountId: agent.account_id, conversationId: event.conversation_id }] : [];
+  }));
+  const results: Array<{ event: CallEvent; outcome: RecordOutcome }> = [];
+  const created: NewConversation[] = [];
+  for (let start = 0; start < rows.length; start += chunkSize) {
+    const chunk = rows.slice(start, start + chunkSize).map((r, index) => ({ index, event: r.event }));
+    const outcomes: RecordOutcome[] = new Array(chunk.length);
+    await recordInTransaction(runner, chunk, outcomes, created);
+    chunk.forEach(({ event }, i) => results.push({ event, outcome: outcomes[i] }));
+  }
+  await addToAccountTotals(runner, created);
+  return results;
+}
+
+function streamKey(accountId: string, id: string): string {
+  return JSON.stringify([accountId, id]);
 }

@@ -20,7 +20,7 @@ describe('two replicas on one durable consumer', () => {
     // Small batches, so the two replicas interleave on the same conversations.
     h = await startHarness({ tuning: { batchSize: 8 } });
     second = await startConversationsService({ databaseUrl: h.databaseUrl, natsUrl: testNatsUrl(), namespace: h.namespace, tuning: { batchSize: 8 } });
-    for (const agent of agents) await h.publishAgent({ agent_id: agent, account_id: account });
+    for (const agent of agents) await h.publishKnownAgent({ agent_id: agent, account_id: account });
   });
   afterAll(async () => {
     await second?.close();

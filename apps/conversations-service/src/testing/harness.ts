@@ -24,7 +24,17 @@ export interface Harness {
   nc: NatsConnection;
   db: pg.Pool;
   databaseUrl: string;
-  publishAgent(agent: Partial<AgentSnapshot> & { agent_id: string; account_id: string }, version?: number, type?: AgentIntegrationEvent['type']): Promise<void>;
+  /** Publish an agent integration event as the agents relay does; resolves once JetStream stored it (not once the service consumed it). */
+  publishAgent(
+    agent: Partial<AgentSnapshot> & { agent_id: string; account_id: string },
+    version?: number,
+    type?: AgentIntegrationEvent['type'],
+    occurredAt?: string,
+  ): Promise<void>;
+  /** Wait until the service has recorded the agent at `version` or newer (a published agent event is consumed asynchronously). */
+  agentKnown(agentId: string, version?: number): Promise<void>;
+  /** publishAgent, then agentKnown. */
+  publishKnownAgent(agent: Partial<AgentSnapshot> & { agent_id: string; account_id: string }, version?: number, type?: AgentIntegrationEvent['type']): Promise<void>;
   publishCallEvents(events: CallEvent[], msgIds?: string[]): Promise<void>;
   list(accountId: string, query?: RawQuery): Promise<PageResult<ConversationListItem>>;
   get(accountId: string, conversationId: string): Promise<ConversationDetail>;
@@ -55,12 +65,12 @@ export async function startHarness(options: { tuning?: Partial<ServiceTuning> } 
     nc,
     db,
     databaseUrl: database.url,
-    async publishAgent(agent, version = 1, type = 'AgentCreated') {
+    async publishAgent(agent, version = 1, type = 'AgentCreated', occurredAt = new Date().toISOString()) {
       const event: AgentIntegrationEvent = {
         id: `agent-event-${agent.agent_id}-${version}-${++agentEventSeq}`,
         type,
         version,
-        occurred_at: new Date().toISOString(),
+        occurred_at: occurredAt,
         agent: {
           name: `Agent ${agent.agent_id}`,
           voice_platform: 'platform_a',
@@ -71,6 +81,16 @@ export async function startHarness(options: { tuning?: Partial<ServiceTuning> } 
         },
       };
       await js.publish(namespacedSubject(namespace, agentEventSubject(type)), JSON.stringify(event), { msgID: event.id });
+    },
+    async agentKnown(agentId, version = 1) {
+      await harness.eventually(async () => {
+        const { rows } = await db.query(`SELECT version FROM conversations.agents WHERE agent_id = $1`, [agentId]);
+        if (!(rows[0]?.version >= version)) throw new Error(`agent ${agentId} not known at version ${version} yet`);
+      });
+    },
+    async publishKnownAgent(agent, version = 1, type = 'AgentCreated') {
+      await harness.publishAgent(agent, version, type);
+      await harness.agentKnown(agent.agent_id, version);
     },
     async publishCallEvents(events, msgIds) {
       await Promise.all(
