@@ -23,6 +23,8 @@ export abstract class StreamConsumer {
         durable: this.source.durable,
         batchSize: tuning.batchSize,
         ackWaitMs: tuning.ackWaitMs,
+        // Failed batches and terminated poison messages are reported in this service's own log.
+        logger: this.ctx.logger,
       },
       (batch) => this.handle(batch),
     );
