@@ -71,7 +71,7 @@ function readPage(db: DataSource | QueryRunner, sql: ListSql, innerOrder: string
             c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
        FROM (SELECT c.id FROM conversations.conversations c WHERE ${sql.where} ORDER BY ${innerOrder}
               LIMIT $${at} OFFSET $${at + 1}) page
-       JOIN conversations.conversations c ON c.id = page.id
+       JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id
        LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id
       ORDER BY ${sql.orderBy}`,
     [...sql.params, limit, offset],
