@@ -10,6 +10,7 @@ import { HealthMessageController } from './health/health.message.controller.js';
 import { ListConversationsHandler } from './list-conversations/list-conversations.handler.js';
 import { ListConversationsMessageController } from './list-conversations/list-conversations.message.controller.js';
 import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
+import { CheckAnsweringMessageController } from './record-call-events/check-answering.message.controller.js';
 import { RecordCallEventsHandler } from './record-call-events/record-call-events.handler.js';
 
 @Module({})
@@ -23,6 +24,7 @@ export class ConversationsModule {
         GetConversationMessageController,
         GetTranscriptMessageController,
         HealthMessageController,
+        CheckAnsweringMessageController,
       ],
       providers: [
         { provide: SERVICE_CONTEXT, useValue: context },

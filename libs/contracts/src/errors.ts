@@ -58,7 +58,6 @@ export const ERROR_CATALOG = {
   duplicate_name: { status: 422, type: 'validation_error' },
   platform_not_configured: { status: 422, type: 'validation_error' },
   phone_number_in_use: { status: 422, type: 'validation_error' },
-  invalid_state_transition: { status: 422, type: 'validation_error' },
   unknown_agent: { status: 422, type: 'validation_error' },
   /** A call that started once its agent was paused or deleted: the agent does not answer it. */
   agent_not_answering: { status: 422, type: 'validation_error' },

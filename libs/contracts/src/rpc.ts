@@ -79,3 +79,13 @@ export interface GetTranscriptRequest {
   /** Already resolved by the gateway from ?format= or Accept; validated by the service. */
   format: string;
 }
+
+/** Which call events of a batch conversations-service would refuse: their agent was paused or deleted when the call started. */
+export interface CheckAnsweringRequest {
+  account_id: string;
+  events: Array<{ conversation_id: string; agent_id: string; occurred_at: string }>;
+}
+export interface CheckAnsweringReply {
+  /** Positions (in the request's events) of the events of calls that started once their agent was paused or deleted. */
+  refused: Array<{ index: number; agent_id: string; status: string }>;
+}

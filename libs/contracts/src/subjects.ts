@@ -23,19 +23,6 @@ export const ConversationsRpc = {
   health: 'conversations.health',
 } as const;
 
-/**
- * Payloads of ConversationsRpc.checkAnswering. (Kept beside the subject because
- * this change could not touch rpc.ts; they belong there with the other payloads.)
- */
-export interface CheckAnsweringRequest {
-  account_id: string;
-  events: Array<{ conversation_id: string; agent_id: string; occurred_at: string }>;
-}
-export interface CheckAnsweringReply {
-  /** Positions (in the request's events) of the events of calls that started once their agent was paused or deleted. */
-  refused: Array<{ index: number; agent_id: string; status: string }>;
-}
-
 /** JetStream stream that voice-platform ingestors publish call events to. */
 export const CALL_EVENTS_STREAM = 'CALL_EVENTS';
 export const CALL_EVENTS_SUBJECT_ROOT = 'call_events';

@@ -25,7 +25,6 @@ export const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   duplicate_name: { message: 'An agent named Front desk already exists in this account.', field: 'name' },
   platform_not_configured: { message: 'platform_b is not configured for this account.', field: 'voice_platform' },
   phone_number_in_use: { message: '+14155550100 is already used by another agent.', field: 'phone_number' },
-  invalid_state_transition: { message: 'The agent cannot go from its current status to the requested one.', field: 'status' },
   unknown_agent: { message: 'Agent agt_other is not an agent of this account.', field: 'events[0].agent_id' },
   agent_not_answering: {
     message: 'Agent agt_5f0c3b8a9d2e4f6a7b8c9d0e is paused: it does not answer call call-42, which started after it was paused.',

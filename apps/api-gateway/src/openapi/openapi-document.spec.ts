@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { openApiValidator, type OpenApiValidator } from '../../../../test/support/openapi.js';
+import { openApiValidator, type OpenApiValidator } from '@voice/testing';
 import { gatewayControllers } from '../gateway.module.js';
 import { documentationGaps, errorCodesOf, toJsonSchemaNulls } from './openapi-document.js';
 import { viewSchema } from './json-schema.js';

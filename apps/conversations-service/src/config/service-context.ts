@@ -16,12 +16,10 @@ export interface ServiceTuning {
   /** Redelivery delay of an unacknowledged message (a crash between commit and ack). */
   ackWaitMs: number;
   batchSize: number;
-  /** How long an event of a not-yet-known agent waits before it is tried again. */
-  unknownAgentRetryMs: number;
   /** List offsets from which the total is read first and deep pages are read from the nearer end. */
   deepPageOffset: number;
 }
 
-export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, unknownAgentRetryMs: 200, deepPageOffset: 10_000 };
+export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, deepPageOffset: 10_000 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');
