@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
+import { alive } from './support/processes.js';
 
 /** The processes an operator runs: each app's `main.js`, and `npm start` in the distributed mode (NATS_URL set). */
 const root = resolve(fileURLToPath(import.meta.url), '../..');
@@ -29,14 +30,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Every process started by `pid`, however deep (from /proc). */
 function descendantsOf(pid: number): number[] {

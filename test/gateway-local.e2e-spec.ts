@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { InProcessBus, InProcessStreams } from '@voice/service-kit';
-import { startAgentsService } from '../apps/agents-service/src/app.js';
-import { startConversationsService } from '../apps/conversations-service/src/app.js';
-import { startGateway } from '../apps/api-gateway/src/app.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { apiClient, type ApiClient } from './support/http.js';
+import { startLocalSystem, type LocalSystem } from './support/system.js';
 
 /**
  * One-process mode (what `npm start` does without NATS_URL): the same gateway
@@ -13,23 +8,14 @@ import { apiClient, type ApiClient } from './support/http.js';
  * mode end to end; the rules themselves are covered over NATS elsewhere.
  */
 describe('api-gateway in one-process mode', () => {
-  let db: TestDatabase;
-  const closers: Array<() => Promise<void>> = [];
+  let local: LocalSystem;
   let baseUrl: string;
   let api: ApiClient;
-  const adminToken = `admin_${randomBytes(8).toString('hex')}`;
 
   beforeAll(async () => {
-    db = await createTestDatabase('gwlocal');
-    const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
-    const agents = await startAgentsService({ databaseUrl: db.url, local });
-    closers.push(() => agents.close());
-    const conversations = await startConversationsService({ databaseUrl: db.url, local });
-    closers.push(() => conversations.close());
-    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
-    closers.push(() => gateway.close());
-    baseUrl = gateway.url;
-    const account = await apiClient(baseUrl, adminToken).post('/v1/admin/accounts', {
+    local = await startLocalSystem('gwlocal');
+    baseUrl = local.baseUrl;
+    const account = await apiClient(baseUrl, local.adminToken).post('/v1/admin/accounts', {
       name: 'Local', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a'],
     });
     expect(account.status).toBe(201);
@@ -37,8 +23,7 @@ describe('api-gateway in one-process mode', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db?.drop();
+    await local?.close();
   });
 
   it('is healthy', async () => {

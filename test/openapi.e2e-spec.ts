@@ -1,20 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { randomBytes } from 'node:crypto';
-import { InProcessBus, InProcessStreams } from '@voice/service-kit';
-import { startAgentsService } from '../apps/agents-service/src/app.js';
-import { startConversationsService } from '../apps/conversations-service/src/app.js';
 import { startGateway } from '../apps/api-gateway/src/app.js';
 import { SCOPES } from '../apps/api-gateway/src/auth/scopes.js';
 import { gatewayControllers } from '../apps/api-gateway/src/gateway.module.js';
 import { AGENT_EXAMPLE } from '../apps/api-gateway/src/openapi/examples.js';
 import { documentationGaps } from '../apps/api-gateway/src/openapi/openapi-document.js';
 import { standaloneOpenApiDocument } from '../apps/api-gateway/src/openapi/standalone-document.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { apiClient, type ApiClient, type ApiResponse } from './support/http.js';
 import { deleteNamespaceStreams, randomNamespace } from './support/nats.js';
 import { checkedClient, checkedSystem, loadOpenApi, openApiValidator, type CheckedSystem, type Operation, type OpenApiValidator } from './support/openapi.js';
-import { startSystem, type TestAccount } from './support/system.js';
+import { startLocalSystem, startSystem, type LocalSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
@@ -414,30 +409,21 @@ describe('OpenAPI document and docs page', () => {
  * as test/gateway-local.e2e-spec.ts does. It must serve the same document, and every route must answer as documented.
  */
 describe('OpenAPI: one-process mode (in-process transport)', () => {
-  let db: TestDatabase;
-  const closers: Array<() => Promise<void>> = [];
+  let local: LocalSystem;
   let baseUrl: string;
+  let adminToken: string;
   let oa: OpenApiValidator;
   /** A client that checks every response against the document this gateway serves. */
   const client = (bearer?: string) => checkedClient(apiClient(baseUrl, bearer), oa);
-  const adminToken = `admin_${randomBytes(8).toString('hex')}`;
 
   beforeAll(async () => {
-    db = await createTestDatabase('oalocal');
-    const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
-    const agents = await startAgentsService({ databaseUrl: db.url, local });
-    closers.push(() => agents.close());
-    const conversations = await startConversationsService({ databaseUrl: db.url, local });
-    closers.push(() => conversations.close());
-    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
-    closers.push(() => gateway.close());
-    baseUrl = gateway.url;
+    local = await startLocalSystem('oalocal');
+    ({ baseUrl, adminToken } = local);
     oa = await loadOpenApi(baseUrl);
   }, 60_000);
 
   afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await db?.drop();
+    await local?.close();
   }, 30_000);
 
   it('serves the same document as the distributed mode', async () => {

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alive } from './support/processes.js';
 
 /**
  * `npm start` as a new user meets it: no DATABASE_URL, no NATS_URL. The launcher
@@ -52,14 +53,6 @@ function postmasterPid(dataDir: string): number {
   return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {

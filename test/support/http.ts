@@ -28,6 +28,11 @@ export function apiClient(baseUrl: string, bearer?: string): ApiClient {
     if ((res.headers.get('content-type') ?? '').includes('application/json') && text) body = JSON.parse(text);
     return { status: res.status, headers: res.headers, body, text };
   };
+  return clientOf(request);
+}
+
+/** The verb shorthands over one request function (shared by wrapping clients). */
+export function clientOf(request: ApiClient['request']): ApiClient {
   return {
     request,
     get: (path, headers) => request('GET', path, { headers }),

@@ -11,7 +11,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import type { ApiClient, ApiResponse } from './http.js';
+import { clientOf, type ApiClient, type ApiResponse } from './http.js';
 import type { RunningSystem, TestAccount } from './system.js';
 
 // ajv and ajv-formats are CommonJS: under ESM the class sits on `.default`.
@@ -207,14 +207,7 @@ export async function loadOpenApi(baseUrl: string): Promise<OpenApiValidator> {
 
 /** An ApiClient whose every response is checked against the document (OpenApiValidator.check) before the caller sees it. */
 export function checkedClient(client: ApiClient, oa: OpenApiValidator): ApiClient {
-  const request: ApiClient['request'] = async (method, path, options) => oa.check(method, path, await client.request(method, path, options));
-  return {
-    request,
-    get: (path, headers) => request('GET', path, { headers }),
-    post: (path, body, headers) => request('POST', path, { body, headers }),
-    patch: (path, body, headers) => request('PATCH', path, { body, headers }),
-    delete: (path, headers) => request('DELETE', path, { headers }),
-  };
+  return clientOf(async (method, path, options) => oa.check(method, path, await client.request(method, path, options)));
 }
 
 export interface CheckedSystem extends RunningSystem {

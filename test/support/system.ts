@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { InProcessBus, InProcessStreams } from '@voice/service-kit';
 import { startAgentsService } from '../../apps/agents-service/src/app.js';
 import { startConversationsService } from '../../apps/conversations-service/src/app.js';
 import { startGateway } from '../../apps/api-gateway/src/app.js';
-import { createTestDatabase } from './database.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 import { apiClient, type ApiClient } from './http.js';
 import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from './nats.js';
 
@@ -88,4 +89,38 @@ export async function startSystem(options: { rpcTimeoutMs?: number } = {}): Prom
       await db.drop().catch(() => undefined);
     },
   };
+}
+
+export interface LocalSystem {
+  baseUrl: string;
+  adminToken: string;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/**
+ * One-process mode (what `npm start` does without NATS_URL): the three apps over the in-process bus
+ * and streams, on a fresh database. No NATS server is involved.
+ */
+export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
+  const db = await createTestDatabase(label);
+  const closers: Array<() => Promise<void>> = [];
+  const adminToken = `admin_${randomBytes(8).toString('hex')}`;
+  const close = async () => {
+    for (const closeOne of closers.reverse()) await closeOne().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  };
+  try {
+    const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
+    const agents = await startAgentsService({ databaseUrl: db.url, local });
+    closers.push(() => agents.close());
+    const conversations = await startConversationsService({ databaseUrl: db.url, local });
+    closers.push(() => conversations.close());
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
+    closers.push(() => gateway.close());
+    return { baseUrl: gateway.url, adminToken, db, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
