@@ -146,8 +146,9 @@ if (via === 'http') {
   const subject = (type) => `${namespace ? `${namespace}.` : ''}call_events.${type}`;
   try {
     for (let i = 0; i < events.length; i += batch) {
-      // Nats-Msg-Id = event id: a re-run with the same seed is de-duplicated by JetStream and by the service.
-      await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: e.id })));
+      // Nats-Msg-Id = <agent>:<event id> (ids are unique per account only): a re-run with the same seed is
+      // de-duplicated by JetStream and by the service, and never collides with another account's events.
+      await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: `${e.agent_id}:${e.id}` })));
     }
   } catch (err) {
     // No stream answering (no responders, timeouts) means the service is not there: "unreachable".

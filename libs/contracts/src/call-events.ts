@@ -1,6 +1,7 @@
 /**
  * The call-event contract voice-platform ingestors publish, on JetStream
- * (stream CALL_EVENTS, subject `call_events.<type>`, header Nats-Msg-Id = id)
+ * (stream CALL_EVENTS, subject `call_events.<type>`, header Nats-Msg-Id = `<agent_id>:<id>`:
+ * ids are unique per account only, so the bare id could collide across accounts)
  * or through POST /v1/call-events. The JSON Schema twin is call-event.schema.json.
  */
 export const CALL_EVENT_TYPES = [
