@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench` — the conversation list at a million conversations in one account.
 // Loads the read model straight into a fresh database (schema from the service's own
-// migrations), then times the real list handler (filters, search, sorts, deep pages,
-// exact totals) against raw baselines in the same run, and writes BENCHMARKS.md.
+// migrations; two accounts with the same per-account conversation ids), then times the
+// real list handler (filters, search, sorts, deep and middle pages, exact totals) against
+// raw baselines in the same run, EXPLAINs the very statements the handler sent for the
+// worst cases, and writes BENCHMARKS.md.
 // Needs `npm run build` and a PostgreSQL (BENCH_DATABASE_URL, default the local server).
 // Not part of `npm test`; it takes a few minutes.
 import { randomBytes } from 'node:crypto';
@@ -29,6 +31,7 @@ const { openDatabase } = await import(dist('libs/service-kit/dist/index.js'));
 const { conversationsMigrations, CONVERSATIONS_SCHEMA } = await import(dist('apps/conversations-service/dist/database/migrations.js'));
 const { ListConversationsHandler } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.handler.js'));
 const { ListConversations } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.query.js'));
+const { DEFAULT_TUNING } = await import(dist('apps/conversations-service/dist/config/service-context.js'));
 
 // Rows shaped like the simulator's calls: every status, sentiment incl. unknown, outcomes,
 // topics, transcripts and summaries (with an order number, so selective searches exist).
@@ -57,15 +60,15 @@ WITH g AS (
     FROM s
 )
 INSERT INTO conversations.conversations (id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
-  outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, created_at, updated_at)
-SELECT 'bench-' || $2 || '-' || lpad(n::text, 8, '0'), $1, 'agt_bench_' || (n % 20), '+1415555' || lpad((n % 5000)::text, 4, '0'), status, ts,
+  outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, voice_platform, created_at, updated_at)
+SELECT 'call-' || lpad(n::text, 8, '0'), $1, $2 || (n % 20), '+1415555' || lpad((n % 5000)::text, 4, '0'), status, ts,
        CASE WHEN status IN ('completed', 'failed') THEN ts + duration * interval '1 second' END, duration, sentiment,
        CASE sentiment WHEN 'negative' THEN 0 WHEN 'neutral' THEN 1 WHEN 'positive' THEN 2 END,
        outcome, topics, ARRAY(SELECT lower(t) FROM unnest(topics) t), has_recording, has_transcript, summary,
        lower(coalesce(summary, '') || E'\\n' || CASE WHEN has_transcript THEN transcript ELSE '' END),
-       jsonb_build_object('id', 'bench-' || $2 || '-' || lpad(n::text, 8, '0'), 'status', status, 'summary', summary, 'topics', topics,
+       jsonb_build_object('id', 'call-' || lpad(n::text, 8, '0'), 'status', status, 'summary', summary, 'topics', topics,
                           'transcript', CASE WHEN has_transcript THEN jsonb_build_array(jsonb_build_object('speaker', 'agent', 'text', transcript, 'start_ms', 0, 'end_ms', duration * 1000)) ELSE '[]'::jsonb END),
-       3, ts, ts
+       3, CASE WHEN n % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, ts, ts
   FROM r`;
 
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
@@ -76,6 +79,8 @@ await admin.query(`CREATE DATABASE "${dbName}"`);
 const url = new URL(adminUrl);
 url.pathname = `/${dbName}`;
 const ACCOUNT = 'acc_bench_big';
+const OTHER_ACCOUNT = 'acc_bench_small';
+const PER_PAGE = 25;
 let dataSource;
 let db;
 try {
@@ -84,27 +89,37 @@ try {
   db.on('error', () => undefined);
   await db.connect();
   const pgVersion = (await db.query('SHOW server_version')).rows[0].server_version;
+  const pgSettings = (await db.query(`SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) AS s FROM pg_settings
+                                       WHERE name IN ('shared_buffers', 'work_mem', 'max_parallel_workers_per_gather', 'jit', 'effective_cache_size')`)).rows[0].s;
 
   // ---- load ----
+  // Every secondary index of the read model and its side tables, as the migrations left them
+  // (primary keys stay: the load must respect the (account_id, id) identity).
   const { rows: indexDefs } = await db.query(
     `SELECT indexname, indexdef FROM pg_indexes
-      WHERE schemaname = 'conversations' AND tablename IN ('conversations', 'conversation_search') AND indexname NOT LIKE '%_pkey'`,
+      WHERE schemaname = 'conversations' AND tablename IN ('conversations', 'conversation_search', 'conversation_topics')
+        AND indexname NOT LIKE '%_pkey' ORDER BY tablename, indexname`,
   );
   for (const { indexname } of indexDefs) await db.query(`DROP INDEX conversations.${indexname}`);
-  await db.query(`INSERT INTO conversations.agents (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
-                  SELECT 'agt_bench_' || i, $1, 'Bench agent ' || i, CASE WHEN i % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, true, true, 'active', 1
-                    FROM generate_series(0, 19) i`, [ACCOUNT]);
+  const agentPrefix = { [ACCOUNT]: 'agt_bench_', [OTHER_ACCOUNT]: 'agt_small_' };
+  for (const account of [ACCOUNT, OTHER_ACCOUNT]) {
+    await db.query(`INSERT INTO conversations.agents (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
+                    SELECT $2 || i, $1, 'Bench agent ' || i, CASE WHEN i % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, true, true, 'active', 1
+                      FROM generate_series(0, 19) i`, [account, agentPrefix[account]]);
+  }
   const loadStarted = Date.now();
   const chunk = 100_000;
-  const load = async (account, prefix, total) => {
+  // Both accounts use the same conversation ids ('call-00000001', ...): ids are only unique per account,
+  // so every read that forgets the account would show up as duplicated or foreign rows (checked below).
+  const load = async (account, total) => {
     for (let from = 1; from <= total; from += chunk) {
-      await db.query(LOAD_SQL, [account, prefix, from, Math.min(total, from + chunk - 1)]);
+      await db.query(LOAD_SQL, [account, agentPrefix[account], from, Math.min(total, from + chunk - 1)]);
       log(`loaded ${Math.min(total, from + chunk - 1).toLocaleString()} / ${total.toLocaleString()} rows of ${account}`);
     }
   };
   await db.query('SELECT setseed(0.42)');
-  await load(ACCOUNT, 'big', ROWS);
-  await load('acc_bench_small', 'small', OTHER_ROWS);
+  await load(ACCOUNT, ROWS);
+  await load(OTHER_ACCOUNT, OTHER_ROWS);
   const loadSeconds = (Date.now() - loadStarted) / 1000;
   // The side tables the projection keeps with each row (the migrations' backfill statements).
   await db.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text)
@@ -121,14 +136,38 @@ try {
   // What the projection keeps up to date per new conversation (the migration's backfill statement).
   await db.query(`INSERT INTO conversations.account_totals (account_id, conversations)
                   SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
-  await db.query('VACUUM (ANALYZE) conversations.conversations');
-  await db.query('VACUUM (ANALYZE) conversations.conversation_search');
-  await db.query('VACUUM (ANALYZE) conversations.conversation_topics');
+  for (const t of ['conversations', 'conversation_search', 'conversation_topics', 'agents', 'account_totals']) {
+    await db.query(`VACUUM (ANALYZE) conversations.${t}`);
+  }
   const size = (await db.query(`SELECT pg_size_pretty(pg_total_relation_size('conversations.conversations')) AS total,
                                        pg_size_pretty(pg_relation_size('conversations.conversations')) AS heap`)).rows[0];
 
   // ---- measure ----
-  const handler = new ListConversationsHandler({ dataSource, tuning: { deepPageOffset: 10_000 } });
+  // The service's own data source, wrapped only to record the statements the handler sends (for the plans).
+  let recording = null;
+  const record = (sql, params) => {
+    if (recording && !/^\s*(BEGIN|COMMIT|ROLLBACK|START)\b/i.test(sql)) recording.push({ sql, params: params ?? [] });
+  };
+  const recordingSource = {
+    query: (sql, params) => (record(sql, params), dataSource.query(sql, params)),
+    createQueryRunner: () => {
+      const runner = dataSource.createQueryRunner();
+      const query = runner.query.bind(runner);
+      runner.query = (sql, params, ...rest) => (record(sql, params), query(sql, params, ...rest));
+      return runner;
+    },
+  };
+  const handler = new ListConversationsHandler({ dataSource: recordingSource, tuning: DEFAULT_TUNING });
+  const run = (query) => handler.execute(new ListConversations(ACCOUNT, query));
+  const statementsOf = async (query) => {
+    recording = [];
+    try {
+      await run(query);
+      return recording;
+    } finally {
+      recording = null;
+    }
+  };
   const time = async (fn) => {
     for (let i = 0; i < 2; i++) await fn();
     const samples = [];
@@ -141,27 +180,53 @@ try {
     samples.sort((a, b) => a - b);
     return { median: samples[Math.floor(samples.length / 2)], p90: samples[Math.ceil(samples.length * 0.9) - 1], result };
   };
+  // How the handler read the page: the inner LIMIT/OFFSET it sent, and whether it read from the far end.
+  const pageReadOf = (statements) => {
+    const page = statements.find((s) => /\) page\s/.test(s.sql));
+    if (!page) return 'none (past the end)';
+    const [limit, offset] = page.params.slice(-2);
+    const inner = /ORDER BY (.*?)\s+LIMIT/s.exec(page.sql)?.[1].trim();
+    const outer = /ORDER BY ([^()]*)$/s.exec(page.sql.trim())?.[1].trim();
+    return `${inner === outer ? '' : 'reverse, '}LIMIT ${limit} OFFSET ${Number(offset).toLocaleString('en-US')}`;
+  };
   const results = [];
   const baseline = async (name, sql, params) => {
     const { median, p90 } = await time(() => db.query(sql, params));
-    results.push({ group: 'baseline', name, median, p90, total: '' });
+    results.push({ group: 'baseline', name, median, p90, total: '', read: '' });
     log(`${name}: ${median.toFixed(2)} ms`);
   };
+  const statementsByCase = new Map();
   const list = async (name, query) => {
-    const { median, p90, result } = await time(() => handler.execute(new ListConversations(ACCOUNT, query)));
-    results.push({ group: 'list', name, query, median, p90, total: result.total });
-    log(`${name}: ${median.toFixed(2)} ms (total ${result.total})`);
+    // One untimed run records what the handler sends; then the timed runs (with their own warm-ups).
+    const statements = await statementsOf(query);
+    statementsByCase.set(name, { query, statements });
+    const { median, p90, result } = await time(() => run(query));
+    // Ids are per account: a page must hold distinct conversations, at most per_page of them.
+    const ids = result.items.map((i) => i.id);
+    if (new Set(ids).size !== ids.length || ids.length > result.per_page) throw new Error(`${name}: page has duplicate or too many rows`);
+    if (result.items.some((i) => !i.agent_id.startsWith(agentPrefix[ACCOUNT]))) throw new Error(`${name}: page has another account's rows`);
+    results.push({ group: 'list', name, query, median, p90, total: result.total, read: pageReadOf(statements) });
+    log(`${name}: ${median.toFixed(2)} ms (total ${result.total}, ${pageReadOf(statements)})`);
   };
+  const totalOf = async (query) => (await run({ ...query, page: '1' })).total;
+  const middlePage = (total) => String(Math.floor(total / 2 / PER_PAGE));
+  const lastPage = (total) => String(Math.max(1, Math.ceil(total / PER_PAGE)));
 
+  const middleOffset = (Number(middlePage(ROWS)) - 1) * PER_PAGE;
   await baseline('raw count(*) of the account', `SELECT count(*) FROM conversations.conversations WHERE account_id = $1`, [ACCOUNT]);
   await baseline('raw keyset read of 25 by start_time (one index)', `SELECT id, start_time FROM conversations.conversations WHERE account_id = $1 ORDER BY start_time DESC, id DESC LIMIT 25`, [ACCOUNT]);
-  await baseline('raw primary-key lookup', `SELECT id FROM conversations.conversations WHERE id = $1`, ['bench-big-00500000']);
+  await baseline(`raw OFFSET ${middleOffset.toLocaleString('en-US')} read of 25 by start_time (one index; the floor of the middle page)`,
+    `SELECT id FROM conversations.conversations WHERE account_id = $1 ORDER BY start_time DESC, id DESC LIMIT 25 OFFSET ${middleOffset}`, [ACCOUNT]);
+  await baseline('raw primary-key lookup (account_id, id)', `SELECT id FROM conversations.conversations WHERE account_id = $1 AND id = $2`, [ACCOUNT, 'call-00500000']);
+  await baseline('raw count of "refund" on conversation_search (trigram index, recheck)',
+    `SELECT count(*) FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE '%refund%'`, [ACCOUNT]);
 
   const someCaller = '+14155550042';
   await list('default (page 1, newest first)', {});
   await list('page 2', { page: '2' });
-  await list('deep page 1,000 (offset 24,975)', { page: '1000' });
-  await list('last page (offset ~1M)', { page: String(Math.ceil(ROWS / 25)) });
+  await list('deep page 1,000', { page: '1000' });
+  await list(`middle page (offset ~${(ROWS / 2).toLocaleString('en-US')})`, { page: middlePage(ROWS) });
+  await list('last page', { page: lastPage(ROWS) });
   await list('per_page 100', { per_page: '100' });
   await list('agent_id', { agent_id: 'agt_bench_7' });
   await list('status=failed', { status: 'failed' });
@@ -177,8 +242,11 @@ try {
   await list('topic=internet', { topic: 'Internet' });
   await list('topic + status', { topic: 'billing', status: 'completed' });
   await list('search selective ("order #123456")', { search: 'order #123456' });
-  await list('search broad ("refund", ~20%)', { search: 'refund' });
+  await list('search broad ("refund", ~17%)', { search: 'refund' });
+  await list('search broad, page 3,000', { search: 'refund', page: '3000' });
+  await list('search broad, page 5,000 (read from the far end)', { search: 'refund', page: '5000' });
   await list('search broad + agent', { search: 'refund', agent_id: 'agt_bench_7' });
+  await list('search + status', { search: 'invoice', status: 'completed' });
   await list('search no match ("zebra crossing")', { search: 'zebra crossing' });
   await list('search 2 chars ("ok", no trigram)', { search: 'ok' });
   await list('search literal % ("50% off")', { search: '50% off' });
@@ -188,60 +256,88 @@ try {
   await list('sort sentiment desc', { sort_by: 'sentiment', sort_order: 'desc' });
   await list('combined: completed + positive + agent + month', { status: 'completed', sentiment: 'positive', agent_id: 'agt_bench_3', start_date: '2024-03-01', end_date: '2024-03-31' });
   await list('combined: search + status, sort duration', { search: 'invoice', status: 'completed', sort_by: 'duration' });
-
-  // ---- plans ----
-  const { buildListSql } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.sql.js'));
-  const { parseListQuery } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.params.js'));
-  const plans = [];
-  for (const [name, query] of [
-    ['default', {}], ['status=failed', { status: 'failed' }], ['search selective', { search: 'order #123456' }],
-    ['search broad', { search: 'refund' }], ['search broad + status', { search: 'invoice', status: 'completed' }], ['topic', { topic: 'internet' }],
-    ['sort sentiment desc', { sort_by: 'sentiment', sort_order: 'desc' }],
-    ['last page', { page: String(Math.ceil(ROWS / 25)) }],
+  // Deep pages of filtered lists: the middle (the farthest from either end) and the last page.
+  for (const [name, filter] of [
+    ['status=completed', { status: 'completed' }],
+    ['status=failed', { status: 'failed' }],
+    ['has_recording=true', { has_recording: 'true' }],
+    ['topic=billing', { topic: 'billing' }],
+    ['topic + status', { topic: 'billing', status: 'completed' }],
+    ['search broad', { search: 'refund' }],
+    ['search + status', { search: 'invoice', status: 'completed' }],
   ]) {
-    const f = parseListQuery(query).filter;
-    const { where, params, orderBy } = buildListSql(ACCOUNT, f);
-    const pagePlan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT c.id FROM conversations.conversations c WHERE ${where} ORDER BY ${orderBy} LIMIT ${f.per_page} OFFSET ${(f.page - 1) * f.per_page}`, params)).rows.map((r) => r['QUERY PLAN']);
-    // The count the handler really runs: kept total, side-table count, or the filtered count.
-    const { topicOnly, searchOnly, unfiltered } = buildListSql(ACCOUNT, f);
-    const [countSql, countParams] = topicOnly !== undefined
-      ? ['SELECT count(*) FROM conversations.conversation_topics WHERE account_id = $1 AND topic = $2', [ACCOUNT, topicOnly]]
-      : searchOnly !== undefined
-        ? [`SELECT count(*) FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE $2 ESCAPE '\\'`, [ACCOUNT, searchOnly]]
-        : unfiltered
-          ? ['SELECT conversations FROM conversations.account_totals WHERE account_id = $1', [ACCOUNT]]
-          : [`SELECT count(*) FROM conversations.conversations c WHERE ${where}`, params];
-    const countPlan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${countSql}`, countParams)).rows.map((r) => r['QUERY PLAN']);
-    plans.push({ name, pagePlan, countPlan });
+    const total = await totalOf(filter);
+    await list(`${name}, middle page`, { ...filter, page: middlePage(total) });
+    await list(`${name}, last page`, { ...filter, page: lastPage(total) });
   }
+
+  // ---- plans: EXPLAIN ANALYZE of exactly the statements the handler sent for these cases ----
+  const planned = [
+    'default (page 1, newest first)', `middle page (offset ~${(ROWS / 2).toLocaleString('en-US')})`, 'last page',
+    'status=failed', 'status=failed, last page', 'status=completed, middle page', 'has_recording=true',
+    'topic=internet', 'topic=billing, middle page', 'topic + status', 'topic + status, middle page',
+    'search selective ("order #123456")', 'search broad ("refund", ~17%)', 'search broad, page 3,000',
+    'search broad, page 5,000 (read from the far end)', 'search broad, middle page', 'search + status', 'search + status, middle page',
+    'combined: search + status, sort duration', 'search 2 chars ("ok", no trigram)', 'sort sentiment desc',
+  ];
+  const plans = [];
+  for (const name of planned) {
+    const { query, statements } = statementsByCase.get(name);
+    const explained = [];
+    for (const { sql, params } of statements) {
+      const kind = /\) page\s/.test(sql) ? 'page' : /count\(\*\)|account_totals/.test(sql) ? 'total' : 'statement';
+      const lines = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r) => r['QUERY PLAN'].replace(/\s+$/, ''));
+      explained.push({ kind, sql: sql.replace(/\s+/g, ' ').trim(), params, lines });
+    }
+    plans.push({ name, query, explained });
+  }
+
   // ---- report ----
-  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.platform()} ${os.release()}, Node ${process.version}, PostgreSQL ${pgVersion}`;
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.platform()} ${os.release()}, Node ${process.version}, PostgreSQL ${pgVersion} (${pgSettings})`;
   const fmt = (n) => n.toFixed(2);
-  const nodeLines = (lines) => lines.filter((l) => /Scan|Sort|Limit|Aggregate|Bitmap|Gather|Heap Fetches|Heap Blocks|Execution Time|Rows Removed|Join|JIT|Timing/.test(l)).map((l) => l.replace(/\s+$/, ''));
+  const timeOf = (lines) => {
+    const top = /actual time=[\d.]+\.\.([\d.]+) rows=(\d+)/.exec(lines[0] ?? '');
+    const exec = lines.find((l) => l.startsWith('Execution Time'));
+    return `${exec ?? ''}${top ? ` (top node: ${lines[0].trim().split(' (')[0]}, ${top[2]} rows)` : ''}`;
+  };
+  const qs = (query) => new URLSearchParams(query).toString() || '(no parameters)';
   const md = `# Benchmarks
 
 ## Conversation list at ${ROWS.toLocaleString('en-US')} conversations in one account
 
-Command: \`npm run build && npm run bench\` (env: \`BENCH_ROWS\`, \`BENCH_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database).
+Command: \`npm run build && npm run bench\` (env: \`BENCH_ROWS\`, \`BENCH_OTHER_ROWS\`, \`BENCH_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database).
 Run on ${new Date().toISOString()}: ${machine}.
 
 What it does: a fresh database gets the conversations-service schema from its own migrations; ${ROWS.toLocaleString('en-US')} read-model rows
-for one account plus ${OTHER_ROWS.toLocaleString('en-US')} for another are loaded with multi-row \`INSERT … SELECT\` (indexes dropped during the
-load and re-created from the migration's own definitions), then \`VACUUM ANALYZE\`. Each case runs the real \`ListConversationsHandler\`
-(parameter parsing, page query + exact \`count(*)\` in parallel, agent-name join) ${RUNS} times after 2 warm-ups; times are wall-clock
-in milliseconds, without the NATS/HTTP hop. Baselines are raw single-index reads in the same run on the same data.
+for one account plus ${OTHER_ROWS.toLocaleString('en-US')} for another — with the same conversation ids (ids are per account) — are loaded
+with multi-row \`INSERT … SELECT\` (secondary indexes dropped during the load and re-created from the migrations' own definitions),
+the side tables filled with the migrations' backfill statements, then \`VACUUM ANALYZE\`. Start times are spread at random
+over 2024 independently of the physical row order (correlation ≈ 0; real ingest is roughly in start-time order), so an index
+scan that must check a column on the heap pays a random heap access per row: a pessimistic layout. Each case runs the real
+\`ListConversationsHandler\` with the service's default tuning (parameter parsing, page query + exact total, in parallel below
+offset ${DEFAULT_TUNING.deepPageOffset.toLocaleString('en-US')}, in one snapshot from there on, reading from the nearer end; agent-name join) ${RUNS} times after 2 warm-ups; times are
+wall-clock in milliseconds, without the NATS/HTTP hop. Every page is checked to hold distinct conversations of the account.
+Baselines are raw single-statement reads in the same run on the same data. "page read" is the LIMIT/OFFSET the handler
+sent for the page's ids (reverse = read from the far end in the inverse order).
 
 Load: ${loadSeconds.toFixed(0)} s for the rows, ${indexSeconds.toFixed(0)} s for the ${indexDefs.length} secondary indexes (side tables filled in between). Table size: ${size.total} (heap ${size.heap}).
 
-| case | median ms | p90 ms | total matches |
-|---|---:|---:|---:|
-${results.map((r) => `| ${r.group === 'baseline' ? `_baseline:_ ${r.name}` : `${r.name} \`${new URLSearchParams(r.query).toString() || '(no parameters)'}\``} | ${fmt(r.median)} | ${fmt(r.p90)} | ${r.total === '' ? '' : r.total.toLocaleString('en-US')} |`).join('\n')}
+| case | median ms | p90 ms | total matches | page read |
+|---|---:|---:|---:|---|
+${results.map((r) => `| ${r.group === 'baseline' ? `_baseline:_ ${r.name}` : `${r.name} \`${qs(r.query)}\``} | ${fmt(r.median)} | ${fmt(r.p90)} | ${r.total === '' ? '' : r.total.toLocaleString('en-US')} | ${r.read} |`).join('\n')}
 
-## Plans (EXPLAIN ANALYZE, page query and count)
+## Plans
 
-${plans.map((p) => `### ${p.name}\n\npage:\n\`\`\`\n${nodeLines(p.pagePlan).join('\n')}\n\`\`\`\ncount:\n\`\`\`\n${nodeLines(p.countPlan).join('\n')}\n\`\`\``).join('\n\n')}
+\`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)\` of each statement the handler sent for the case, in the order it sent them
+(recorded from one real run of the handler, then explained one by one with the same parameters after the timings; from
+offset ${DEFAULT_TUNING.deepPageOffset.toLocaleString('en-US')} the handler sends them in one REPEATABLE READ snapshot, total first). \`shared hit\` pages came from
+PostgreSQL's buffers, \`read\` ones from the OS page cache or disk.
+
+${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e) => `**${e.kind}** — ${timeOf(e.lines)}\n\n<details><summary>statement</summary>\n\n\`\`\`sql\n${e.sql}\n-- parameters: ${JSON.stringify(e.params)}\n\`\`\`\n</details>\n\n\`\`\`\n${e.lines.join('\n')}\n\`\`\``).join('\n\n')}`).join('\n\n')}
 `;
   writeFileSync(join(root, 'BENCHMARKS.md'), md + (process.env.BENCH_NOTES ? `\n${process.env.BENCH_NOTES}\n` : ''));
+  // The raw results, for whoever writes the notes (not committed).
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ rows: ROWS, runs: RUNS, machine, results, plans }, null, 2));
   log('wrote BENCHMARKS.md');
 } catch (err) {
   console.error('[bench] failed:', err);
