@@ -13,8 +13,59 @@ export function currentRequestId(): string | undefined {
 }
 
 /**
+ * Fields of an error that carry the data being processed rather than the failure: TypeORM's
+ * QueryFailedError `query` and `parameters` (whole call events: caller numbers, transcripts),
+ * PostgreSQL's `detail` ("Key (…)=(…) already exists") and `where` (the failing statement of
+ * a function), and the payload fields of HTTP and RPC client errors.
+ */
+const ERROR_PAYLOAD_FIELDS = new Set([
+  'parameters', 'params', 'query', 'queryText', 'sql', 'values', 'bindings', 'internalQuery',
+  'detail', 'where', 'data', 'payload', 'body', 'request', 'response', 'config', 'headers',
+]);
+/** Nested errors that are serialized (by the same rules) instead of dropped. */
+const NESTED_ERROR_FIELDS = new Set(['cause', 'driverError', 'errors']);
+
+/**
+ * pino's `err` serializer: what a failure is (type, name, message, stack, code or SQLSTATE,
+ * severity, constraint, table, column, errno, syscall…), never the data it was processing.
+ * Only primitive fields are kept, minus ERROR_PAYLOAD_FIELDS; objects and arrays are
+ * dropped, except a nested cause, driver error or aggregated errors, serialized alike.
+ */
+export function serializeError(err: unknown): unknown {
+  return serializeErrorAt(err, 0, new WeakSet());
+}
+
+function serializeErrorAt(err: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  if (seen.has(err) || depth > 3) return '[nested error omitted]';
+  seen.add(err);
+  const out: Record<string, unknown> = {};
+  const e = err as Record<string, unknown>;
+  const type = (err as { constructor?: { name?: unknown } }).constructor?.name;
+  if (typeof type === 'string' && type !== 'Object') out.type = type;
+  // message, name and stack live on Error's prototype or are not enumerable.
+  for (const key of ['message', 'name'] as const) if (typeof e[key] === 'string') out[key] = e[key];
+  for (const [key, value] of Object.entries(err)) {
+    if (ERROR_PAYLOAD_FIELDS.has(key) || key === 'stack') continue;
+    if (NESTED_ERROR_FIELDS.has(key)) {
+      if (Array.isArray(value)) out[key] = value.map((v) => serializeErrorAt(v, depth + 1, seen));
+      else if (typeof value === 'object' && value !== null) out[key] = serializeErrorAt(value, depth + 1, seen);
+      continue;
+    }
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value;
+  }
+  // Not enumerable on Error and AggregateError.
+  const { cause, errors } = err as { cause?: unknown; errors?: unknown };
+  if (!('cause' in out) && typeof cause === 'object' && cause !== null) out.cause = serializeErrorAt(cause, depth + 1, seen);
+  if (!('errors' in out) && Array.isArray(errors)) out.errors = errors.map((v) => serializeErrorAt(v, depth + 1, seen));
+  if (typeof e.stack === 'string') out.stack = e.stack;
+  return out;
+}
+
+/**
  * Structured JSON logs (pino); `request_id` is mixed in from the async context.
  * `destination` defaults to stdout; tests pass a stream to read the lines back.
+ * Errors are logged through `serializeError`: no query parameters or payloads.
  */
 export function createLogger(service: string, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -22,6 +73,7 @@ export function createLogger(service: string, destination?: DestinationStream): 
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: serializeError },
     mixin() {
       const requestId = currentRequestId();
       return requestId ? { request_id: requestId } : {};

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import {
-  InProcessStreams, isTransientFailure, JetStreamStreams, subjectMatches, type MessageStreams, type StreamMessage,
+  InProcessStreams, isDataFailure, isTransientFailure, JetStreamStreams, sqlStateOf, subjectMatches, type MessageStreams, type StreamMessage,
 } from './message-streams.js';
 
 /** A real pino logger whose JSON lines are kept for the test to read. */
@@ -217,6 +217,156 @@ describe.each([
     }
   });
 
+  /** The services' pattern: one transaction for the whole batch, acks after the commit. */
+  const storeInTransaction = (table: string) => async (batch: StreamMessage[]) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const m of batch) {
+        const { id, body } = m.data as { id: string; body: string };
+        await client.query(`INSERT INTO ${table} (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [id, body]);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    } finally {
+      client.release();
+    }
+    for (const m of batch) m.ack();
+  };
+
+  it.each([
+    ['out of disk space (53100, transient)', 'disk_full', '53100', /transient/],
+    ['failing with an internal error (XX000, not a data error)', 'internal_error', 'XX000', /^outage/],
+  ])('terminates nothing while PostgreSQL is %s for every message; everything is stored once it recovers', async (_what, condition, sqlstate, logged) => {
+    const { stream, subject } = nextStream();
+    const table = `down_${kind.replace('-', '_')}_${counter}`;
+    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
+    await pool.query(`CREATE FUNCTION ${table}_fail() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: simulated' USING ERRCODE = '${condition}'; END $$`);
+    await pool.query(`CREATE TRIGGER fail BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_fail()`);
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    const ids = ['e-1', 'e-2', 'e-3', 'e-4', 'e-5'];
+    // The in-process stand-in de-duplicates message ids across its streams.
+    for (const id of ids) await streams.publish(`${subject}.x`, { id, body: `body of ${id}` }, `${sqlstate}-${id}`);
+
+    const { lines, logger } = capturedLogger();
+    const attempts: string[] = [];
+    const store = storeInTransaction(table);
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+      attempts.push(...batch.map((m) => (m.data as { id: string }).id));
+      await store(batch);
+    });
+    try {
+      // Every message has failed at least once, and has come back at least once.
+      await eventually(() => expect(ids.every((id) => attempts.filter((a) => a === id).length >= 2)).toBe(true), 8000);
+      await pool.query(`DROP TRIGGER fail ON ${table}`);
+      await eventually(async () => {
+        const { rows } = await pool.query(`SELECT id FROM ${table} ORDER BY id`);
+        expect(rows.map((r) => r.id)).toEqual(ids);
+      }, 40_000);
+      expect(lines.filter((l) => /poison|terminated, it/.test(l.msg))).toEqual([]);
+      const failures = lines.filter((l) => logged.test(l.msg));
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures.every((l) => l.level === 50 && l.err?.code === sqlstate)).toBe(true);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  }, 60_000);
+
+  it('terminates nothing when the handler throws a non-database error for every message; all are handled once it is fixed', async () => {
+    const { stream, subject } = nextStream();
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3, 4]) await streams.publish(`${subject}.x`, { n }, `bug-${n}`);
+    const { lines, logger } = capturedLogger();
+    let broken = true;
+    const calls: number[][] = [];
+    const handled = new Set<number>();
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+      calls.push(batch.map((m) => (m.data as { n: number }).n));
+      if (broken) throw new TypeError("Cannot read properties of undefined (reading 'agent_id')");
+      for (const m of batch) {
+        handled.add((m.data as { n: number }).n);
+        m.ack();
+      }
+    });
+    try {
+      await eventually(() => expect(lines.filter((l) => l.msg.startsWith('outage')).length).toBeGreaterThanOrEqual(2), 8000);
+      broken = false;
+      await eventually(() => expect([...handled].sort()).toEqual([1, 2, 3, 4]), 40_000);
+      expect(lines.filter((l) => /poison|terminated, it/.test(l.msg))).toEqual([]);
+      // Once per failed batch that went through the one-at-a-time retry, not once per message.
+      const outages = lines.filter((l) => l.msg.startsWith('outage'));
+      expect(outages.length).toBe(lines.filter((l) => l.msg === 'batch handler failed; retrying its messages one at a time').length);
+      expect(outages[0]).toMatchObject({ level: 50, stream, durable: 'd', err: { message: expect.stringContaining('agent_id') } });
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  }, 60_000);
+
+  it('terminates a message that throws a non-database error on its own while the rest of its batch succeeds', async () => {
+    const { stream, subject } = nextStream();
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3, 4, 5]) await streams.publish(`${subject}.x`, { n }, `one-bug-${n}`);
+    const { lines, logger } = capturedLogger();
+    const calls: number[][] = [];
+    const handled: number[] = [];
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, async (batch) => {
+      calls.push(batch.map((m) => (m.data as { n: number }).n));
+      // A slow first batch: whatever it did not hold has arrived meanwhile and forms the next one.
+      if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
+      if (batch.some((m) => (m.data as { n: number }).n === 3)) throw new RangeError('Invalid time value');
+      for (const m of batch) {
+        handled.push((m.data as { n: number }).n);
+        m.ack();
+      }
+    });
+    try {
+      await eventually(() => expect([...handled].sort()).toEqual([1, 2, 4, 5]));
+      await eventually(() => expect(lines.some((l) => l.msg.startsWith('poison message'))).toBe(true));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(lines.filter((l) => l.msg.startsWith('poison message'))).toEqual([
+        expect.objectContaining({ level: 50, msg_id: 'one-bug-3', delivery: 1, err: expect.objectContaining({ message: 'Invalid time value' }) }),
+      ]);
+      expect(calls.filter((c) => c.includes(3)).at(-1)).toEqual([3]);
+      expect(lines.filter((l) => l.msg.startsWith('outage'))).toEqual([]);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('stops retrying alone once a message fails transiently on its own: it and the rest come back later', async () => {
+    const { stream, subject } = nextStream();
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3]) await streams.publish(`${subject}.x`, { n }, `mid-${n}`);
+    const { lines, logger } = capturedLogger();
+    const calls: Array<Array<{ n: number; delivery: number }>> = [];
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+      calls.push(batch.map((m) => ({ n: (m.data as { n: number }).n, delivery: m.deliveryCount })));
+      if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
+      if (batch[0].deliveryCount === 1) {
+        if (batch.length > 1) throw new Error('the batch fails');
+        // Alone, the first one finds the database gone.
+        await new pg.Client({ host: '127.0.0.1', port: 1, user: 'postgres', connectionTimeoutMillis: 2000 }).connect();
+      }
+      for (const m of batch) m.ack();
+    });
+    try {
+      await eventually(() => expect(new Set(calls.flat().filter((c) => c.delivery > 1).map((c) => c.n))).toEqual(new Set([1, 2, 3])), 10_000);
+      // Of each failed batch, only its first message was tried alone before the outage was seen.
+      const failedBatches = calls.filter((c) => c.length > 1 && c[0].delivery === 1);
+      const triedAlone = calls.filter((c) => c.length === 1 && c[0].delivery === 1 && failedBatches.some((b) => b.some((x) => x.n === c[0].n)));
+      expect(triedAlone.length).toBe(failedBatches.length);
+      expect(lines.filter((l) => /poison|terminated, it/.test(l.msg))).toEqual([]);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
   it('retries alone only the messages a failing handler left unsettled', async () => {
     const { stream, subject } = nextStream();
     await streams.ensureStream(stream, [`${subject}.>`]);
@@ -278,6 +428,28 @@ describe('isTransientFailure', () => {
     const serialization = await pool.query(`DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '40001'; END $$`).catch((e: unknown) => e);
     expect(isTransientFailure(serialization)).toBe(true);
     expect(isTransientFailure(new TypeError('x is undefined'))).toBe(false);
+    expect(isTransientFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe(false);
+  });
+
+  const raised = (sqlstate: string) => pool.query(`DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '${sqlstate}'; END $$`).catch((e: unknown) => e);
+
+  it.each(['53100', '53200', '53400', '53300', '58030', '58000', '25006', '57014', '57P04', '40P01', '55P03', '08006'])(
+    'is true for %s: a database-wide problem no message causes',
+    async (sqlstate) => {
+      const err = await raised(sqlstate);
+      expect(sqlStateOf(err)).toBe(sqlstate);
+      expect(isTransientFailure(err)).toBe(true);
+      expect(isDataFailure(err)).toBe(false);
+    },
+  );
+
+  it.each([
+    ['22021', true], ['22P02', true], ['22001', true], ['23505', true], ['23502', true], ['54000', true],
+    ['XX000', false], ['42P01', false], ['42501', false], ['P0001', false],
+  ])('is false for %s (a data error: %s)', async (sqlstate, data) => {
+    const err = await raised(sqlstate);
+    expect(isTransientFailure(err)).toBe(false);
+    expect(isDataFailure(err)).toBe(data);
   });
 });
 

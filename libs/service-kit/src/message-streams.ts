@@ -36,8 +36,9 @@ export interface DurableConsumerSpec {
   logger?: Pick<Logger, 'error'>;
   /**
    * True for a failure that says nothing about the messages (the database is unreachable,
-   * a deadlock, a serialization failure): the batch is redelivered later instead of being
-   * split up to find a poison message. Defaults to `isTransientFailure`.
+   * out of disk or memory, read-only, a deadlock, a serialization failure): the batch is
+   * redelivered later instead of being split up to find a poison message. Defaults to
+   * `isTransientFailure`.
    */
   isTransientFailure?: (err: unknown) => boolean;
 }
@@ -59,26 +60,70 @@ export interface MessageStreams {
   publish(subject: string, payload: unknown, msgId: string): Promise<void>;
   /**
    * Hand batches of messages to `handle`, which settles each one. When `handle` throws,
-   * the failure is logged and, unless it is transient, the batch's unsettled messages are
-   * handed over again one at a time: a message that still fails on its own is a poison
-   * message and is terminated (and logged), the others proceed.
+   * the failure is logged and, unless it is transient (then the batch's unsettled messages
+   * are nak-ed with a backoff), they are handed over again one at a time. A message that
+   * still fails on its own is terminated as a poison message (and logged) only when the
+   * failure plausibly comes from its data: a PostgreSQL data exception, integrity
+   * constraint violation or program limit (SQLSTATE class 22, 23, 54), or an error that is
+   * not a database error while another message of the batch succeeded on its own. When no
+   * message succeeds on its own and no failure is a data error, nothing is the messages'
+   * fault: it is an outage, logged once, and every unsettled message is nak-ed with the
+   * backoff. A database error of any other kind is never a reason to terminate a message.
    */
   consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer>;
 }
 
-/** SQLSTATEs of failures a later attempt of the same work can get past. */
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03']);
+/**
+ * The SQLSTATE of a PostgreSQL error (a pg `DatabaseError`, or TypeORM's QueryFailedError
+ * wrapping one), else undefined. Node's own error codes (ECONNREFUSED, EPIPE…) are not
+ * SQLSTATEs: no SQLSTATE class starts with E.
+ */
+export function sqlStateOf(err: unknown): string | undefined {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | null | undefined;
+  for (const code of [e?.driverError?.code, e?.code]) {
+    if (typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code)) return code;
+  }
+  return undefined;
+}
 
 /**
- * The default classification of a handler failure: the database is unavailable, or the
- * transaction lost a race (serialization failure, deadlock, lock not available). Any other
- * failure may be caused by a message, which is then looked for by retrying one at a time.
+ * SQLSTATEs of failures a later attempt of the same work can get past, none caused by
+ * the data being written: lost races (serialization failure, deadlock, lock not
+ * available), a read-only server (a standby after a failover), a statement timeout or
+ * cancellation, an administrator's shutdown, and (below) classes 53 (insufficient
+ * resources: disk full, out of memory, too many connections) and 58 (system errors).
+ */
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '25006', '57014', '57P04']);
+const TRANSIENT_SQLSTATE_CLASSES = new Set(['53', '58']);
+
+/**
+ * SQLSTATE classes of failures a message's own data can cause: 22 data exception
+ * (invalid value, bad encoding, out of range), 23 integrity constraint violation,
+ * 54 program limit exceeded (a value or row too large).
+ */
+const DATA_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
+
+/**
+ * The default classification of a handler failure: the database is unavailable or out
+ * of resources, or the transaction lost a race (serialization failure, deadlock, lock not
+ * available): see TRANSIENT_SQLSTATES. Any other failure may be caused by a message, which
+ * is then looked for by retrying one at a time.
  */
 export function isTransientFailure(err: unknown): boolean {
   if (isDatabaseUnavailable(err)) return true;
-  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
-  const code = e?.driverError?.code ?? e?.code;
-  return typeof code === 'string' && TRANSIENT_SQLSTATES.has(code);
+  const code = sqlStateOf(err);
+  return code !== undefined && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2)));
+}
+
+/** True for a PostgreSQL error a message's data can cause (SQLSTATE class 22, 23 or 54). */
+export function isDataFailure(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  return code !== undefined && DATA_SQLSTATE_CLASSES.has(code.slice(0, 2));
+}
+
+/** True for a failure reported by the database or its connection (as opposed to the handler's own code). */
+function isDatabaseFailure(err: unknown): boolean {
+  return sqlStateOf(err) !== undefined || isDatabaseUnavailable(err);
 }
 
 /** Redelivery delay after a transient failure: 1 s, doubling per delivery, at most 30 s. */
@@ -217,14 +262,19 @@ function runBatches<M>(
   /** The handler threw for a whole batch: find the message(s) that cause it, if any, and settle every message. */
   const recover = async (batch: Tracked[], err: unknown) => {
     const unsettled = batch.filter((t) => !t.settled).map((t) => t.message);
+    const backoff = (messages: StreamMessage[]) => transientRetryDelay(Math.max(1, ...messages.map((m) => m.deliveryCount)));
     if (isTransient(err)) {
-      const delayMs = transientRetryDelay(Math.max(1, ...unsettled.map((m) => m.deliveryCount)));
+      const delayMs = backoff(unsettled);
       logger.error({ err, ...where, messages: batch.length, unsettled: unsettled.length, retry_in_ms: delayMs }, 'batch handler failed (transient); its messages will be redelivered');
       for (const m of unsettled) m.nak(delayMs);
       return;
     }
     logger.error({ err, ...where, messages: batch.length, unsettled: unsettled.length }, 'batch handler failed; retrying its messages one at a time');
-    for (const message of unsettled) {
+    let succeededAlone = 0;
+    /** Failed on their own, but not with a data error: settled once every message has been tried. */
+    const undecided: Array<{ message: StreamMessage; err: unknown }> = [];
+    for (let i = 0; i < unsettled.length; i++) {
+      const message = unsettled[i];
       if (stopped) {
         message.nak();
         continue;
@@ -232,17 +282,45 @@ function runBatches<M>(
       const alone = track(message);
       try {
         await handle([alone.message]);
+        succeededAlone += 1;
       } catch (errAlone) {
         if (alone.settled) {
           logger.error({ err: errAlone, ...describe(message) }, 'handler failed after settling the message');
         } else if (isTransient(errAlone)) {
-          const delayMs = transientRetryDelay(message.deliveryCount);
-          logger.error({ err: errAlone, ...describe(message), retry_in_ms: delayMs }, 'message failed on its own (transient); it will be redelivered');
-          alone.message.nak(delayMs);
-        } else {
-          logger.error({ err: errAlone, ...describe(message) }, 'poison message: it fails on its own; terminated, it will not be redelivered');
+          // The database became unavailable meanwhile: the rest would fail the same way, and nothing is their fault.
+          const waiting = [message, ...undecided.map((u) => u.message), ...unsettled.slice(i + 1)];
+          const delayMs = backoff(waiting);
+          logger.error({ err: errAlone, ...describe(message), unsettled: waiting.length, retry_in_ms: delayMs }, 'message failed on its own (transient); it and the unsettled rest of its batch will be redelivered');
+          for (const m of waiting) m.nak(delayMs);
+          return;
+        } else if (isDataFailure(errAlone)) {
+          logger.error({ err: errAlone, ...describe(message) }, 'poison message: it fails on its own with a data error; terminated, it will not be redelivered');
           alone.message.term(errAlone instanceof Error ? errAlone.message : String(errAlone));
+        } else {
+          undecided.push({ message, err: errAlone });
         }
+      }
+    }
+    if (undecided.length === 0) return;
+    if (succeededAlone === 0) {
+      // Every message fails, none with a data error: the handler or the database is failing, not the messages.
+      const delayMs = backoff(undecided.map((u) => u.message));
+      logger.error(
+        { err: undecided[0].err, ...where, messages: batch.length, unsettled: undecided.length, retry_in_ms: delayMs },
+        'outage: no message of the failed batch succeeds on its own and none fails with a data error; none is terminated, they will be redelivered',
+      );
+      for (const { message } of undecided) message.nak(delayMs);
+      return;
+    }
+    for (const { message, err: errAlone } of undecided) {
+      if (isDatabaseFailure(errAlone)) {
+        // Not a data error (a missing table, a permission, an internal error…): a later attempt may get past it.
+        const delayMs = transientRetryDelay(message.deliveryCount);
+        logger.error({ err: errAlone, ...describe(message), retry_in_ms: delayMs }, 'message failed on its own with a database error that is not a data error; it will be redelivered');
+        message.nak(delayMs);
+      } else {
+        logger.error({ err: errAlone, ...describe(message) }, 'poison message: it fails on its own while others of its batch succeed; terminated, it will not be redelivered');
+        message.term(errAlone instanceof Error ? errAlone.message : String(errAlone));
       }
     }
   };
