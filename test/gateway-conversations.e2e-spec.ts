@@ -202,6 +202,41 @@ describe('conversations and call events over HTTP', () => {
       }
     }, 30_000);
 
+    it('a call recorded before its agent was paused gets its end over HTTP, whatever its timestamps (a platform clock ahead of ours)', async () => {
+      const created = await account.api.post('/v1/agents', { name: 'Skewed Line', voice_platform: 'platform_a' });
+      expect(created.status).toBe(201);
+      const skewed: string = created.body.data.id;
+      const db = new pg.Client({ connectionString: system.databaseUrl });
+      await db.connect();
+      const learnt = (status: string) => pollUntil(
+        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [skewed])).rows[0]?.status,
+        (s) => s === status, 10_000, 20,
+      );
+      // The platform's clock is a minute ahead: the call's start is stamped after the pause that follows it.
+      const ahead = (seconds: number) => new Date(Date.now() + 60_000 + seconds * 1000).toISOString();
+      const id = `skewed-${Date.now()}`;
+      const event = (n: number, type: string, occurredAt: string, data: object) => ({ id: `${id}-${n}`, type, conversation_id: id, agent_id: skewed, occurred_at: occurredAt, data });
+      try {
+        await learnt('active');
+        const startAt = ahead(0);
+        expect((await account.api.post('/v1/call-events', event(1, 'call.started', startAt, { caller_number: '+14155550100', start_time: startAt }))).status).toBe(202);
+        await eventually(() => account.api.get(`/v1/conversations/${id}`), (r) => r.status === 200);
+
+        expect((await account.api.patch(`/v1/agents/${skewed}`, { status: 'paused' })).status).toBe(200);
+        await learnt('paused');
+        const later = [
+          event(2, 'call.transcript', ahead(20), { segments: [{ speaker: 'caller', text: 'Are you there?', start_ms: 0, end_ms: 900 }] }),
+          event(3, 'call.ended', ahead(30), { end_time: ahead(30), duration: 30 }),
+        ];
+        const res = await account.api.post('/v1/call-events', { events: later });
+        expect([res.status, res.body.error?.code]).toEqual([202, undefined]);
+        const detail = await eventually(() => account.api.get(`/v1/conversations/${id}`), (r) => r.body.data?.status === 'completed');
+        expect(detail.body.data).toMatchObject({ status: 'completed', duration: 30, has_transcript: true });
+      } finally {
+        await db.end();
+      }
+    }, 30_000);
+
     it('needs the call_events:write scope', async () => {
       const key = await account.api.post('/v1/api-keys', { scopes: ['conversations:read'] });
       const res = await system.client(key.body.data.api_key).post('/v1/call-events', callEvents('conv-scope', agentId)[0]);

@@ -18,8 +18,12 @@ export interface ServiceTuning {
   batchSize: number;
   /** List offsets from which the total is read first and deep pages are read from the nearer end. */
   deepPageOffset: number;
+  /** Parked call events replayed per transaction once their agent is known (each takes a lock per conversation). */
+  parkedReplayChunk: number;
+  /** How often known agents' parked events are looked for (a replay missed after a crash, or one that failed). */
+  parkedSweepMs: number;
 }
 
-export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, deepPageOffset: 10_000 };
+export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');

@@ -12,7 +12,7 @@ export type RecordOutcome =
   | { result: 'recorded' | 'duplicate' }
   /** Not a valid call event; retrying cannot help. Term. */
   | { result: 'invalid'; reason: string }
-  /** The agent is not known yet: kept in parked_call_events until its agent event arrives, then recorded. Ack. */
+  /** The agent is not known yet: kept in parked_call_events, recorded once the agent is known (parked-events-replay.ts). Ack. */
   | { result: 'parked'; event_id: string; agent_id: string }
-  /** A call that started once its agent was paused or deleted: the agent does not answer it. Nothing stored. Term. */
+  /** A call its agent does not answer (answering-rule.ts: started once the agent was paused or deleted, or refused before). Nothing stored. Term. */
   | { result: 'not_answering'; event_id: string; agent_id: string; reason: string };

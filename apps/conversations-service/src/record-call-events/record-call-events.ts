@@ -2,10 +2,11 @@ import type { CallEvent } from '@voice/contracts';
 import { findCallEventProblem } from '@voice/contracts';
 import { inTransaction } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { agentStatusAt, answersCallStartingAt, applyAgentPolicy } from '../conversation/agent-policy.rules.js';
+import { applyAgentPolicy } from '../conversation/agent-policy.rules.js';
 import { foldConversation } from '../conversation/conversation.evolve.js';
-import { addToAccountTotals, projectConversations, type NewConversation, type ProjectedConversation } from '../conversation/conversation.projection.js';
+import { addToAccountTotals, projectConversations, type ProjectedConversation } from '../conversation/conversation.projection.js';
 import { findAgents, type KnownAgent } from '../agent-directory/known-agents.js';
+import { conversationKey, findRefusals, judgeCall, refusalReason, rememberRefusals, type NewRefusal } from './answering-rule.js';
 import type { RecordOutcome } from './record-call-events.command.js';
 import { lockAgents, lockConversations } from './locks.js';
 
@@ -56,8 +57,9 @@ interface StoredRow {
  *
  * - An event of an agent not known yet is parked (see parkEvents).
  * - An event id the account already has is a duplicate and changes nothing.
- * - A call whose first event occurred once its agent was paused or deleted is not
- *   answered by that agent: nothing of it is stored.
+ * - A call its agent does not answer (answering-rule.ts: a call whose start occurred
+ *   once its agent was paused or deleted, or one refused before) is refused whole:
+ *   nothing of it is stored, and a new refusal is remembered in this transaction.
  * - The agent's switches are applied before storing (agent-policy.rules.ts), and its
  *   platform is kept in the event's metadata: the conversation's platform is the
  *   one of its first stored event.
@@ -66,8 +68,6 @@ export async function recordInTransaction(
   runner: QueryRunner,
   items: readonly IncomingEvent[],
   outcomes: RecordOutcome[],
-  /** When given, the new conversations are collected here for the caller to add to the totals last; else added now. */
-  createdSoFar?: NewConversation[],
 ): Promise<void> {
   if (items.length === 0) return;
   const agents = await findAgentsOrLock(runner, [...new Set(items.map((i) => i.event.agent_id))]);
@@ -117,6 +117,9 @@ export async function recordInTransaction(
     [candidates.map((c) => c[0]), candidates.map((c) => c[1])],
   );
   const knownIds = new Set(known.map(([accountId, eventId]) => streamKey(accountId, eventId)));
+  // Read under the conversations' locks: a refusal is written under them too.
+  const refusals = await findRefusals(runner, batches);
+  const newRefusals: NewRefusal[] = [];
 
   const appends: Array<{ stream: StreamBatch; index: number; event: CallEvent; version: number; voicePlatform: string }> = [];
   for (const stream of batches) {
@@ -132,24 +135,25 @@ export async function recordInTransaction(
       return true;
     });
     if (fresh.length === 0) continue;
-    // When the call started, as far as its events tell: its first event.
-    let startedMs = Infinity;
-    for (const { data } of history) startedMs = Math.min(startedMs, Date.parse(data.occurred_at));
-    for (const { event } of fresh) startedMs = Math.min(startedMs, Date.parse(event.occurred_at));
+    const verdict = judgeCall({
+      recorded: history.length > 0,
+      refused: refusals.get(key),
+      events: fresh.map(({ event, agent }) => ({ type: event.type, occurred_at: event.occurred_at, id: event.id, agent })),
+    });
+    if (!verdict.answered) {
+      const reason = refusalReason(stream.conversationId, verdict);
+      for (const { index, event } of fresh) outcomes[index] = { result: 'not_answering', event_id: event.id, agent_id: event.agent_id, reason };
+      if (!verdict.remembered) {
+        newRefusals.push({ accountId: stream.accountId, conversationId: stream.conversationId, agentId: verdict.agent_id, status: verdict.status, startedAt: verdict.started_at });
+      }
+      continue;
+    }
     let version = history.at(-1)?.stream_version ?? 0;
     for (const { index, event, agent } of fresh) {
-      if (!answersCallStartingAt(agent.history, startedMs)) {
-        outcomes[index] = {
-          result: 'not_answering',
-          event_id: event.id,
-          agent_id: agent.agent_id,
-          reason: `agent ${agent.agent_id} was ${agentStatusAt(agent.history, startedMs)} when call ${stream.conversationId} started (${new Date(startedMs).toISOString()})`,
-        };
-        continue;
-      }
       appends.push({ stream, index, event: applyAgentPolicy(event, agent), version: ++version, voicePlatform: agent.voice_platform });
     }
   }
+  await rememberRefusals(runner, newRefusals);
   if (appends.length === 0) return;
 
   const inserted: Array<{ account_id: string; event_id: string }> = await runner.query(
@@ -188,16 +192,16 @@ export async function recordInTransaction(
       voicePlatform: history.length > 0 ? history[0].voice_platform : added[0].voicePlatform,
     });
   }
-  const created = await projectConversations(runner, projected, at);
-  if (createdSoFar) createdSoFar.push(...created);
-  else await addToAccountTotals(runner, created);
+  await addToAccountTotals(runner, await projectConversations(runner, projected, at));
 }
 
 /**
  * Agents of the batch as known now. For an unknown one, take its lock (shared)
  * and look again: the transaction that makes an agent known holds it
- * exclusively while it replays the agent's parked events, so either it has
- * committed (the agent is found now) or it will find what this batch parks.
+ * exclusively, so either it has committed (the agent is found now), or it
+ * commits after this batch — and the replay that follows its commit
+ * (parked-events-replay.ts) finds what this batch parks. No event is parked
+ * for an agent already known, so none can be missed by the replay.
  */
 async function findAgentsOrLock(runner: QueryRunner, agentIds: string[]): Promise<Map<string, KnownAgent>> {
   const agents = await findAgents(runner, agentIds);
@@ -213,7 +217,8 @@ async function findAgentsOrLock(runner: QueryRunner, agentIds: string[]): Promis
  * Events whose agent is not known yet (its agent event may still be on the
  * way, or the id is wrong) wait in Postgres, not on the bus: held messages
  * count against the consumer's max_ack_pending and would stall every account.
- * Recorded (exactly once, by event id) when the agent's first event arrives.
+ * Recorded (exactly once, by event id) once the agent is known: see
+ * parked-events-replay.ts.
  */
 async function parkEvents(runner: QueryRunner, items: readonly IncomingEvent[], outcomes: RecordOutcome[]): Promise<void> {
   await runner.query(
@@ -225,41 +230,7 @@ async function parkEvents(runner: QueryRunner, items: readonly IncomingEvent[], 
   for (const { index, event } of items) outcomes[index] = { result: 'parked', event_id: event.id, agent_id: event.agent_id };
 }
 
-/**
- * Record the events parked for these agents (now known), in the caller's
- * transaction — the one that records the agents' events and holds their locks
- * exclusively. Removed from the parking table in the same transaction, so each
- * is recorded exactly once.
- */
-export async function replayParkedEvents(runner: QueryRunner, agentIds: string[], chunkSize = 500): Promise<Array<{ event: CallEvent; outcome: RecordOutcome }>> {
-  if (agentIds.length === 0) return [];
-  // Structured result: TypeORM answers a DELETE with [rows, count] otherwise.
-  const { records: rows }: { records: Array<{ event: CallEvent; seq: string }> } = await runner.query(
-    `DELETE FROM conversations.parked_call_events WHERE agent_id = ANY($1::text[]) RETURNING event, seq`,
-    [agentIds],
-    true,
-  );
-  if (rows.length === 0) return [];
-  rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
-  // Every conversation's lock at once, in the common order, before the first chunk; and the totals last:
-  // chunk by chunk, locks would be taken out of order and could deadlock with a concurrent batch.
-  const agents = await findAgents(runner, agentIds);
-  await lockConversations(runner, rows.flatMap(({ event }) => {
-    const agent = agents.get(event.agent_id);
-    return agent ? [{ accountId: agent.account_id, conversationId: event.conversation_id }] : [];
-  }));
-  const results: Array<{ event: CallEvent; outcome: RecordOutcome }> = [];
-  const created: NewConversation[] = [];
-  for (let start = 0; start < rows.length; start += chunkSize) {
-    const chunk = rows.slice(start, start + chunkSize).map((r, index) => ({ index, event: r.event }));
-    const outcomes: RecordOutcome[] = new Array(chunk.length);
-    await recordInTransaction(runner, chunk, outcomes, created);
-    chunk.forEach(({ event }, i) => results.push({ event, outcome: outcomes[i] }));
-  }
-  await addToAccountTotals(runner, created);
-  return results;
-}
-
+/** A conversation (or event) of an account; the same key as the answering rule's. */
 function streamKey(accountId: string, id: string): string {
-  return JSON.stringify([accountId, id]);
+  return conversationKey(accountId, id);
 }
