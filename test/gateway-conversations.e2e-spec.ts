@@ -237,6 +237,38 @@ describe('conversations and call events over HTTP', () => {
       }
     }, 30_000);
 
+    it('an end that arrives before its start (the call began before the pause) is accepted over HTTP: the start decides', async () => {
+      const created = await account.api.post('/v1/agents', { name: 'Late Start Line', voice_platform: 'platform_a' });
+      expect(created.status).toBe(201);
+      const agent: string = created.body.data.id;
+      const db = new pg.Client({ connectionString: system.databaseUrl });
+      await db.connect();
+      const learnt = (status: string) => pollUntil(
+        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [agent])).rows[0]?.status,
+        (s) => s === status, 10_000, 20,
+      );
+      const id = `late-start-${Date.now()}`;
+      const event = (n: number, type: string, occurredAt: string, data: object) => ({ id: `${id}-${n}`, type, conversation_id: id, agent_id: agent, occurred_at: occurredAt, data });
+      try {
+        await learnt('active');
+        const startAt = new Date().toISOString();
+        expect((await account.api.patch(`/v1/agents/${agent}`, { status: 'paused' })).status).toBe(200);
+        await learnt('paused');
+        const endAt = new Date(Date.now() + 1000).toISOString();
+        const end = await account.api.post('/v1/call-events', event(9, 'call.ended', endAt, { end_time: endAt, duration: 40 }));
+        expect([end.status, end.body.error?.code]).toEqual([202, undefined]);
+        const start = await account.api.post('/v1/call-events', event(1, 'call.started', startAt, { caller_number: '+14155550100', start_time: startAt }));
+        expect([start.status, start.body.error?.code]).toEqual([202, undefined]);
+        const detail = await eventually(
+          () => account.api.get(`/v1/conversations/${id}`),
+          (r) => r.body.data?.status === 'completed' && r.body.data?.caller_number !== null,
+        );
+        expect(detail.body.data).toMatchObject({ status: 'completed', duration: 40, caller_number: '+14155550100', start_time: startAt });
+      } finally {
+        await db.end();
+      }
+    }, 30_000);
+
     it('needs the call_events:write scope', async () => {
       const key = await account.api.post('/v1/api-keys', { scopes: ['conversations:read'] });
       const res = await system.client(key.body.data.api_key).post('/v1/call-events', callEvents('conv-scope', agentId)[0]);

@@ -83,7 +83,8 @@ export interface GetTranscriptRequest {
 /** Which call events of a batch conversations-service would refuse: their agent was paused or deleted when the call started. */
 export interface CheckAnsweringRequest {
   account_id: string;
-  events: Array<{ conversation_id: string; agent_id: string; occurred_at: string }>;
+  /** `type` and `id` let the service tell a call's start from its other events (an end arriving before its start is not refused). */
+  events: Array<{ conversation_id: string; agent_id: string; occurred_at: string; type?: string; id?: string }>;
 }
 export interface CheckAnsweringReply {
   /** Positions (in the request's events) of the events of calls that started once their agent was paused or deleted. */

@@ -83,7 +83,9 @@ export class CallEventsController {
   private async callsNotAnswered(accountId: string, events: IndexedEvent[], requestId: string): Promise<CheckAnsweringReply['refused']> {
     const request: CheckAnsweringRequest = {
       account_id: accountId,
-      events: events.map(({ event }) => ({ conversation_id: event.conversation_id, agent_id: event.agent_id, occurred_at: event.occurred_at })),
+      events: events.map(({ event }) => ({
+        conversation_id: event.conversation_id, agent_id: event.agent_id, occurred_at: event.occurred_at, type: event.type, id: event.id,
+      })),
     };
     try {
       const { refused } = await this.services.send<CheckAnsweringReply>(ConversationsRpc.checkAnswering, request, {
