@@ -4,6 +4,9 @@
 // to the local servers; each test file creates its own database and namespace.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const jestBin = require.resolve('jest').replace(/build[\/]index.js$/, 'bin/jest.js');
@@ -20,5 +23,17 @@ const tsc = require.resolve('typescript/bin/tsc');
 const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const child = spawn(process.execPath, [jestBin, ...process.argv.slice(2)], { stdio: 'inherit', env });
-child.on('exit', (code, signal) => process.exit(signal ? 1 : code ?? 1));
+// Jest's own summary is kept; its JSON result also gives a plain closing line ("tests: N passed, N failed")
+// that CI systems which do not parse jest's output can read.
+const resultFile = join(mkdtempSync(join(tmpdir(), 'jest-')), 'result.json');
+const child = spawn(process.execPath, [jestBin, ...process.argv.slice(2), '--json', `--outputFile=${resultFile}`], { stdio: 'inherit', env });
+child.on('exit', (code, signal) => {
+  try {
+    const result = JSON.parse(readFileSync(resultFile, 'utf8'));
+    const skipped = result.numPendingTests + result.numTodoTests;
+    console.log(`tests: ${result.numPassedTests} passed, ${result.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  } catch {
+    // No result file (jest crashed before writing it): its exit code says enough.
+  }
+  process.exit(signal ? 1 : code ?? 1);
+});
