@@ -149,17 +149,22 @@ describe('conversations and call events over HTTP', () => {
       expect((await second.api.get('/v1/conversations?per_page=100')).body.meta.total).toBe(2);
     }, 20_000);
 
-    it('a paused or deleted agent answers no new call (422 agent_not_answering); calls already running are still recorded', async () => {
-      const created = await account.api.post('/v1/agents', { name: 'Night Line', voice_platform: 'platform_a' });
+    /** A new agent, and a way to wait until conversations-service has learnt a status of it from its agent events. */
+    async function watchedAgent(name: string) {
+      const created = await account.api.post('/v1/agents', { name, voice_platform: 'platform_a' });
       expect(created.status).toBe(201);
-      const nightLine: string = created.body.data.id;
+      const id: string = created.body.data.id;
       const db = new pg.Client({ connectionString: system.databaseUrl });
       await db.connect();
-      /** conversations-service learns statuses from agent events: wait until it has this one. */
       const learnt = (status: string) => pollUntil(
-        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [nightLine])).rows[0]?.status,
+        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [id])).rows[0]?.status,
         (s) => s === status, 10_000, 20,
       );
+      return { id, learnt, done: () => db.end() };
+    }
+
+    it('a paused or deleted agent answers no new call (422 agent_not_answering); calls already running are still recorded', async () => {
+      const { id: nightLine, learnt, done } = await watchedAgent('Night Line');
       const started = (conversationId: string, at: string) =>
         ({ id: `${conversationId}-1`, type: 'call.started', conversation_id: conversationId, agent_id: nightLine, occurred_at: at, data: { caller_number: '+14155550100', start_time: at } });
       const ended = (conversationId: string, at: string) =>
@@ -198,20 +203,12 @@ describe('conversations and call events over HTTP', () => {
         expect(detail.body.data).toMatchObject({ status: 'completed', has_transcript: true, agent_name: 'Night Line' });
         expect((await account.api.get(`/v1/conversations/${duringPause}`)).status).toBe(404);
       } finally {
-        await db.end();
+        await done();
       }
     }, 30_000);
 
     it('a call recorded before its agent was paused gets its end over HTTP, whatever its timestamps (a platform clock ahead of ours)', async () => {
-      const created = await account.api.post('/v1/agents', { name: 'Skewed Line', voice_platform: 'platform_a' });
-      expect(created.status).toBe(201);
-      const skewed: string = created.body.data.id;
-      const db = new pg.Client({ connectionString: system.databaseUrl });
-      await db.connect();
-      const learnt = (status: string) => pollUntil(
-        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [skewed])).rows[0]?.status,
-        (s) => s === status, 10_000, 20,
-      );
+      const { id: skewed, learnt, done } = await watchedAgent('Skewed Line');
       // The platform's clock is a minute ahead: the call's start is stamped after the pause that follows it.
       const ahead = (seconds: number) => new Date(Date.now() + 60_000 + seconds * 1000).toISOString();
       const id = `skewed-${Date.now()}`;
@@ -233,20 +230,12 @@ describe('conversations and call events over HTTP', () => {
         const detail = await eventually(() => account.api.get(`/v1/conversations/${id}`), (r) => r.body.data?.status === 'completed');
         expect(detail.body.data).toMatchObject({ status: 'completed', duration: 30, has_transcript: true });
       } finally {
-        await db.end();
+        await done();
       }
     }, 30_000);
 
     it('an end that arrives before its start (the call began before the pause) is accepted over HTTP: the start decides', async () => {
-      const created = await account.api.post('/v1/agents', { name: 'Late Start Line', voice_platform: 'platform_a' });
-      expect(created.status).toBe(201);
-      const agent: string = created.body.data.id;
-      const db = new pg.Client({ connectionString: system.databaseUrl });
-      await db.connect();
-      const learnt = (status: string) => pollUntil(
-        async () => (await db.query('SELECT status FROM conversations.agents WHERE agent_id = $1', [agent])).rows[0]?.status,
-        (s) => s === status, 10_000, 20,
-      );
+      const { id: agent, learnt, done } = await watchedAgent('Late Start Line');
       const id = `late-start-${Date.now()}`;
       const event = (n: number, type: string, occurredAt: string, data: object) => ({ id: `${id}-${n}`, type, conversation_id: id, agent_id: agent, occurred_at: occurredAt, data });
       try {
@@ -265,7 +254,7 @@ describe('conversations and call events over HTTP', () => {
         );
         expect(detail.body.data).toMatchObject({ status: 'completed', duration: 40, caller_number: '+14155550100', start_time: startAt });
       } finally {
-        await db.end();
+        await done();
       }
     }, 30_000);
 
