@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Headers } from '@voice/contracts';
+import { Headers, isStorableText } from '@voice/contracts';
 import { requestContext } from '@voice/service-kit';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -8,7 +8,7 @@ import { errorEnvelope } from './envelope.js';
 import type { Logger } from 'pino';
 import { INTERNAL_ERROR } from './api-failure.js';
 import type { GatewayRequest } from './gateway-request.js';
-import { findInputProblem, hasUnrepresentableText, MAX_JSON_DEPTH, printable } from './input-sanity.js';
+import { findInputProblem, MAX_JSON_DEPTH, printable } from './input-sanity.js';
 import { resolveRequestId } from './request-id.js';
 import { matchRoute, type RouteEntry } from './route-table.js';
 import { writeError } from './write-error.js';
@@ -168,22 +168,13 @@ function refuseUnrepresentableInput(): RequestHandler {
       segments = [];
     }
     // No resource id can hold such characters: the resource does not exist, exactly like any unknown id.
-    if (segments.length === 0 || segments.some(hasUnrepresentableText)) {
+    if (segments.length === 0 || segments.some((segment) => !isStorableText(segment))) {
       writeError(res, requestId, { code: 'not_found', message: 'No resource exists at this path.' });
       return;
     }
-    for (const [name, value] of Object.entries(req.query)) {
-      const problem = findInputProblem(value, name);
-      if (problem || hasUnrepresentableText(name)) {
-        writeError(res, requestId, {
-          code: 'invalid_parameter',
-          field: printable(problem?.field ?? name),
-          message: `${printable(name)} contains a character this API cannot store (U+0000 or an unpaired UTF-16 surrogate).`,
-        });
-        return;
-      }
-    }
-    const problem = findInputProblem(req.body);
+    // Query parameters (names included) first, then the body; Express 5's query parser is flat, so only
+    // the body can be too deep.
+    const problem = findInputProblem(req.query) ?? findInputProblem(req.body);
     if (problem?.kind === 'too_deep') {
       writeError(res, requestId, {
         code: 'invalid_request',
@@ -193,10 +184,11 @@ function refuseUnrepresentableInput(): RequestHandler {
       return;
     }
     if (problem) {
+      const field = printable(problem.field);
       writeError(res, requestId, {
         code: 'invalid_parameter',
-        field: printable(problem.field),
-        message: `${printable(problem.field)} contains a character this API cannot store (U+0000 or an unpaired UTF-16 surrogate).`,
+        field,
+        message: `${field} contains a character this API cannot store (U+0000 or an unpaired UTF-16 surrogate).`,
       });
       return;
     }

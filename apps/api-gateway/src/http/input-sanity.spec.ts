@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { findInputProblem, hasUnrepresentableText, MAX_JSON_DEPTH, printable } from './input-sanity.js';
+import { isStorableText } from '@voice/contracts';
+import { findInputProblem, MAX_JSON_DEPTH, printable } from './input-sanity.js';
+
+const hasUnrepresentableText = (text: string) => !isStorableText(text);
 
 const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : { a: nested(depth - 1) });
 

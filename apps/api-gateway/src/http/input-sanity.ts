@@ -4,8 +4,11 @@
  * PostgreSQL text refuses, a lone UTF-16 surrogate that jsonb refuses (and that
  * text would silently turn into U+FFFD), or nesting so deep that serializing
  * it for the bus overflows the stack. They are refused here, once, naming the
- * field, so they become a 400 instead of a 500 or a false 503 further in.
+ * field, so they become a 400 instead of a 500 or a false 503 further in. The
+ * rule is the contract's (`isStorableText`), the one call events are held to.
  */
+
+import { isStorableText } from '@voice/contracts';
 
 /** Deeper than any document of this API (business_hours.schedule[0].open is 4 levels) by a wide margin. */
 export const MAX_JSON_DEPTH = 32;
@@ -16,23 +19,17 @@ export interface InputProblem {
   field: string;
 }
 
-// A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
-const UNREPRESENTABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function hasUnrepresentableText(text: string): boolean {
-  return UNREPRESENTABLE.test(text);
-}
-
 /** For error messages: each offending character replaced by U+FFFD, so the message itself is storable and printable. */
 export function printable(text: string): string {
-  return text.replace(new RegExp(UNREPRESENTABLE.source, 'g'), '\uFFFD');
+  // With the `u` flag a well-formed surrogate pair is one code point outside D800–DFFF: only lone halves match.
+  return text.replace(/[\u0000\uD800-\uDFFF]/gu, '\uFFFD');
 }
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
 /** The first problem in a parsed JSON value (object keys count as text too), or undefined. */
 export function findInputProblem(value: unknown, path = '', depth = 0): InputProblem | undefined {
-  if (typeof value === 'string') return hasUnrepresentableText(value) ? { kind: 'unrepresentable', field: path } : undefined;
+  if (typeof value === 'string') return !isStorableText(value) ? { kind: 'unrepresentable', field: path } : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   if (depth >= MAX_JSON_DEPTH) return { kind: 'too_deep', field: path };
   if (Array.isArray(value)) {
@@ -44,7 +41,7 @@ export function findInputProblem(value: unknown, path = '', depth = 0): InputPro
   }
   for (const [key, item] of Object.entries(value)) {
     const field = join(path, key);
-    if (hasUnrepresentableText(key)) return { kind: 'unrepresentable', field };
+    if (!isStorableText(key)) return { kind: 'unrepresentable', field };
     const problem = findInputProblem(item, field, depth + 1);
     if (problem) return problem;
   }
