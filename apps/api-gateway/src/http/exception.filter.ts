@@ -1,11 +1,10 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ErrorCode, ServiceError } from '@voice/contracts';
-import { isServiceError, ServiceFailure } from '@voice/service-kit';
+import { isDatabaseUnavailable, isServiceError, ServiceFailure } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { ApiFailure, INTERNAL_ERROR } from './api-failure.js';
 import { requestIdOf } from './gateway-request.js';
-import { isUnavailableDependency } from './unavailable-dependency.js';
 import { writeError } from './write-error.js';
 
 /** Nest's own HTTP exceptions (e.g. its not-found handler) mapped onto our catalog by status. */
@@ -44,7 +43,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
       if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
       if (code) return { error: { code, message: exception.message } };
     }
-    if (isUnavailableDependency(exception)) {
+    if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');
       return { error: { code: 'service_unavailable', message: 'A backing service is temporarily unavailable. Retry later.' } };
     }

@@ -1,15 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { isUnavailableDependency } from './unavailable-dependency.js';
+import { isDatabaseUnavailable } from './database.js';
 
-describe('isUnavailableDependency', () => {
+describe('isDatabaseUnavailable (unit: error shapes; database.int-spec checks real outages)', () => {
   it.each([
     [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    [Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })],
     [Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
     [new Error('Connection terminated unexpectedly')],
     [new Error('timeout exceeded when trying to connect')],
     [{ message: 'query failed', driverError: { code: '08006' } }],
   ])('treats %p as an outage', (err) => {
-    expect(isUnavailableDependency(err)).toBe(true);
+    expect(isDatabaseUnavailable(err)).toBe(true);
   });
 
   it.each([
@@ -19,6 +20,6 @@ describe('isUnavailableDependency', () => {
     ['a string'],
     [undefined],
   ])('treats %p as a bug', (err) => {
-    expect(isUnavailableDependency(err)).toBe(false);
+    expect(isDatabaseUnavailable(err)).toBe(false);
   });
 });
