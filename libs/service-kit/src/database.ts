@@ -80,6 +80,6 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
   const code = e?.driverError?.code ?? e?.code;
   const message = `${e?.driverError?.message ?? ''} ${e?.message ?? ''}`;
-  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE'].includes(code))) return true;
+  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code))) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|does not allow connections|not currently accepting connections|the database system is (starting up|shutting down)/i.test(message);
 }

@@ -43,7 +43,8 @@ export class GatewayExceptionFilter implements ExceptionFilter {
       if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
       if (code) return { error: { code, message: exception.message } };
     }
-    if (isDatabaseUnavailable(exception)) {
+    // A write to a database socket the server already closed surfaces as a bare EPIPE in the gateway.
+    if (isDatabaseUnavailable(exception) || (exception as { code?: unknown } | undefined)?.code === 'EPIPE') {
       this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');
       return { error: { code: 'service_unavailable', message: 'A backing service is temporarily unavailable. Retry later.' } };
     }
