@@ -136,6 +136,25 @@ describe.each([
     expect({ pending: info.num_pending, ack_pending: info.num_ack_pending }).toEqual({ pending: 0, ack_pending: 0 });
   }
 
+  /** The services' pattern: one transaction for the whole batch, acks after the commit. */
+  const storeInTransaction = (table: string) => async (batch: StreamMessage[]) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const m of batch) {
+        const { id, body } = m.data as { id: string; body: string };
+        await client.query(`INSERT INTO ${table} (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [id, body]);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    } finally {
+      client.release();
+    }
+    for (const m of batch) m.ack();
+  };
+
   it('isolates a poison message PostgreSQL refuses: the rest of its batch is stored and acked, the poison one is terminated and logged', async () => {
     const { stream, subject } = nextStream();
     const table = `rows_${kind.replace('-', '_')}_${counter}`;
@@ -147,26 +166,12 @@ describe.each([
 
     const { lines, logger } = capturedLogger();
     const handled: Array<Array<{ id: string; delivery: number }>> = [];
-    // One transaction for the whole batch, acks after the commit: the pattern the services use.
+    // The services' pattern (storeInTransaction), with a record of each delivery.
     const handle = async (batch: StreamMessage[]) => {
       handled.push(batch.map((m) => ({ id: (m.data as { id: string }).id, delivery: m.deliveryCount })));
       // A slow first batch: whatever it did not hold has arrived meanwhile and forms the next one.
       if (handled.length === 1) await new Promise((r) => setTimeout(r, 300));
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        for (const m of batch) {
-          const { id, body } = m.data as { id: string; body: string };
-          await client.query(`INSERT INTO ${table} (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [id, body]);
-        }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
-      for (const m of batch) m.ack();
+      await storeInTransaction(table)(batch);
     };
     const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, handle);
     try {
@@ -216,25 +221,6 @@ describe.each([
       await consumer.stop();
     }
   });
-
-  /** The services' pattern: one transaction for the whole batch, acks after the commit. */
-  const storeInTransaction = (table: string) => async (batch: StreamMessage[]) => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      for (const m of batch) {
-        const { id, body } = m.data as { id: string; body: string };
-        await client.query(`INSERT INTO ${table} (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [id, body]);
-      }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-    for (const m of batch) m.ack();
-  };
 
   it.each([
     ['out of disk space (53100, transient)', 'disk_full', '53100', /transient/],
