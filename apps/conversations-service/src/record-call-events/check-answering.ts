@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { findAgents } from '../agent-directory/known-agents.js';
 import { judgeCall, type Refusal } from './answering-rule.js';
 
-/** One call-event batch holds at most 500 events. */
+/** The gateway asks about one call-event batch (at most 500 events); the bound leaves room without being unbounded. */
 const MAX_EVENTS = 1000;
 
 /**
