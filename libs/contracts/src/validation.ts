@@ -51,7 +51,8 @@ export function findProblem<T extends object>(cls: ClassConstructor<T>, body: un
  * class-transformer silently drops `__proto__`/`constructor`/`prototype` keys,
  * so they would slip past the unknown-field check; refuse them by path instead.
  */
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+const RESERVED_KEY_SET = new Set<string>(RESERVED_KEYS);
 export function findReservedKey(value: unknown, path = ''): ServiceError | undefined {
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
@@ -61,7 +62,7 @@ export function findReservedKey(value: unknown, path = ''): ServiceError | undef
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       const field = path ? `${path}.${key}` : key;
-      if (RESERVED_KEYS.has(key)) return { code: 'invalid_parameter', field, message: `${field} is not a recognised field.` };
+      if (RESERVED_KEY_SET.has(key)) return { code: 'invalid_parameter', field, message: `${field} is not a recognised field.` };
       const found = findReservedKey(item, field);
       if (found) return found;
     }

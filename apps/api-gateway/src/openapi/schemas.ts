@@ -8,6 +8,7 @@ import {
   ISO_639_1_CODES,
   MAX_CALL_EVENTS_PER_BATCH,
   METADATA_KEY_PATTERN,
+  RESERVED_KEYS,
   SENTIMENTS,
   TIME_OF_DAY_PATTERN,
   VOICE_PLATFORMS,
@@ -65,7 +66,7 @@ const e164 = string({ pattern: E164_PATTERN.source, examples: ['+14155550100'] }
 const metadata: JsonSchema = {
   type: 'object',
   maxProperties: AGENT_LIMITS.metadataKeys,
-  propertyNames: { pattern: METADATA_KEY_PATTERN.source },
+  propertyNames: { pattern: METADATA_KEY_PATTERN.source, not: { enum: [...RESERVED_KEYS] } },
   additionalProperties: string({ maxLength: AGENT_LIMITS.metadataValue }),
 };
 const scheduleItem = viewSchema<ScheduleItem>(
