@@ -1,0 +1,3 @@
+export * from './address-policy.js';
+export * from './outbound-url.js';
+export * from './outbound-http-client.js';
