@@ -10,3 +10,5 @@ export * from './validation.js';
 export * from './in-process-transport.js';
 export * from './message-streams.js';
 export * from './run-service.js';
+export * from './outbound/index.js';
+export * from './secrets/index.js';
