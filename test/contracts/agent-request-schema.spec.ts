@@ -1,3 +1,8 @@
+/**
+ * The documented agent request schemas are read from the contract classes (payloadSchema), but the
+ * metadata rules are written beside them and the reading itself could be wrong: mutated bodies must get
+ * the same verdict from both, and a refusal must name a field the schema also finds wrong.
+ */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import Ajv2020Module from 'ajv/dist/2020.js';

@@ -339,6 +339,9 @@ export const REQUEST_EXAMPLES: Record<'CreateAgentRequest' | 'UpdateAgentRequest
   },
 };
 
+/** The `examples` of a request schema: the values of its named examples (the named ones go on the request body). */
+export const requestExamples = (name: keyof typeof REQUEST_EXAMPLES) => Object.values(REQUEST_EXAMPLES[name]).map((example) => example.value);
+
 /** TRANSCRIPT_SEGMENTS_EXAMPLE as conversations-service renders it in each download format (the e2e suite compares them with real answers). */
 export const TEXT_EXAMPLE = 'Agent: Hello, Acme Dental, how can I help?\nCaller: I would like to book a cleaning.\n';
 export const SRT_EXAMPLE =

@@ -7,22 +7,15 @@ import {
   ERROR_CATALOG,
   ISO_639_1_CODES,
   MAX_CALL_EVENTS_PER_BATCH,
-  METADATA_KEY_PATTERN,
-  RESERVED_KEYS,
   SENTIMENTS,
-  TIME_OF_DAY_PATTERN,
   VOICE_PLATFORMS,
-  WEEKDAYS,
   type AgentView,
   type ApiError,
-  type BusinessHours,
   type ConversationDetail,
   type ConversationListItem,
-  type ScheduleItem,
   type TranscriptView,
 } from '@voice/contracts';
 import type { CreatedAccount } from '../accounts/accounts.repository.js';
-import { MAX_AGENT_LIMIT } from '../accounts/create-account.body.js';
 import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.repository.js';
 import { SCOPES } from '../auth/scopes.js';
 import type { Meta } from '../http/envelope.js';
@@ -44,8 +37,8 @@ import {
   listExample,
   META_EXAMPLE,
   PAUSED_AGENT_EXAMPLE,
-  REQUEST_EXAMPLES,
   REQUEST_ID_EXAMPLE,
+  requestExamples,
   TRANSCRIPT_EXAMPLE,
 } from './examples.js';
 import {
@@ -61,43 +54,10 @@ import {
   viewSchema,
   type JsonSchema,
 } from './json-schema.js';
+import { AGENT_METADATA_RULES, requestComponents } from './request-schemas.js';
 
 const e164 = string({ pattern: E164_PATTERN.source, examples: ['+14155550100'] });
-const metadata: JsonSchema = {
-  type: 'object',
-  maxProperties: AGENT_LIMITS.metadataKeys,
-  propertyNames: { pattern: METADATA_KEY_PATTERN.source, not: { enum: [...RESERVED_KEYS] } },
-  additionalProperties: string({ maxLength: AGENT_LIMITS.metadataValue }),
-};
-const scheduleItem = viewSchema<ScheduleItem>(
-  {
-    day: enumOf(WEEKDAYS),
-    open: string({ pattern: TIME_OF_DAY_PATTERN.source, examples: ['09:00'] }),
-    close: string({ pattern: TIME_OF_DAY_PATTERN.source, description: 'Later than open (no overnight spans).', examples: ['17:00'] }),
-  },
-  { examples: [{ day: 'monday', open: '09:00', close: '17:00' }] },
-);
-const businessHours = viewSchema<BusinessHours>(
-  {
-    timezone: string({ description: 'IANA time zone name.', examples: ['Europe/Paris'] }),
-    schedule: arrayOf(ref('ScheduleItem'), { minItems: 1, maxItems: WEEKDAYS.length, description: 'Each weekday at most once.' }),
-  },
-  {
-    examples: [
-      {
-        timezone: 'America/New_York',
-        schedule: [
-          { day: 'monday', open: '09:00', close: '17:00' },
-          { day: 'tuesday', open: '09:00', close: '17:00' },
-          { day: 'saturday', open: '10:00', close: '14:00' },
-        ],
-      },
-    ],
-  },
-);
-/** The `examples` of a request schema: the values of its named examples (the named ones go on the request body). */
-const requestExamples = (name: keyof typeof REQUEST_EXAMPLES) => Object.values(REQUEST_EXAMPLES[name]).map((example) => example.value);
-
+const metadata: JsonSchema = { type: 'object', ...AGENT_METADATA_RULES };
 const agent = viewSchema<AgentView>(
   {
     id: string({ examples: ['agt_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
@@ -119,46 +79,6 @@ const agent = viewSchema<AgentView>(
   },
   { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', examples: [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE] },
 );
-
-/** Body fields shared by create and update; which may be null and which are required differs. */
-const agentInput = {
-  name: string({ minLength: 1, maxLength: AGENT_LIMITS.name, description: 'Trimmed; unique within the account.' }),
-  voice_platform: enumOf(VOICE_PLATFORMS, { description: 'Must be configured for the account.' }),
-  phone_number: nullable({ ...e164, description: 'Omitted → a number is provisioned.' }),
-  voice_id: nullable(string({ minLength: 1, maxLength: AGENT_LIMITS.voiceId })),
-  language: nullable(enumOf(ISO_639_1_CODES)),
-  system_prompt: nullableString({ maxLength: AGENT_LIMITS.systemPrompt }),
-  welcome_message: nullableString({ maxLength: AGENT_LIMITS.welcomeMessage }),
-  transfer_number: nullable(e164),
-  business_hours: nullable(ref('BusinessHours')),
-  recording_enabled: nullable(boolean),
-  transcription_enabled: nullable(boolean),
-  metadata: nullable(metadata),
-};
-const createAgent: JsonSchema = {
-  type: 'object',
-  description: 'id, status, created_at and updated_at are read-only and refused. null means "omitted".',
-  required: ['name', 'voice_platform'],
-  properties: agentInput,
-  additionalProperties: false,
-  examples: requestExamples('CreateAgentRequest'),
-};
-const updateAgent: JsonSchema = {
-  type: 'object',
-  description:
-    'Partial update. null clears system_prompt, welcome_message, transfer_number, business_hours and metadata (→ {}); it is invalid for every other field. metadata replaces the whole object.',
-  properties: {
-    ...agentInput,
-    phone_number: e164,
-    voice_id: string({ minLength: 1, maxLength: AGENT_LIMITS.voiceId }),
-    language: enumOf(ISO_639_1_CODES),
-    recording_enabled: boolean,
-    transcription_enabled: boolean,
-    status: enumOf(AGENT_STATUSES, { description: 'Pause or resume the agent.' }),
-  },
-  additionalProperties: false,
-  examples: requestExamples('UpdateAgentRequest'),
-};
 
 const sentiment = nullable(enumOf(SENTIMENTS));
 const listItemProperties = {
@@ -263,25 +183,6 @@ const createdApiKey = viewSchema<CreatedApiKey>(
   },
   { description: 'The new key, with its secret (shown once).', examples: [CREATED_API_KEY_EXAMPLE] },
 );
-const createApiKey: JsonSchema = {
-  type: 'object',
-  required: ['scopes'],
-  properties: { scopes: { ...scopes, description: 'A subset of the calling key’s scopes.' }, name: string({ minLength: 1, maxLength: 100 }) },
-  additionalProperties: false,
-  examples: requestExamples('CreateApiKeyRequest'),
-};
-const createAccount: JsonSchema = {
-  type: 'object',
-  required: ['name', 'plan', 'agent_limit', 'voice_platforms'],
-  properties: {
-    name: string({ minLength: 1, maxLength: 100 }),
-    plan: string({ minLength: 1, maxLength: 50, description: 'Free-form plan label.' }),
-    agent_limit: integer({ minimum: 0, maximum: MAX_AGENT_LIMIT }),
-    voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS), { minItems: 1, uniqueItems: true }),
-  },
-  additionalProperties: false,
-  examples: requestExamples('CreateAccountRequest'),
-};
 const createdAccount = viewSchema<CreatedAccount>(
   {
     id: string({ examples: ['acct_0123456789abcdef01234567'] }),
@@ -346,13 +247,14 @@ const apiError = viewSchema<ApiError>(
 
 /** Every named schema of the document. */
 export function componentSchemas(): Record<string, JsonSchema> {
+  const requests = requestComponents();
   return {
     ...callEventComponents(),
     Agent: agent,
-    BusinessHours: businessHours,
-    ScheduleItem: scheduleItem,
-    CreateAgentRequest: createAgent,
-    UpdateAgentRequest: updateAgent,
+    BusinessHours: requests.BusinessHours,
+    ScheduleItem: requests.ScheduleItem,
+    CreateAgentRequest: requests.CreateAgentRequest,
+    UpdateAgentRequest: requests.UpdateAgentRequest,
     ConversationListItem: conversationListItem,
     ConversationDetail: conversationDetail,
     Transcript: transcript,
@@ -360,8 +262,8 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CallEventsAccepted: callEventsAccepted,
     ApiKey: apiKey,
     CreatedApiKey: createdApiKey,
-    CreateApiKeyRequest: createApiKey,
-    CreateAccountRequest: createAccount,
+    CreateApiKeyRequest: requests.CreateApiKeyRequest,
+    CreateAccountRequest: requests.CreateAccountRequest,
     CreatedAccount: createdAccount,
     Health: health,
     Meta: meta,

@@ -1,0 +1,105 @@
+import {
+  AGENT_LIMITS,
+  BusinessHoursPayload,
+  CreateAgentPayload,
+  METADATA_KEY_PATTERN,
+  RESERVED_KEYS,
+  ScheduleItemPayload,
+  UpdateAgentPayload,
+  type BusinessHours,
+  type ScheduleItem,
+} from '@voice/contracts';
+import { CreateAccountBody } from '../accounts/create-account.body.js';
+import { CreateApiKeyBody } from '../api-keys/create-api-key.body.js';
+import { requestExamples } from './examples.js';
+import { string, type JsonSchema } from './json-schema.js';
+import { payloadSchema } from './payload-schema.js';
+
+/**
+ * The request bodies' schemas, derived from the classes that validate them
+ * (payloadSchema); only what a decorator cannot carry is written here.
+ */
+
+const phoneNumberExample = { examples: ['+14155550100'] };
+
+/** findMetadataProblem checks these in code, not with decorators, so they are stated here; test/contracts holds them to it. */
+export const AGENT_METADATA_RULES: JsonSchema = {
+  maxProperties: AGENT_LIMITS.metadataKeys,
+  propertyNames: { pattern: METADATA_KEY_PATTERN.source, not: { enum: [...RESERVED_KEYS] } },
+  additionalProperties: string({ maxLength: AGENT_LIMITS.metadataValue }),
+};
+
+const scheduleItem = payloadSchema(ScheduleItemPayload, {
+  annotations: {
+    open: { examples: ['09:00'] },
+    close: { description: 'Later than open (no overnight spans).', examples: ['17:00'] },
+  },
+  statedInWords: ['isAfterOpen'],
+  examples: [{ day: 'monday', open: '09:00', close: '17:00' }] satisfies ScheduleItem[],
+});
+
+const businessHours = payloadSchema(BusinessHoursPayload, {
+  nested: { schedule: 'ScheduleItem' },
+  annotations: {
+    // IsIanaTimeZone is a custom rule, so nothing derived says the value is a string.
+    timezone: { type: 'string', description: 'IANA time zone name.', examples: ['Europe/Paris'] },
+    // findScheduleProblem refuses a repeated weekday in code; uniqueItems would compare whole items, not days.
+    schedule: { description: 'Each weekday at most once.' },
+  },
+  statedInWords: ['isIanaTimeZone'],
+  examples: [
+    {
+      timezone: 'America/New_York',
+      schedule: [
+        { day: 'monday', open: '09:00', close: '17:00' },
+        { day: 'tuesday', open: '09:00', close: '17:00' },
+        { day: 'saturday', open: '10:00', close: '14:00' },
+      ],
+    },
+  ] satisfies BusinessHours[],
+});
+
+/** Annotations shared by create and update. */
+const agentAnnotations: Record<string, JsonSchema> = {
+  name: { description: 'Trimmed; unique within the account.' },
+  voice_platform: { description: 'Must be configured for the account.' },
+  transfer_number: phoneNumberExample,
+  metadata: AGENT_METADATA_RULES,
+};
+
+const createAgent = payloadSchema(CreateAgentPayload, {
+  description: 'id, status, created_at and updated_at are read-only and refused. null means "omitted".',
+  nested: { business_hours: 'BusinessHours' },
+  annotations: { ...agentAnnotations, phone_number: { ...phoneNumberExample, description: 'Omitted → a number is provisioned.' } },
+  examples: requestExamples('CreateAgentRequest'),
+});
+
+const updateAgent = payloadSchema(UpdateAgentPayload, {
+  description:
+    'Partial update. null clears system_prompt, welcome_message, transfer_number, business_hours and metadata (→ {}); it is invalid for every other field. metadata replaces the whole object.',
+  nested: { business_hours: 'BusinessHours' },
+  annotations: { ...agentAnnotations, phone_number: phoneNumberExample, status: { description: 'Pause or resume the agent.' } },
+  examples: requestExamples('UpdateAgentRequest'),
+});
+
+const createApiKey = payloadSchema(CreateApiKeyBody, {
+  annotations: { scopes: { description: 'A subset of the calling key’s scopes.' } },
+  examples: requestExamples('CreateApiKeyRequest'),
+});
+
+const createAccount = payloadSchema(CreateAccountBody, {
+  annotations: { plan: { description: 'Free-form plan label.' } },
+  examples: requestExamples('CreateAccountRequest'),
+});
+
+/** The request-body components. */
+export function requestComponents(): Record<string, JsonSchema> {
+  return {
+    BusinessHours: businessHours,
+    ScheduleItem: scheduleItem,
+    CreateAgentRequest: createAgent,
+    UpdateAgentRequest: updateAgent,
+    CreateApiKeyRequest: createApiKey,
+    CreateAccountRequest: createAccount,
+  };
+}
