@@ -1,0 +1,137 @@
+import { CALL_OUTCOMES, PlaceCallError, type CallAnalysisOptions, type CallOutcome, type CallSentiment, type CallTurn, type PlaceCallOptions } from './call-options.js';
+import { isE164 } from '../phone-number-pool.js';
+
+/** A platform-neutral account of one call: both platforms' webhook bodies are written from it. */
+export interface CallTimeline {
+  outcome: CallOutcome;
+  /** Whether the call was answered: unanswered calls have no start event and no turns. */
+  connected: boolean;
+  startedAt: number;
+  endedAt: number;
+  durationMs: number;
+  fromNumber: string | null;
+  turns: TimedTurn[];
+  analysis: Required<CallAnalysisOptions>;
+}
+
+export interface TimedTurn {
+  role: 'agent' | 'user';
+  text: string;
+  /** Offsets from the call's start, ms. */
+  startMs: number;
+  endMs: number;
+  words: Array<{ word: string; startMs: number; endMs: number }>;
+}
+
+const DEFAULT_CALLER = '+14155550100';
+const MS_PER_WORD = 350;
+const FIRST_TURN_AT_MS = 600;
+const PAUSE_BETWEEN_TURNS_MS = 700;
+const HANG_UP_AFTER_LAST_TURN_MS = 800;
+/** A call that connects but where nobody speaks still lasts a moment before the hang-up or the failure. */
+const SILENT_CALL_MS = 2_500;
+
+export const DEFAULT_CONVERSATION: readonly CallTurn[] = [
+  { role: 'agent', text: 'Hello, thanks for calling. How can I help you today?' },
+  { role: 'user', text: "Hi, I'd like to check the status of my order." },
+  { role: 'agent', text: 'Sure, could you give me the order number?' },
+  { role: 'user', text: 'It is four eight two one.' },
+  { role: 'agent', text: 'Thanks. Order 4821 ships tomorrow morning. Anything else?' },
+  { role: 'user', text: "No, that's all. Thank you!" },
+];
+
+const COMPLETED_ANALYSIS: Required<CallAnalysisOptions> = {
+  summary: 'The caller asked about the status of order 4821; the agent said it ships tomorrow morning.',
+  sentiment: 'positive',
+  successful: true,
+  outcome: 'order_status_provided',
+  topics: ['order_status', 'shipping'],
+};
+
+const UNSUCCESSFUL_ANALYSIS: Record<Exclude<CallOutcome, 'completed'>, Pick<CallAnalysisOptions, 'summary' | 'outcome'>> = {
+  busy: { summary: 'The line was busy; the call did not connect.', outcome: 'not_connected' },
+  'no-answer': { summary: 'Nobody answered; the call did not connect.', outcome: 'not_connected' },
+  'caller-hangup': { summary: 'The caller hung up before the agent spoke.', outcome: 'caller_hung_up' },
+  failed: { summary: 'The call failed before the conversation could take place.', outcome: 'call_failed' },
+};
+
+/** Checks the platform-neutral options; platform-specific ones (agent, reason) are the platform's business. */
+export function validatePlaceCallOptions(options: PlaceCallOptions): void {
+  if (typeof options !== 'object' || options === null) throw new PlaceCallError('placeCall needs an options object');
+  if (typeof options.agentId !== 'string' || options.agentId === '') throw new PlaceCallError('agentId must be a non-empty string');
+  if (options.outcome !== undefined && !CALL_OUTCOMES.includes(options.outcome)) {
+    throw new PlaceCallError(`outcome must be one of ${CALL_OUTCOMES.join(', ')}`);
+  }
+  if (options.fromNumber !== undefined && options.fromNumber !== null && !isE164(options.fromNumber)) throw new PlaceCallError('fromNumber must be E.164 or null');
+  if (options.toNumber !== undefined && !isE164(options.toNumber)) throw new PlaceCallError('toNumber must be E.164');
+  if (options.reason !== undefined && (typeof options.reason !== 'string' || options.reason === '')) throw new PlaceCallError('reason must be a non-empty string');
+  if (options.turns !== undefined) {
+    const valid = Array.isArray(options.turns) && options.turns.every((turn) => (turn?.role === 'agent' || turn?.role === 'user') && typeof turn.text === 'string' && turn.text.trim() !== '');
+    if (!valid) throw new PlaceCallError('turns must be an array of { role: "agent" | "user", text: non-empty string }');
+  }
+  if (options.startedAt !== undefined && !Number.isFinite(options.startedAt)) throw new PlaceCallError('startedAt must be Unix milliseconds');
+  if (options.webhookUrl !== undefined && !isHttpUrl(options.webhookUrl)) throw new PlaceCallError('webhookUrl must be an http(s) URL');
+}
+
+/**
+ * Lays the call out in time. `connected` is decided by the platform (its dial-failure reasons); the agent
+ * speaks first in a completed call, and never in a caller hang-up (that is what makes it one).
+ */
+export function buildCallTimeline(options: PlaceCallOptions, connected: boolean, now = Date.now()): CallTimeline {
+  const outcome = options.outcome ?? 'completed';
+  const script = connected ? scriptFor(outcome, options.turns) : [];
+  const turns: TimedTurn[] = [];
+  let cursor = FIRST_TURN_AT_MS;
+  for (const { role, text } of script) {
+    const words = text.split(/\s+/).filter((word) => word !== '').map((word, index) => ({
+      word,
+      startMs: cursor + index * MS_PER_WORD,
+      endMs: cursor + (index + 1) * MS_PER_WORD - 50,
+    }));
+    const endMs = words[words.length - 1].endMs;
+    turns.push({ role, text, startMs: cursor, endMs, words });
+    cursor = endMs + PAUSE_BETWEEN_TURNS_MS;
+  }
+  const durationMs = !connected ? 0 : turns.length === 0 ? SILENT_CALL_MS : turns[turns.length - 1].endMs + HANG_UP_AFTER_LAST_TURN_MS;
+  const startedAt = options.startedAt ?? now - durationMs;
+  return {
+    outcome,
+    connected,
+    startedAt,
+    endedAt: startedAt + durationMs,
+    durationMs,
+    fromNumber: options.fromNumber === undefined ? DEFAULT_CALLER : options.fromNumber,
+    turns,
+    analysis: analysisFor(outcome, options.analysis),
+  };
+}
+
+function scriptFor(outcome: CallOutcome, turns: CallTurn[] | undefined): readonly CallTurn[] {
+  if (turns) return turns;
+  return outcome === 'completed' ? DEFAULT_CONVERSATION : [];
+}
+
+function analysisFor(outcome: CallOutcome, given: CallAnalysisOptions | undefined): Required<CallAnalysisOptions> {
+  const defaults: Required<CallAnalysisOptions> =
+    outcome === 'completed' ? COMPLETED_ANALYSIS : { ...UNSUCCESSFUL_ANALYSIS[outcome], sentiment: 'unknown' as CallSentiment, successful: false, topics: [] } as Required<CallAnalysisOptions>;
+  return { ...defaults, ...definedOnly(given ?? {}) };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}
+
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The transcript as plain lines, the way platforms render it for humans. */
+export function transcriptText(turns: TimedTurn[], agentLabel: string, userLabel: string): string {
+  return turns.map((turn) => `${turn.role === 'agent' ? agentLabel : userLabel}: ${turn.text}`).join('\n');
+}

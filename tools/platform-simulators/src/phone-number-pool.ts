@@ -1,0 +1,33 @@
+import { randomInt } from 'node:crypto';
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const AREA_CODE = /^\d{3}$/;
+/** Areas a number comes from when the buyer names none. */
+const ANY_AREA = ['212', '312', '415', '512', '646', '720'];
+
+export function isE164(value: unknown): value is string {
+  return typeof value === 'string' && E164.test(value);
+}
+
+export function isAreaCode(value: unknown): value is string {
+  return typeof value === 'string' && AREA_CODE.test(value);
+}
+
+/**
+ * Hands out North American numbers that were never handed out before by this simulator, so a bought
+ * number is always "fresh" even after a release (a released number is not sold again).
+ */
+export class PhoneNumberPool {
+  private readonly issued = new Set<string>();
+
+  issue(areaCode: string | undefined, isRegistered: (number: string) => boolean): string {
+    const area = areaCode ?? ANY_AREA[randomInt(ANY_AREA.length)];
+    for (;;) {
+      // Exchange 200–999 (a leading 0 or 1 is not a valid NANP exchange), then four line digits.
+      const number = `+1${area}${randomInt(200, 1000)}${String(randomInt(10_000)).padStart(4, '0')}`;
+      if (this.issued.has(number) || isRegistered(number)) continue;
+      this.issued.add(number);
+      return number;
+    }
+  }
+}

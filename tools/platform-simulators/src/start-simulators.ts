@@ -1,0 +1,40 @@
+import { PlatformASimulator } from './platform-a/platform-a-simulator.js';
+import { PlatformBSimulator } from './platform-b/platform-b-simulator.js';
+
+export interface StartSimulatorsOptions {
+  /** Ports to listen on; 0 (the default) picks a free one. */
+  portA?: number;
+  portB?: number;
+  /** 127.0.0.1 by default. */
+  host?: string;
+  /** Keys both platforms accept as `Authorization: Bearer <key>`; `['sim-api-key']` by default. */
+  apiKeys?: readonly string[];
+  /** Secret both platforms sign webhooks with, unless the per-platform one is given; `sim-webhook-secret` by default. */
+  webhookSecret?: string;
+  webhookSecretA?: string;
+  webhookSecretB?: string;
+  voicesA?: readonly string[];
+  voicesB?: readonly string[];
+}
+
+export interface RunningSimulators {
+  platformA: PlatformASimulator;
+  platformB: PlatformBSimulator;
+  urls: { platformA: string; platformB: string };
+  stop(): Promise<void>;
+}
+
+/** Starts both platforms' simulators; `stop()` closes both. */
+export async function startSimulators(options: StartSimulatorsOptions = {}): Promise<RunningSimulators> {
+  const { host, apiKeys } = options;
+  const platformA = new PlatformASimulator({ apiKeys, webhookSecret: options.webhookSecretA ?? options.webhookSecret, voices: options.voicesA });
+  const platformB = new PlatformBSimulator({ apiKeys, webhookSecret: options.webhookSecretB ?? options.webhookSecret, voices: options.voicesB });
+  try {
+    const urls = { platformA: await platformA.start(options.portA ?? 0, host), platformB: await platformB.start(options.portB ?? 0, host) };
+    return { platformA, platformB, urls, stop: async () => void (await Promise.all([platformA.stop(), platformB.stop()])) };
+  } catch (error) {
+    // One port taken must not leave the other simulator listening.
+    await Promise.all([platformA.stop(), platformB.stop()]);
+    throw error;
+  }
+}
