@@ -3,7 +3,8 @@ import { join, relative, resolve, sep } from 'node:path';
 
 /**
  * The module-boundary rules of the monorepo (what Nx's enforce-module-boundaries
- * lint would check), as a pure function over source files so it is testable.
+ * lint would check) and its layout rules, as pure functions over source files so
+ * they are testable.
  */
 export interface SourceFile {
   /** Path relative to the repository root, with forward slashes. */
@@ -34,9 +35,10 @@ function areaOf(path: string): { kind: 'app' | 'lib' | 'other'; name: string } {
 
 const APP_PACKAGES = /^@voice\/(api-gateway|agents-service|conversations-service)(\/|$)/;
 const CONTRACTS_ALLOWED = /^(class-validator|class-transformer)$/;
-/** Pure domain files: no framework, no database. */
-const DOMAIN_FILE = /(\.decider|\.evolve|\.domain|\.rules)\.ts$|\/domain\//;
-const INFRASTRUCTURE = /^(@nestjs\/|typeorm$|pg$|@nats-io\/)/;
+/** Pure files, by name: deciders, evolve functions and rules know no framework, database or bus. */
+const PURE_FILE = /\.(decider|evolve|rules)\.ts$/;
+/** typeorm and pg with their subpaths, every @nestjs and @nats-io package. */
+const INFRASTRUCTURE = /^(typeorm|pg)(\/|$)|^@nestjs\/|^@nats-io\//;
 
 export function findBoundaryViolations(files: SourceFile[]): Violation[] {
   const violations: Violation[] = [];
@@ -63,13 +65,54 @@ export function findBoundaryViolations(files: SourceFile[]): Violation[] {
         if (external && !CONTRACTS_ALLOWED.test(specifier)) add('contracts depends only on class-validator/class-transformer');
         if (target?.kind === 'lib' && target.name !== 'contracts') add('contracts imports another library');
       }
-      if (DOMAIN_FILE.test(file.path) && INFRASTRUCTURE.test(specifier)) add('pure domain code imports infrastructure');
+      if (PURE_FILE.test(file.path) && INFRASTRUCTURE.test(specifier)) add('pure domain code imports infrastructure');
     }
   }
   return violations;
 }
 
-/** Every TypeScript source file under apps/ and libs/ (tests included, build output excluded). */
+export interface LayoutViolation {
+  file: string;
+  rule: string;
+  detail?: string;
+}
+
+export const MAX_SOURCE_LINES = 400;
+const MIGRATION_FILE = /^\d{13}-.*\.ts$/;
+const TEST_FILE = /\.(spec|int-spec|e2e-spec)\.ts$/;
+
+/** Lines as an editor numbers them: a final newline does not start another line. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const lines = text.split('\n').length;
+  return text.endsWith('\n') ? lines - 1 : lines;
+}
+
+/**
+ * Where files live and how large they grow: every app keeps its migrations in
+ * src/database/migrations/ (where its data source loads them from), and no source
+ * file other than a test passes MAX_SOURCE_LINES.
+ */
+export function findLayoutViolations(files: SourceFile[]): LayoutViolation[] {
+  const violations: LayoutViolation[] = [];
+  for (const file of files) {
+    const [top, app, src] = file.path.split('/');
+    const name = file.path.split('/').pop() ?? '';
+    const home = `apps/${app}/src/database/migrations/`;
+    if (top === 'apps' && src === 'src' && MIGRATION_FILE.test(name) && !file.path.startsWith(home)) {
+      violations.push({ file: file.path, rule: 'a migration outside src/database/migrations/', detail: `move it to ${home}` });
+    }
+    const lines = lineCount(file.text);
+    if ((top === 'apps' || top === 'libs') && !TEST_FILE.test(name) && lines > MAX_SOURCE_LINES) {
+      violations.push({ file: file.path, rule: `a non-test source file over ${MAX_SOURCE_LINES} lines`, detail: `${lines} lines` });
+    }
+  }
+  return violations;
+}
+
+const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+
+/** Every TypeScript and JavaScript source file under apps/ and libs/ (tests included, build output excluded). */
 export function readSourceTree(root: string): SourceFile[] {
   const files: SourceFile[] = [];
   const walk = (dir: string) => {
@@ -77,7 +120,7 @@ export function readSourceTree(root: string): SourceFile[] {
       if (entry === 'node_modules' || entry === 'dist') continue;
       const full = join(dir, entry);
       if (statSync(full).isDirectory()) walk(full);
-      else if (entry.endsWith('.ts')) files.push({ path: relative(root, full).split(sep).join('/'), text: readFileSync(full, 'utf8') });
+      else if (SOURCE_FILE.test(entry)) files.push({ path: relative(root, full).split(sep).join('/'), text: readFileSync(full, 'utf8') });
     }
   };
   for (const top of ['apps', 'libs']) walk(resolve(root, top));
