@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { AgentStore, COMMIT_LISTENER, type CommitListener } from './agent/agent-store.js';
+import { AgentStore, COMMIT_LISTENER, type CommitListener } from './agent/agent.store.js';
 import { CreateAgentHandler } from './create-agent/create-agent.handler.js';
 import { CreateAgentMessageController } from './create-agent/create-agent.message.controller.js';
 import { DeleteAgentHandler } from './delete-agent/delete-agent.handler.js';

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AgentsRpc, CreateAgentPayload, findCreateAgentProblem, type AgentReply, type CreateAgentRequest } from '@voice/contracts';
-import { parsePayload } from '../agent/parse-payload.js';
+import { parsePayload } from '../agent/agent.request.js';
 import { CreateAgentCommand } from './create-agent.command.js';
 
 @Controller()

@@ -2,8 +2,8 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DeleteAgentReply } from '@voice/contracts';
 import { decide } from '../agent/agent.decider.js';
-import { AgentStore } from '../agent/agent-store.js';
-import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/optimistic-concurrency.js';
+import { AgentStore } from '../agent/agent.store.js';
+import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
 import { DeleteAgentCommand } from './delete-agent.command.js';
 

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AgentsRpc, type DeleteAgentReply, type DeleteAgentRequest } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
-import { expectedVersionOf } from '../agent/expected-version.js';
+import { expectedVersionOf } from '../agent/agent.request.js';
 import { DeleteAgentCommand } from './delete-agent.command.js';
 
 @Controller()

@@ -1,7 +1,7 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
-import { AgentStore } from '../agent/agent-store.js';
+import { AgentStore } from '../agent/agent.store.js';
 import { toAgentView } from '../agent/agent.view.js';
 import { GetAgentQuery } from './get-agent.query.js';
 

@@ -2,9 +2,9 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
 import { decide, type AgentChanges } from '../agent/agent.decider.js';
-import { AgentStore } from '../agent/agent-store.js';
+import { AgentStore } from '../agent/agent.store.js';
 import { toAgentView } from '../agent/agent.view.js';
-import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/optimistic-concurrency.js';
+import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
 import { UpdateAgentCommand } from './update-agent.command.js';
 

@@ -3,8 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AgentsRpc, findUpdateAgentProblem, UpdateAgentPayload, type AgentReply, type UpdateAgentRequest } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
-import { parsePayload } from '../agent/parse-payload.js';
-import { expectedVersionOf } from '../agent/expected-version.js';
+import { expectedVersionOf, parsePayload } from '../agent/agent.request.js';
 import { UpdateAgentCommand } from './update-agent.command.js';
 
 @Controller()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ServiceFailure, WrongExpectedVersion } from '@voice/service-kit';
-import { withOptimisticConcurrency } from './optimistic-concurrency.js';
+import { withOptimisticConcurrency } from './agent.concurrency.js';
 
 const detailOf = async (p: Promise<unknown>) => {
   try {

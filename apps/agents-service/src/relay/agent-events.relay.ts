@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import type { AgentState } from '../agent/agent.js';
 import { evolve, fold } from '../agent/agent.decider.js';
 import type { AgentEvent } from '../agent/agent.events.js';
-import { AGENTS_SCHEMA, type CommitListener } from '../agent/agent-store.js';
+import { AGENTS_SCHEMA, type CommitListener } from '../agent/agent.store.js';
 import { toSnapshot } from '../agent/agent.view.js';
 
 export const AGENT_EVENTS_RELAY_NAME = 'agent-events-to-jetstream';

@@ -1,3 +1,0 @@
-import { CreateAgentsSchema1732250000000 } from './1732250000000-create-agents-schema.js';
-
-export const agentsMigrations = [CreateAgentsSchema1732250000000];
