@@ -3,12 +3,12 @@ import { APP_GUARD } from '@nestjs/core';
 import type { MessageStreams } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { AccountsRepository } from './accounts/accounts.repository.js';
+import { AccountsStore } from './accounts/accounts.store.js';
 import { AdminAccountsController } from './accounts/admin-accounts.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { AccessGuard } from './auth/access.guard.js';
-import { ApiKeysRepository } from './auth/api-keys.repository.js';
+import { ApiKeysStore } from './auth/api-keys.store.js';
 import { CallEventPublisher } from './call-events/call-event-publisher.js';
 import { CallEventsController } from './call-events/call-events.controller.js';
 import { ConversationsController } from './conversations/conversations.controller.js';
@@ -53,8 +53,8 @@ export class GatewayModule {
         { provide: BUS_PROBE, useValue: resources.busProbe },
         { provide: LOGGER, useValue: resources.logger },
         { provide: APP_GUARD, useClass: AccessGuard },
-        ApiKeysRepository,
-        AccountsRepository,
+        ApiKeysStore,
+        AccountsStore,
         ServiceClient,
         CallEventPublisher,
         OpenApiDocumentHolder,

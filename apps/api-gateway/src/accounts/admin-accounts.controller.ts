@@ -5,13 +5,13 @@ import { AdminOnly } from '../auth/access.decorators.js';
 import { success } from '../http/envelope.js';
 import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, ApiRoute } from '../openapi/route-docs.js';
-import { AccountsRepository } from './accounts.repository.js';
+import { AccountsStore } from './accounts.store.js';
 import { CreateAccountBody } from './create-account.body.js';
 
 /** Operator bootstrap; registered only when ADMIN_TOKEN is set, so without it the route does not exist. */
 @Controller('v1/admin/accounts')
 export class AdminAccountsController {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(private readonly accounts: AccountsStore) {}
 
   @Post()
   @AdminOnly()

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Re
 import type { Request } from 'express';
 import { validateBody } from '@voice/service-kit';
 import { RequireScope } from '../auth/access.decorators.js';
-import { ApiKeysRepository } from '../auth/api-keys.repository.js';
+import { ApiKeysStore } from '../auth/api-keys.store.js';
 import { isApiKeyId } from '../auth/resource-ids.js';
 import { apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
@@ -15,7 +15,7 @@ import { CreateApiKeyBody } from './create-api-key.body.js';
 
 @Controller('v1/api-keys')
 export class ApiKeysController {
-  constructor(private readonly keys: ApiKeysRepository) {}
+  constructor(private readonly keys: ApiKeysStore) {}
 
   @Post()
   @RequireScope('api_keys:write')

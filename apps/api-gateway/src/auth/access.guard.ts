@@ -7,7 +7,7 @@ import type { GatewayRequest } from '../http/gateway-request.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
 import { ACCESS_METADATA, type Access } from './access.decorators.js';
 import { looksLikeApiKey } from './api-key.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeysStore } from './api-keys.store.js';
 import { bearerToken } from './bearer.js';
 
 const CHALLENGE = 'Bearer';
@@ -28,7 +28,7 @@ function sameSecret(given: string, expected: string): boolean {
 export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: ApiKeysStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 

@@ -18,8 +18,8 @@ import type {
   TranscriptSegment,
   TranscriptView,
 } from '@voice/contracts';
-import type { CreatedAccount } from '../accounts/accounts.repository.js';
-import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.repository.js';
+import type { CreatedAccount } from '../accounts/accounts.store.js';
+import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
 import type { ListEnvelope, Meta } from '../http/envelope.js';
 import { pageLinks, pageMeta } from '../http/pagination.js';
 

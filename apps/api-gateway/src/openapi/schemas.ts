@@ -15,8 +15,8 @@ import {
   type ConversationListItem,
   type TranscriptView,
 } from '@voice/contracts';
-import type { CreatedAccount } from '../accounts/accounts.repository.js';
-import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.repository.js';
+import type { CreatedAccount } from '../accounts/accounts.store.js';
+import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
 import { SCOPES } from '../auth/scopes.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';

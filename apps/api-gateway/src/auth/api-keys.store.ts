@@ -47,7 +47,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const LAST_USED_RESOLUTION = '1 minute';
 
 @Injectable()
-export class ApiKeysRepository {
+export class ApiKeysStore {
   constructor(@Inject(DATA_SOURCE) private readonly db: DataSource) {}
 
   async create(accountId: string, scopes: Scope[], name: string | null, runner?: QueryRunner): Promise<CreatedApiKey> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { inTransaction } from '@voice/service-kit';
-import { ApiKeysRepository, type CreatedApiKey } from '../auth/api-keys.repository.js';
+import { ApiKeysStore, type CreatedApiKey } from '../auth/api-keys.store.js';
 import { newAccountId } from '../auth/resource-ids.js';
 import { SCOPES } from '../auth/scopes.js';
 import { DATA_SOURCE } from '../tokens.js';
@@ -18,10 +18,10 @@ export interface CreatedAccount {
 }
 
 @Injectable()
-export class AccountsRepository {
+export class AccountsStore {
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: ApiKeysStore,
   ) {}
 
   /** The account and its first, all-scopes key commit together: an account is never left without a way in. */
