@@ -25,3 +25,4 @@ export {
   type PlaceCallOptions,
   type PlacedCall,
 } from './calls/call-options.js';
+export { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver, type WebhookReceiverOptions } from './webhook-receiver.js';
