@@ -1,0 +1,73 @@
+/** platform_a behind the VoicePlatformAdapter port: the HTTP calls; every mapping lives in platform-a.mapping.ts. */
+import {
+  platformAAgentBody, platformAAgentChanges, platformAAgentFromSearch, platformAAgentRef, platformAFailure, platformANumberBody,
+  platformANumberFromAnswer, platformANumberOperation, type PlatformAOperation,
+} from './platform-a.mapping.js';
+import { isSuccess, PlatformHttp, segment, type PlatformAnswer, type PlatformHttpOptions } from './platform-http.js';
+import type {
+  AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformAgentTarget, PlatformConnection,
+  PlatformNumber, PlatformNumberRef, VoicePlatformAdapter,
+} from './voice-platform.port.js';
+
+/** An external id no agent of ours has: the credentials check searches for it and expects an empty list. */
+const CREDENTIALS_PROBE_ID = 'credentials-check';
+
+export class PlatformAAdapter implements VoicePlatformAdapter {
+  readonly platform = 'platform_a' as const;
+  private readonly http: PlatformHttp;
+
+  constructor(options: PlatformHttpOptions = {}) {
+    this.http = new PlatformHttp(this.platform, options);
+  }
+
+  async verifyCredentials(connection: PlatformConnection): Promise<void> {
+    this.succeed('agent', await this.http.send(connection, 'GET', '/v2/agents', { query: { 'metadata.external_id': CREDENTIALS_PROBE_ID } }));
+  }
+
+  async findAgentByExternalId(connection: PlatformConnection, externalId: string): Promise<PlatformAgentRef | undefined> {
+    const answer = this.succeed('agent', await this.http.send(connection, 'GET', '/v2/agents', { query: { 'metadata.external_id': externalId } }));
+    const found = platformAAgentFromSearch(answer.json, externalId);
+    if (found === 'unreadable') throw this.http.unexpectedAnswer('the agent search', answer);
+    return found;
+  }
+
+  async createAgent(connection: PlatformConnection, spec: PlatformAgentSpec): Promise<PlatformAgentRef> {
+    const answer = this.succeed('agent', await this.http.send(connection, 'POST', '/v2/agents', { body: platformAAgentBody(spec) }));
+    const ref = platformAAgentRef(answer.json);
+    if (!ref) throw this.http.unexpectedAnswer('the agent creation', answer);
+    return ref;
+  }
+
+  async updateAgent(connection: PlatformConnection, agent: PlatformAgentTarget, changes: PlatformAgentChanges): Promise<void> {
+    const body = platformAAgentChanges(changes);
+    if (Object.keys(body).length === 0) return;
+    this.succeed('agent', await this.http.send(connection, 'PATCH', `/v2/agents/${segment(agent.platform_agent_id)}`, { body }));
+  }
+
+  async deleteAgent(connection: PlatformConnection, platformAgentId: string): Promise<void> {
+    const answer = await this.http.send(connection, 'DELETE', `/v2/agents/${segment(platformAgentId)}`);
+    if (answer.status !== 404) this.succeed('agent', answer);
+  }
+
+  async acquireNumber(connection: PlatformConnection, request: AcquireNumberRequest): Promise<PlatformNumber> {
+    const answer = this.succeed(platformANumberOperation(request), await this.http.send(connection, 'POST', '/v2/phone-numbers', { body: platformANumberBody(request) }));
+    const number = platformANumberFromAnswer(answer.json, request);
+    if (!number) throw this.http.unexpectedAnswer('the phone number request', answer);
+    return number;
+  }
+
+  async bindNumber(connection: PlatformConnection, number: PlatformNumberRef, platformAgentId: string | null): Promise<void> {
+    const path = `/v2/phone-numbers/${segment(number.platform_number_id)}`;
+    this.succeed('number', await this.http.send(connection, 'PATCH', path, { body: { inbound_agent_id: platformAgentId } }));
+  }
+
+  async releaseNumber(connection: PlatformConnection, number: PlatformNumberRef): Promise<void> {
+    const answer = await this.http.send(connection, 'DELETE', `/v2/phone-numbers/${segment(number.platform_number_id)}`);
+    if (answer.status !== 404) this.succeed('number', answer);
+  }
+
+  private succeed(operation: PlatformAOperation, answer: PlatformAnswer): PlatformAnswer {
+    if (isSuccess(answer)) return answer;
+    throw this.http.failed(platformAFailure(operation, answer));
+  }
+}

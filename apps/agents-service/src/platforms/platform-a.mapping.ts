@@ -1,0 +1,133 @@
+/**
+ * Our agent ↔ platform_a's management API ("call object" family). Pure: bodies
+ * out, answers and errors in, no I/O.
+ *
+ * Decisions:
+ * - Fields map one to one: name → agent_name, system_prompt → prompt,
+ *   welcome_message → begin_message, transfer_number → transfer_number,
+ *   webhook_url → webhook_url, voice_id → voice_id (passed through: voice
+ *   libraries are the platform's, and it says when one is unknown).
+ * - language goes as given: platform_a takes BCP 47 and bare ISO 639-1 alike.
+ * - Our agent id is `metadata.external_id`, which platform_a can search by
+ *   exactly: that is how an agent created just before a crash is found again.
+ * - On create, unset optional fields are left out (platform defaults apply);
+ *   on update, a cleared field is sent as null, which platform_a stores as "none".
+ * - Errors: `error_message` is the platform's explanation; the first platform
+ *   field it mentions is named back as our field. Numbers: 409 on an import is
+ *   number_in_use; 422 on a purchase is number_unavailable when its text says
+ *   so (or says nothing), because platform_a answers 422 to invalid fields too.
+ * - platform_a knows a number by the number itself: it is platform_number_id.
+ */
+import type { AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber } from './voice-platform.port.js';
+import { failureForStatus, fieldMentioned, saysNoNumberAvailable, type PlatformFailure } from './platform-call-failed.js';
+
+export interface PlatformAAgentBody {
+  agent_name?: string;
+  voice_id?: string;
+  language?: string;
+  prompt?: string | null;
+  begin_message?: string | null;
+  transfer_number?: string | null;
+  webhook_url?: string;
+  metadata?: Record<string, string>;
+}
+
+/** Platform field paths and the fields of ours they hold. */
+export const PLATFORM_A_FIELD_PATHS: ReadonlyArray<readonly [string, string]> = [
+  ['agent_name', 'name'],
+  ['voice_id', 'voice_id'],
+  ['language', 'language'],
+  ['prompt', 'system_prompt'],
+  ['begin_message', 'welcome_message'],
+  ['transfer_number', 'transfer_number'],
+  ['webhook_url', 'webhook_url'],
+];
+
+export const PLATFORM_A_NUMBER_FIELD_PATHS: ReadonlyArray<readonly [string, string]> = [
+  ['phone_number', 'phone_number'],
+  ['area_code', 'area_code'],
+];
+
+export function platformAAgentChanges(changes: PlatformAgentChanges): PlatformAAgentBody {
+  const body: PlatformAAgentBody = {};
+  if (changes.name !== undefined) body.agent_name = changes.name;
+  if (changes.voice_id !== undefined) body.voice_id = changes.voice_id;
+  if (changes.language !== undefined) body.language = changes.language;
+  if (changes.system_prompt !== undefined) body.prompt = changes.system_prompt;
+  if (changes.welcome_message !== undefined) body.begin_message = changes.welcome_message;
+  if (changes.transfer_number !== undefined) body.transfer_number = changes.transfer_number;
+  if (changes.webhook_url !== undefined) body.webhook_url = changes.webhook_url;
+  return body;
+}
+
+export function platformAAgentBody(spec: PlatformAgentSpec): PlatformAAgentBody {
+  const body = platformAAgentChanges(spec);
+  for (const key of ['prompt', 'begin_message', 'transfer_number'] as const) if (body[key] === null) delete body[key];
+  body.metadata = { external_id: spec.external_id };
+  return body;
+}
+
+export function platformANumberBody(request: AcquireNumberRequest): Record<string, string | null> {
+  const body: Record<string, string | null> = { inbound_agent_id: request.platform_agent_id };
+  if (request.phone_number !== undefined) body.phone_number = request.phone_number;
+  else if (request.area_code) body.area_code = request.area_code;
+  return body;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The agent object's id, or undefined when the answer is not an agent object. */
+export function platformAAgentRef(answer: unknown): PlatformAgentRef | undefined {
+  return isObject(answer) && typeof answer.agent_id === 'string' && answer.agent_id ? { platform_agent_id: answer.agent_id } : undefined;
+}
+
+/**
+ * The agent a search by external id found. The platform matches exactly, but
+ * the metadata is checked again so that a platform ignoring the filter cannot
+ * make us adopt someone else's agent. Several matches (two creates racing
+ * before a crash) → the first; the caller deletes strays if it cares.
+ */
+export function platformAAgentFromSearch(answer: unknown, externalId: string): PlatformAgentRef | 'unreadable' | undefined {
+  if (!isObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
+  const match = answer.items.find((item) => isObject(item) && isObject(item.metadata) && item.metadata.external_id === externalId);
+  return match === undefined ? undefined : platformAAgentRef(match) ?? 'unreadable';
+}
+
+export function platformANumberFromAnswer(answer: unknown, request: AcquireNumberRequest): PlatformNumber | undefined {
+  if (!isObject(answer) || typeof answer.phone_number !== 'string') return undefined;
+  const purchased = typeof answer.purchased === 'boolean' ? answer.purchased : request.phone_number === undefined;
+  return { phone_number: answer.phone_number, platform_number_id: answer.phone_number, purchased };
+}
+
+export function platformAErrorMessage(answer: unknown): string {
+  if (isObject(answer) && typeof answer.error_message === 'string') return answer.error_message;
+  return '';
+}
+
+export type PlatformAOperation = 'agent' | 'buy_number' | 'import_number' | 'number';
+
+export function platformANumberOperation(request: AcquireNumberRequest): PlatformAOperation {
+  return request.phone_number !== undefined ? 'import_number' : 'buy_number';
+}
+
+/** A non-2xx answer of platform_a as our failure; 404 on delete/release is the caller's success, not mapped here. */
+export function platformAFailure(
+  operation: PlatformAOperation,
+  answer: { status: number; json: unknown; retryAfter?: string | string[] },
+  now?: number,
+): PlatformFailure {
+  const { status } = answer;
+  const message = platformAErrorMessage(answer.json);
+  if (operation === 'import_number' && status === 409) {
+    return { kind: 'number_in_use', status, message: message || 'the number is already registered on platform_a', field: 'phone_number' };
+  }
+  // 422 is also every validation refusal (area_code not 3 digits, unknown inbound_agent_id): only an
+  // explanation saying so, or none at all, means "no number available".
+  if (operation === 'buy_number' && status === 422 && (!message || saysNoNumberAvailable(message))) {
+    return { kind: 'number_unavailable', status, message: message || 'no number is available in that area' };
+  }
+  const field = fieldMentioned(message, operation === 'agent' ? PLATFORM_A_FIELD_PATHS : PLATFORM_A_NUMBER_FIELD_PATHS);
+  return failureForStatus({ status, message, field, retryAfterHeader: answer.retryAfter }, now);
+}
