@@ -25,6 +25,10 @@ const routes: Record<string, Handler> = {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"items": [');
   },
+  '/cut-mid-body': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"items": [', () => res.socket?.destroy());
+  },
   '/huge': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ blob: 'x'.repeat(10_000) }));
@@ -165,6 +169,10 @@ describe('OutboundHttpClient with allowPrivate (a local server on 127.0.0.1)', (
 
   it('the deadline covers the whole response, not just its headers', async () => {
     expect((await failure(client.requestJson({ method: 'GET', url: `${base}/stalls-mid-body`, timeoutMs: 300 }))).kind).toBe('timeout');
+  });
+
+  it('reports an answer cut off mid-body as a network failure, not as a short success', async () => {
+    expect((await failure(client.requestJson({ method: 'GET', url: `${base}/cut-mid-body` }))).kind).toBe('network');
   });
 
   it('abandons a response over the size cap, declared or streamed', async () => {

@@ -212,7 +212,9 @@ export class OutboundHttpClient {
       else chunks.push(chunk);
     });
     res.on('error', (error) => finish(error));
-    res.on('aborted', () => finish(new OutboundRequestFailed('network', `${url.host} closed the connection mid-answer`, { status })));
+    res.on('close', () => {
+      if (!res.complete) finish(new OutboundRequestFailed('network', `${url.host} closed the connection mid-answer`, { status }));
+    });
     res.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       finish(undefined, { status, headers: res.headers, json: parseJson(text), text });
