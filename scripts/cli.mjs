@@ -81,9 +81,14 @@ function embeddedDatabaseUrl() {
   return { url: `postgres://postgres:postgres@127.0.0.1:${port || 54329}/voice`, where };
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+/**
+ * Node's codes for a connection that cannot be made or was lost: service-kit's
+ * CONNECTION_LOST_CODES, mirrored because this script runs without a build
+ * (pg-errors.spec checks that the two are equal).
+ */
+export const CONNECTION_LOST_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 function networkCode(err) {
-  if (err?.code && NETWORK_CODES.has(err.code)) return err.code;
+  if (err?.code && CONNECTION_LOST_CODES.has(err.code)) return err.code;
   for (const inner of [...(err?.errors ?? []), err?.cause]) {
     const code = inner && networkCode(inner);
     if (code) return code;

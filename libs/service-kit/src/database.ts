@@ -61,25 +61,3 @@ export async function inTransaction<T>(dataSource: DataSource, work: (runner: Qu
     await runner.release();
   }
 }
-
-/** PostgreSQL error helpers: pg errors surface through TypeORM's QueryFailedError with `driverError`. */
-export function pgErrorOf(err: unknown): { code?: string; constraint?: string } {
-  const e = err as { driverError?: { code?: string; constraint?: string }; code?: string; constraint?: string };
-  return e?.driverError ?? e ?? {};
-}
-export const PG_UNIQUE_VIOLATION = '23505';
-export const PG_SERIALIZATION_FAILURE = '40001';
-export const PG_DEADLOCK = '40P01';
-
-/**
- * True when an error means the database cannot be reached right now (refused or
- * dropped connection, server shutting down or starting, no free connection),
- * as opposed to a bug in a query. Callers answer those with 503, not 500.
- */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
-  const code = e?.driverError?.code ?? e?.code;
-  const message = `${e?.driverError?.message ?? ''} ${e?.message ?? ''}`;
-  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|does not allow connections|not currently accepting connections|the database system is (starting up|shutting down)/i.test(message);
-}

@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { PG_UNIQUE_VIOLATION, pgErrorOf, quoteIdent } from './database.js';
+import { quoteIdent } from './database.js';
+import { PG_UNIQUE_VIOLATION, pgErrorOf } from './pg-errors.js';
 
 /**
  * An append-only event table per service schema. `(stream_id, stream_version)`

@@ -5,6 +5,7 @@ export * from './jetstream.js';
 export * from './logging.js';
 export * from './nats.js';
 export * from './outbox-relay.js';
+export * from './pg-errors.js';
 export * from './rpc-errors.js';
 export * from './validation.js';
 export * from './in-process-transport.js';

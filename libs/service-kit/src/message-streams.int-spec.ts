@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import {
-  InProcessStreams, isDataFailure, isTransientFailure, JetStreamStreams, sqlStateOf, subjectMatches, type MessageStreams, type StreamMessage,
+  InProcessStreams, JetStreamStreams, subjectMatches, type MessageStreams, type StreamMessage,
 } from './message-streams.js';
 
 /** A real pino logger whose JSON lines are kept for the test to read. */
@@ -400,42 +400,6 @@ describe.each([
     expect(Math.max(...sizes.values())).toBeLessThanOrEqual(8);
     expect(seen.map((s) => (s.data as { n: number }).n)).toEqual([...Array(50).keys()]);
     await consumer.stop();
-  });
-});
-
-describe('isTransientFailure', () => {
-  it('is true for an unreachable database and for lost races, false for a refused value', async () => {
-    const refused = await pool.query('SELECT $1::text', ['a\u0000b']).catch((e: unknown) => e);
-    expect(isTransientFailure(refused)).toBe(false);
-    const badYear = await pool.query(`SELECT '0000-01-01T00:00:00Z'::timestamptz`).catch((e: unknown) => e);
-    expect(isTransientFailure(badYear)).toBe(false);
-    const unreachable = await new pg.Client({ host: '127.0.0.1', port: 1, user: 'postgres' }).connect().catch((e: unknown) => e);
-    expect(isTransientFailure(unreachable)).toBe(true);
-    const serialization = await pool.query(`DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '40001'; END $$`).catch((e: unknown) => e);
-    expect(isTransientFailure(serialization)).toBe(true);
-    expect(isTransientFailure(new TypeError('x is undefined'))).toBe(false);
-    expect(isTransientFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe(false);
-  });
-
-  const raised = (sqlstate: string) => pool.query(`DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '${sqlstate}'; END $$`).catch((e: unknown) => e);
-
-  it.each(['53100', '53200', '53400', '53300', '58030', '58000', '25006', '57014', '57P04', '40P01', '55P03', '08006'])(
-    'is true for %s: a database-wide problem no message causes',
-    async (sqlstate) => {
-      const err = await raised(sqlstate);
-      expect(sqlStateOf(err)).toBe(sqlstate);
-      expect(isTransientFailure(err)).toBe(true);
-      expect(isDataFailure(err)).toBe(false);
-    },
-  );
-
-  it.each([
-    ['22021', true], ['22P02', true], ['22001', true], ['23505', true], ['23502', true], ['54000', true],
-    ['XX000', false], ['42P01', false], ['42501', false], ['P0001', false],
-  ])('is false for %s (a data error: %s)', async (sqlstate, data) => {
-    const err = await raised(sqlstate);
-    expect(isTransientFailure(err)).toBe(false);
-    expect(isDataFailure(err)).toBe(data);
   });
 });
 

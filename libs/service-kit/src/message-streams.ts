@@ -3,9 +3,9 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from './database.js';
 import { ensureStream } from './jetstream.js';
 import { createLogger } from './logging.js';
+import { isDatabaseFailure, isDataFailure, isTransientFailure } from './pg-errors.js';
 
 /** One delivered message of a durable consumer. Exactly one of ack/nak/term settles it. */
 export interface StreamMessage {
@@ -71,59 +71,6 @@ export interface MessageStreams {
    * backoff. A database error of any other kind is never a reason to terminate a message.
    */
   consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer>;
-}
-
-/**
- * The SQLSTATE of a PostgreSQL error (a pg `DatabaseError`, or TypeORM's QueryFailedError
- * wrapping one), else undefined. Node's own error codes (ECONNREFUSED, EPIPE…) are not
- * SQLSTATEs: no SQLSTATE class starts with E.
- */
-export function sqlStateOf(err: unknown): string | undefined {
-  const e = err as { code?: unknown; driverError?: { code?: unknown } } | null | undefined;
-  for (const code of [e?.driverError?.code, e?.code]) {
-    if (typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code)) return code;
-  }
-  return undefined;
-}
-
-/**
- * SQLSTATEs of failures a later attempt of the same work can get past, none caused by
- * the data being written: lost races (serialization failure, deadlock, lock not
- * available), a read-only server (a standby after a failover), a statement timeout or
- * cancellation, an administrator's shutdown, and (below) classes 53 (insufficient
- * resources: disk full, out of memory, too many connections) and 58 (system errors).
- */
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '25006', '57014', '57P04']);
-const TRANSIENT_SQLSTATE_CLASSES = new Set(['53', '58']);
-
-/**
- * SQLSTATE classes of failures a message's own data can cause: 22 data exception
- * (invalid value, bad encoding, out of range), 23 integrity constraint violation,
- * 54 program limit exceeded (a value or row too large).
- */
-const DATA_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
-
-/**
- * The default classification of a handler failure: the database is unavailable or out
- * of resources, or the transaction lost a race (serialization failure, deadlock, lock not
- * available): see TRANSIENT_SQLSTATES. Any other failure may be caused by a message, which
- * is then looked for by retrying one at a time.
- */
-export function isTransientFailure(err: unknown): boolean {
-  if (isDatabaseUnavailable(err)) return true;
-  const code = sqlStateOf(err);
-  return code !== undefined && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2)));
-}
-
-/** True for a PostgreSQL error a message's data can cause (SQLSTATE class 22, 23 or 54). */
-export function isDataFailure(err: unknown): boolean {
-  const code = sqlStateOf(err);
-  return code !== undefined && DATA_SQLSTATE_CLASSES.has(code.slice(0, 2));
-}
-
-/** True for a failure reported by the database or its connection (as opposed to the handler's own code). */
-function isDatabaseFailure(err: unknown): boolean {
-  return sqlStateOf(err) !== undefined || isDatabaseUnavailable(err);
 }
 
 /** Redelivery delay after a transient failure: 1 s, doubling per delivery, at most 30 s. */

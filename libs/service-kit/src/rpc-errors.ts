@@ -3,7 +3,7 @@ import { RpcException } from '@nestjs/microservices';
 import { isErrorCode, type ErrorCode, type ServiceError } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
-import { isDatabaseUnavailable } from './database.js';
+import { isDatabaseUnavailable } from './pg-errors.js';
 
 /**
  * Nest turns anything but an RpcException into "Internal server error" on the

@@ -3,6 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from './config.js';
 import { createLogger } from './logging.js';
+import { CONNECTION_LOST_CODES } from './pg-errors.js';
 
 export interface Closeable {
   close(): Promise<void>;
@@ -70,7 +71,8 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
     });
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
+/** A probe writes only to the dependency it probes: a broken pipe there is that dependency closing on us. */
+const NETWORK_CODES = new Set([...CONNECTION_LOST_CODES, 'EPIPE']);
 
 /**
  * What went wrong at start, in one line, when the cause is one the operator fixes

@@ -21,7 +21,7 @@
  * `failed_parked_call_events` with its failure (logged at error), not retried forever.
  */
 import { findCallEventProblem, type CallEvent } from '@voice/contracts';
-import { inTransaction, isTransientFailure, pgErrorOf } from '@voice/service-kit';
+import { classifyFailure, inTransaction, isBrokenPipe, isDatabaseFailure } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { findAgents } from '../agent-directory/known-agents.js';
@@ -145,18 +145,18 @@ async function attempt(runner: QueryRunner, savepoint: string, work: () => Promi
 }
 
 /**
- * Whether a failure can be caused by the events being recorded: a data exception
- * (22), an integrity violation (23), an error raised by a trigger or function (P0),
- * or an error outside the database (folding, policy). Any other database failure
- * (unreachable, lost race, out of resources, operator intervention, a schema
- * problem) is one of the moment: another attempt may succeed, and moving every
- * event out of the way would be wrong.
+ * Whether a failure can be caused by the events being recorded: their own data fault
+ * (classifyFailure: a data exception, an integrity violation, a program limit, an
+ * error raised by a trigger or function), or an error thrown by our own code while
+ * recording them (folding, policy) rather than by the database. A bare EPIPE is the
+ * database's socket closed under a write: recording writes to no other. Any other
+ * database failure (an outage, a lost race, a schema problem) is one of the moment:
+ * another attempt may succeed, and moving every event out of the way would be wrong.
  */
 export function failsOnItsOwn(err: unknown): boolean {
-  if (isTransientFailure(err)) return false;
-  const code = pgErrorOf(err).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(22|23|P0)/.test(code);
-  return true;
+  const failure = classifyFailure(err);
+  if (failure === 'data_fault') return true;
+  return failure === 'defect' && !isDatabaseFailure(err) && !isBrokenPipe(err);
 }
 
 export interface ReplayerOptions {
