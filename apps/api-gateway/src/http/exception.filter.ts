@@ -1,7 +1,7 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ErrorCode, ServiceError } from '@voice/contracts';
-import { isDatabaseUnavailable, isServiceError, ServiceFailure } from '@voice/service-kit';
+import { classifyFailure, isBrokenPipe, isServiceError, ServiceFailure } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { ApiFailure, INTERNAL_ERROR } from './api-failure.js';
 import { requestIdOf } from './gateway-request.js';
@@ -44,7 +44,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
       if (code) return { error: { code, message: exception.message } };
     }
     // A write to a database socket the server already closed surfaces as a bare EPIPE in the gateway.
-    if (isDatabaseUnavailable(exception) || (exception as { code?: unknown } | undefined)?.code === 'EPIPE') {
+    if (classifyFailure(exception) === 'outage' || isBrokenPipe(exception)) {
       this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');
       return { error: { code: 'service_unavailable', message: 'A backing service is temporarily unavailable. Retry later.' } };
     }
