@@ -95,6 +95,20 @@ describe('slow answers', () => {
     await listA();
     expect(performance.now() - quick).toBeLessThan(100);
   });
+
+  it('does the work before the delayed answer: a client that gives up has still created its agent', async () => {
+    platformA.faults.delay(400);
+
+    const gaveUp = fetch(`${platformA.url}/v2/agents`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_name: 'created anyway' }),
+      signal: AbortSignal.timeout(100),
+    });
+
+    await expect(gaveUp).rejects.toThrow();
+    expect(platformA.agents().map((agent) => agent.agent_name)).toEqual(['created anyway']);
+  });
 });
 
 describe('revoked keys', () => {

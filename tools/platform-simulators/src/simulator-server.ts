@@ -165,6 +165,7 @@ export abstract class SimulatorServer {
       return;
     }
     const reply = this.answer(request);
+    // Done first, answered later, as on a slow platform: a client that times out cannot know whether its create happened.
     if (this.faults.delayMs > 0) await sleep(this.faults.delayMs);
     entry.status = reply.status;
     writeReply(response, reply);
