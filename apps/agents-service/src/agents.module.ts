@@ -11,6 +11,7 @@ import { GetAgentMessageController } from './get-agent/get-agent.message.control
 import { HealthMessageController } from './health/health.message.controller.js';
 import { ListAgentsHandler } from './list-agents/list-agents.handler.js';
 import { ListAgentsMessageController } from './list-agents/list-agents.message.controller.js';
+import { ListAgentsStore } from './list-agents/list-agents.store.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
 import { UpdateAgentHandler } from './update-agent/update-agent.handler.js';
 import { UpdateAgentMessageController } from './update-agent/update-agent.message.controller.js';
@@ -42,6 +43,7 @@ export class AgentsModule {
         { provide: COMMIT_LISTENER, useValue: deps.commitListener },
         { provide: PHONE_NUMBER_PROVISIONER, useValue: deps.phoneNumberProvisioner },
         AgentStore,
+        ListAgentsStore,
         CreateAgentHandler,
         GetAgentHandler,
         ListAgentsHandler,

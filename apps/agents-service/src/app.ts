@@ -9,10 +9,9 @@ import {
 } from '@voice/service-kit';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { AGENTS_SCHEMA } from './agent/agent.store.js';
 import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
-import { agentsMigrations } from './database/agents-database.js';
+import { AGENTS_SCHEMA, agentsMigrations } from './database/agents-database.js';
 import type { PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
 import { SequencePhoneNumberProvisioner } from './phone-numbers/sequence-phone-number-provisioner.js';
 import { AgentEventsRelay } from './relay/agent-events.relay.js';

@@ -1,6 +1,5 @@
-import { fail } from '@voice/service-kit';
-import { WrongExpectedVersion } from '@voice/service-kit';
-import type { AgentState } from './agent.js';
+import { fail, ServiceFailure, WrongExpectedVersion } from '@voice/service-kit';
+import { staleVersionRefusal } from './agent.rules.js';
 
 /**
  * Runs a load-decide-append unit. When another writer appended first: a caller
@@ -14,22 +13,9 @@ export async function withOptimisticConcurrency<T>(expectedVersion: number | und
       return await work();
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) throw err;
-      if (expectedVersion !== undefined) stale(expectedVersion);
+      // The version check passed when the agent was read, so the lost race is versionMustMatch's refusal, met at the append.
+      if (expectedVersion !== undefined) throw new ServiceFailure(staleVersionRefusal(expectedVersion));
       if (attempt >= 2) fail('concurrent_modification', 'The agent was changed by another request at the same time; try again.');
     }
   }
-}
-
-export function assertExpectedVersion(state: AgentState, expectedVersion: number | undefined): void {
-  if (expectedVersion !== undefined && state.version !== expectedVersion) stale(expectedVersion);
-}
-
-function stale(expectedVersion: number): never {
-  fail('precondition_failed', `The agent is no longer at version ${expectedVersion}; fetch it again and retry.`);
-}
-
-/** The agent as the account may see it for a write: another account's or a deleted agent is not found. */
-export function ownedLiveAgent(state: AgentState | undefined, accountId: string): AgentState {
-  if (!state || state.account_id !== accountId || state.status === 'deleted') fail('not_found', 'No agent with this id exists.');
-  return state;
 }

@@ -11,6 +11,9 @@ const create = (over: Partial<CreateAgent['input']> = {}, configured: readonly s
   account_id: 'acc_1',
   input: { name: 'Front desk', voice_platform: 'platform_a', phone_number: '+14155550100', ...over },
   configured_platforms: configured,
+  agent_limit: 50,
+  live_agents: 0,
+  name_taken: false,
   now: '2026-01-01T00:00:00.000Z',
 });
 const created = (over: Partial<CreateAgent['input']> = {}) => fold(decide(create(over), undefined))!;

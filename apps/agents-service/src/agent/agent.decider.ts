@@ -1,21 +1,36 @@
 /**
- * The agent's rules as pure functions: `decide` turns a command and the current
- * state into events (or refuses it), `evolve` folds one event into the state.
+ * The agent's decisions as pure functions: `decide` turns a command and the
+ * current state into events (or refuses it), `evolve` folds one event into the
+ * state. Every refusal is a named rule of agent.rules.ts, given the facts the
+ * handler loaded.
  *
  * Lifecycle: (none) → active on create; active ⇄ paused via PATCH status;
  * active | paused → deleted via DELETE; deleted is terminal (the agent is gone
  * for every command). Asking for the status the agent already has is a no-op.
  */
-import { AgentEventTypes, type AgentStatus, type VoicePlatform } from '@voice/contracts';
-import { AgentRuleViolation, DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, type AgentFields, type AgentState } from './agent.js';
+import { AgentEventTypes, type AgentStatus } from '@voice/contracts';
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, type AgentFields, type AgentState } from './agent.js';
 import type { AgentEvent } from './agent.events.js';
+import { agentMustBeNew, agentMustExist, nameMustBeFree, platformMustBeConfigured, quotaMustAllow, versionMustMatch } from './agent.rules.js';
 
-export interface CreateAgent {
+/** The account's live (active and paused) agents as the store reads them for a create. */
+export interface AccountAgents {
+  live_agents: number;
+  /** Whether one of them already has the new agent's name (case and surrounding spaces ignored). */
+  name_taken: boolean;
+}
+
+/** What a create is decided on: the account's context from the request and its agents from the store. */
+export interface CreationFacts extends AccountAgents {
+  configured_platforms: readonly string[];
+  agent_limit: number;
+}
+
+export interface CreateAgent extends CreationFacts {
   type: 'CreateAgent';
   agent_id: string;
   account_id: string;
   input: Pick<AgentFields, 'name' | 'voice_platform' | 'phone_number'> & Partial<AgentFields>;
-  configured_platforms: readonly string[];
   now: string;
 }
 
@@ -27,29 +42,19 @@ export interface UpdateAgent {
   changes: AgentChanges;
   status?: Exclude<AgentStatus, 'deleted'>;
   configured_platforms: readonly string[];
+  /** From If-Match; absent means "whatever the current version is". */
+  expected_version?: number;
   now: string;
 }
 
 export interface DeleteAgent {
   type: 'DeleteAgent';
+  /** From If-Match; absent means "whatever the current version is". */
+  expected_version?: number;
   now: string;
 }
 
 export type AgentCommand = CreateAgent | UpdateAgent | DeleteAgent;
-
-export function assertPlatformConfigured(platform: VoicePlatform, configured: readonly string[]): void {
-  if (!configured.includes(platform)) {
-    throw new AgentRuleViolation({
-      code: 'platform_not_configured',
-      field: 'voice_platform',
-      message: `The ${platform} integration is not configured for this account.`,
-    });
-  }
-}
-
-function notFound(): never {
-  throw new AgentRuleViolation({ code: 'not_found', message: 'No agent with this id exists.' });
-}
 
 export function decide(command: AgentCommand, state: AgentState | undefined): AgentEvent[] {
   switch (command.type) {
@@ -62,10 +67,23 @@ export function decide(command: AgentCommand, state: AgentState | undefined): Ag
   }
 }
 
+/**
+ * The rules a new agent must pass, in the order they answer. The create
+ * handler also asks this before it provisions a phone number, on facts read
+ * without the account's lock, so that a create which would be refused costs no
+ * number; the decision under the lock asks again on fresh facts because another
+ * create may have taken the last slot or the name in between.
+ */
+export function creationMustBeAllowed(input: Pick<AgentFields, 'name' | 'voice_platform'>, facts: CreationFacts): void {
+  platformMustBeConfigured(input.voice_platform, facts.configured_platforms);
+  quotaMustAllow(facts.agent_limit, facts.live_agents);
+  nameMustBeFree(input.name, facts.name_taken);
+}
+
 function decideCreate(command: CreateAgent, state: AgentState | undefined): AgentEvent[] {
-  if (state) throw new AgentRuleViolation({ code: 'concurrent_modification', message: 'An agent with this id already exists.' });
+  agentMustBeNew(state);
   const { input } = command;
-  assertPlatformConfigured(input.voice_platform, command.configured_platforms);
+  creationMustBeAllowed(input, command);
   return [
     {
       type: AgentEventTypes.created,
@@ -91,7 +109,8 @@ function decideCreate(command: CreateAgent, state: AgentState | undefined): Agen
 }
 
 function decideUpdate(command: UpdateAgent, state: AgentState | undefined): AgentEvent[] {
-  if (!state || state.status === 'deleted') notFound();
+  agentMustExist(state);
+  versionMustMatch(state, command.expected_version);
   const wanted: Partial<AgentFields> = {};
   for (const [key, value] of Object.entries(command.changes) as Array<[keyof AgentFields, unknown]>) {
     if (value === undefined) continue;
@@ -99,7 +118,7 @@ function decideUpdate(command: UpdateAgent, state: AgentState | undefined): Agen
   }
   const platform = wanted.voice_platform;
   if (platform !== undefined && platform !== state.voice_platform) {
-    assertPlatformConfigured(platform, command.configured_platforms);
+    platformMustBeConfigured(platform, command.configured_platforms);
     // Voice ids belong to one platform's library: switching platform without
     // naming a voice falls back to the new platform's default.
     if (wanted.voice_id === undefined) wanted.voice_id = DEFAULT_VOICE_IDS[platform];
@@ -116,7 +135,8 @@ function decideUpdate(command: UpdateAgent, state: AgentState | undefined): Agen
 }
 
 function decideDelete(command: DeleteAgent, state: AgentState | undefined): AgentEvent[] {
-  if (!state || state.status === 'deleted') notFound();
+  agentMustExist(state);
+  versionMustMatch(state, command.expected_version);
   return [{ type: AgentEventTypes.deleted, data: { deleted_at: command.now, released_phone_number: state.phone_number } }];
 }
 

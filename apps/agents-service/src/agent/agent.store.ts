@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendToStream, currentRequestId, inTransaction, PG_UNIQUE_VIOLATION, pgErrorOf, readStream } from '@voice/service-kit';
+import { appendToStream, currentRequestId, inTransaction, PG_UNIQUE_VIOLATION, pgErrorOf, readStream, type StoredEvent } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { AgentRuleViolation, streamIdOf, type AgentState } from './agent.js';
-import { fold } from './agent.decider.js';
+import { AGENTS_SCHEMA } from '../database/agents-database.js';
+import { streamIdOf, type AgentState } from './agent.js';
+import { fold, type AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
+import { nameMustBeFree, phoneNumberMustBeFree } from './agent.rules.js';
 import { AGENT_COLUMNS, rowToState, type AgentRow } from './agent.view.js';
-
-export const AGENTS_SCHEMA = 'agents';
 
 /** Something to wake after a commit so committed events leave for the bus at once. */
 export interface CommitListener {
@@ -15,37 +15,115 @@ export interface CommitListener {
 }
 export const COMMIT_LISTENER = Symbol('CommitListener');
 
+type Db = DataSource | QueryRunner;
+
 /**
- * Persistence of agents: the event stream is the record, and the read model row
- * is projected in the same transaction (storing the stream version), so a
- * reader never sees an agent its history does not explain.
+ * Every SQL statement of the agents schema but the paged list (list-agents.store.ts)
+ * and the built-in provisioner's own number sequence. The event stream is the record, and the read-model row is
+ * projected in the same transaction (storing the stream version), so a reader
+ * never sees an agent its history does not explain.
+ *
+ * Writes follow one shape (emmett's command handling): one transaction loads
+ * what the decision needs, hands it to the caller's `decide`, and appends the
+ * events it returns.
  */
 @Injectable()
 export class AgentStore {
   constructor(
-    readonly dataSource: DataSource,
+    private readonly dataSource: DataSource,
     @Inject(COMMIT_LISTENER) private readonly listener: CommitListener,
   ) {}
 
+  /**
+   * A new agent: lock the account, read its live agents, decide, append.
+   * The quota holds under concurrency because every create of an account
+   * queues on the same account_usage row lock and reads the account's agents
+   * only once it holds the lock (READ COMMITTED: the read sees every earlier
+   * create that committed).
+   */
+  async create(accountId: string, name: string, decide: (agents: AccountAgents) => AgentEvent[]): Promise<AgentState> {
+    return this.commit(async (runner) => {
+      await runner.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
+      await runner.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
+      const events = decide(await accountAgents(runner, accountId, name));
+      return this.append(runner, undefined, events, 'CreateAgent');
+    });
+  }
+
+  /**
+   * An existing agent of the account: load it from its stream, decide, append
+   * after the version that was read (WrongExpectedVersion if another writer
+   * got there first). No events (e.g. pausing a paused agent): nothing is
+   * written and the agent comes back as it is.
+   */
+  async change(
+    accountId: string,
+    agentId: string,
+    command: string,
+    decide: (agent: AgentState | undefined) => AgentEvent[],
+  ): Promise<{ before: AgentState; after: AgentState }> {
+    return this.commit(async (runner) => {
+      const loaded = await this.load(runner, accountId, agentId);
+      const events = decide(loaded);
+      // The decision refuses every command for an agent the account does not have, so one was loaded.
+      const before = loaded!;
+      const after = events.length ? await this.append(runner, before, events, command) : before;
+      return { before, after };
+    });
+  }
+
+  /**
+   * The account's live agents without taking the lock: for the refusal a
+   * create gets before anything is spent on it. Only the read under the lock
+   * in `create` is authoritative.
+   */
+  accountAgents(accountId: string, name: string): Promise<AccountAgents> {
+    return accountAgents(this.dataSource, accountId, name);
+  }
+
+  /** The read-model row of a live (not deleted) agent of the account. */
+  async findLive(accountId: string, agentId: string): Promise<AgentState | undefined> {
+    const [row] = await this.dataSource.query<AgentRow[]>(
+      `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+      [agentId, accountId],
+    );
+    return row ? rowToState(row) : undefined;
+  }
+
+  /**
+   * Which of the ids are not agents of the account. Deleted agents still
+   * belong to it: a call that was running when its agent was deleted must
+   * still be recorded.
+   */
+  async unknownAgentIds(accountId: string, agentIds: readonly string[]): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query('SELECT id FROM agents.agents WHERE account_id = $1 AND id = ANY($2::text[])', [
+      accountId,
+      agentIds,
+    ]);
+    const owned = new Set(rows.map((r) => r.id));
+    return agentIds.filter((id) => !owned.has(id));
+  }
+
+  /** Resolves only when the database answers. */
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+
   /** One transaction; the relay is nudged once it committed. */
-  async commit<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  private async commit<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
     const result = await inTransaction(this.dataSource, work);
     this.listener.nudge();
     return result;
   }
 
-  /** The agent folded from its stream (deleted agents included). */
-  async load(db: QueryRunner | DataSource, agentId: string): Promise<AgentState | undefined> {
-    const stored = await readStream(db, AGENTS_SCHEMA, streamIdOf(agentId));
-    return fold(stored.map((e) => ({ type: e.type, data: e.data }) as AgentEvent));
+  /** The agent folded from its stream (deleted agents included), if it is the account's. */
+  private async load(runner: QueryRunner, accountId: string, agentId: string): Promise<AgentState | undefined> {
+    const agent = foldStored(await readStream(runner, AGENTS_SCHEMA, streamIdOf(agentId)));
+    return agent?.account_id === accountId ? agent : undefined;
   }
 
-  /**
-   * Append after `before.version` (WrongExpectedVersion if someone else got
-   * there first) and project the result. Unique-index violations of the read
-   * model are the database-enforced invariants and become domain errors.
-   */
-  async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string): Promise<AgentState> {
+  /** Append after `before.version` and project the result. */
+  private async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string): Promise<AgentState> {
     const after = fold(events, before)!;
     const requestId = currentRequestId() ?? null;
     // correlation: the request the whole exchange belongs to; causation: the one command that produced these
@@ -68,6 +146,11 @@ export class AgentStore {
     return after;
   }
 
+  /**
+   * Upsert the read-model row. Its partial unique indexes are where the
+   * database holds the name and phone number rules for every write, so a
+   * violation is that rule's refusal.
+   */
   private async project(runner: QueryRunner, state: AgentState): Promise<void> {
     const values = AGENT_COLUMNS.map((column) => {
       const value = state[column];
@@ -84,22 +167,38 @@ export class AgentStore {
       );
     } catch (err) {
       const pg = pgErrorOf(err);
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_account_name_key') {
-        throw new AgentRuleViolation({ code: 'duplicate_name', field: 'name', message: `An agent named "${state.name}" already exists in this account.` });
-      }
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_phone_number_key') {
-        throw new AgentRuleViolation({ code: 'phone_number_in_use', field: 'phone_number', message: `${state.phone_number} is already used by another agent.` });
-      }
+      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_account_name_key') nameMustBeFree(state.name, true);
+      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_phone_number_key') phoneNumberMustBeFree(state.phone_number, true);
       throw err;
     }
   }
+}
 
-  /** The read-model row of a live (not deleted) agent of the account. */
-  async findLive(accountId: string, agentId: string): Promise<AgentState | undefined> {
-    const [row] = await this.dataSource.query<AgentRow[]>(
-      `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-      [agentId, accountId],
-    );
-    return row ? rowToState(row) : undefined;
-  }
+/** The account's live agents and whether one of them has the name; one statement, with or without the account's lock. */
+async function accountAgents(db: Db, accountId: string, name: string): Promise<AccountAgents> {
+  const [row] = await db.query(
+    `SELECT count(*)::int AS live_agents, coalesce(bool_or(lower(btrim(name)) = lower(btrim($2))), false) AS name_taken
+       FROM agents.agents WHERE account_id = $1 AND status <> 'deleted'`,
+    [accountId, name],
+  );
+  return { live_agents: row.live_agents, name_taken: row.name_taken };
+}
+
+function foldStored(stored: readonly StoredEvent[]): AgentState | undefined {
+  return fold(stored.map((e) => ({ type: e.type, data: e.data }) as AgentEvent));
+}
+
+/**
+ * The agent as it was right after `version` of its stream. For the relay,
+ * which starts before the module (it is the store's commit listener) and so
+ * reads with the data source alone.
+ */
+export async function loadAgentAt(db: Db, streamId: string, version: number): Promise<AgentState | undefined> {
+  return foldStored((await readStream(db, AGENTS_SCHEMA, streamId)).filter((e) => e.stream_version <= version));
+}
+
+/** Whether a live agent, in any account, holds the number. For the built-in provisioner, which holds only the data source. */
+export async function phoneNumberHeld(db: Db, phoneNumber: string): Promise<boolean> {
+  const rows = await db.query(`SELECT 1 FROM agents.agents WHERE phone_number = $1 AND status <> 'deleted'`, [phoneNumber]);
+  return rows.length > 0;
 }

@@ -1,13 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { AgentReply, VoicePlatform } from '@voice/contracts';
-import { fail } from '@voice/service-kit';
+import type { AccountContext, AgentReply } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
-import type { QueryRunner } from 'typeorm';
 import { AgentRuleViolation } from '../agent/agent.js';
-import { assertPlatformConfigured, decide, type CreateAgent } from '../agent/agent.decider.js';
-import { AgentStore } from '../agent/agent.store.js';
+import { creationMustBeAllowed, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { withoutNulls } from '../agent/agent.request.js';
+import { AgentStore } from '../agent/agent.store.js';
 import { toAgentView } from '../agent/agent.view.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
 import { CreateAgentCommand } from './create-agent.command.js';
@@ -19,6 +17,8 @@ export function newAgentId(): string {
   return `agt_${randomBytes(12).toString('hex')}`;
 }
 
+type CreationInput = Omit<CreateAgent['input'], 'phone_number'> & { phone_number?: string };
+
 @CommandHandler(CreateAgentCommand)
 export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
   constructor(
@@ -27,32 +27,28 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
   ) {}
 
   async execute({ account, payload }: CreateAgentCommand): Promise<AgentReply> {
-    const platform = payload.voice_platform as VoicePlatform;
-    // Checked before a number is provisioned, so a refused request costs no number.
-    assertPlatformConfigured(platform, account.voice_platforms);
-
+    // On create, null means "omitted": the decider fills in the defaults.
+    const input = withoutNulls(payload) as CreationInput;
     for (let attempt = 1; ; attempt++) {
       const agentId = newAgentId();
-      const provisioned = payload.phone_number ? undefined : await this.provisionFor(account.id, account.agent_limit, agentId, payload.name);
-      const phoneNumber = payload.phone_number ?? provisioned!;
+      const provisioned = input.phone_number ? undefined : await this.provisionNumber(account, input, agentId);
       try {
-        const state = await this.store.commit(async (runner) => {
-          await this.reserveQuota(runner, account.id, account.agent_limit);
-          const events = decide(
+        const agent = await this.store.create(account.id, input.name, (accountAgents) =>
+          decide(
             {
               type: 'CreateAgent',
               agent_id: agentId,
               account_id: account.id,
-              // On create, null means "omitted": the decider fills in the defaults.
-              input: { ...withoutNulls(payload), voice_platform: platform, phone_number: phoneNumber } as CreateAgent['input'],
+              input: { ...input, phone_number: input.phone_number ?? provisioned! },
               configured_platforms: account.voice_platforms,
+              agent_limit: account.agent_limit,
+              ...accountAgents,
               now: new Date().toISOString(),
             },
             undefined,
-          );
-          return this.store.append(runner, undefined, events, 'CreateAgent');
-        });
-        return { agent: toAgentView(state), version: state.version };
+          ),
+        );
+        return { agent: toAgentView(agent), version: agent.version };
       } catch (err) {
         if (provisioned) await this.provisioner.release(provisioned);
         const takenMeanwhile = provisioned && err instanceof AgentRuleViolation && err.detail.code === 'phone_number_in_use';
@@ -63,38 +59,14 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
   }
 
   /**
-   * The quota holds under concurrency because every create of an account
-   * queues on the same account_usage row lock, and counts live agents only
-   * after it holds the lock (READ COMMITTED: the count sees every earlier
-   * create that committed). Paused agents count; deleted ones do not.
-   */
-  private async reserveQuota(runner: QueryRunner, accountId: string, limit: number): Promise<void> {
-    await runner.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
-    await runner.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
-    const [{ current }] = await runner.query(
-      `SELECT count(*)::int AS current FROM agents.agents WHERE account_id = $1 AND status <> 'deleted'`,
-      [accountId],
-    );
-    if (current >= limit) this.quotaExceeded(limit, current);
-  }
-
-  private quotaExceeded(limit: number, current: number): never {
-    fail('quota_exceeded', `The plan allows ${limit} agents and the account has ${current}.`, { limit, current });
-  }
-
-  /**
    * Provisioning can be slow and costly with a real provider, so it happens
-   * outside the transaction, after a cheap pre-check of the refusals that do
-   * not need the lock. The authoritative checks still run under the lock.
+   * outside the transaction, and only for a create the rules would let through
+   * on what the account looks like now (read without its lock). The decision
+   * under the lock checks the same rules again on fresh facts.
    */
-  private async provisionFor(accountId: string, limit: number, agentId: string, name: string): Promise<string> {
-    const [{ current, name_taken }] = await this.store.dataSource.query(
-      `SELECT count(*)::int AS current, bool_or(lower(btrim(name)) = lower(btrim($2))) AS name_taken
-         FROM agents.agents WHERE account_id = $1 AND status <> 'deleted'`,
-      [accountId, name],
-    );
-    if (current >= limit) this.quotaExceeded(limit, current);
-    if (name_taken) fail('duplicate_name', `An agent named "${name}" already exists in this account.`, { field: 'name' });
-    return this.provisioner.provision({ account_id: accountId, agent_id: agentId });
+  private async provisionNumber(account: AccountContext, input: CreationInput, agentId: string): Promise<string> {
+    const accountAgents = await this.store.accountAgents(account.id, input.name);
+    creationMustBeAllowed(input, { configured_platforms: account.voice_platforms, agent_limit: account.agent_limit, ...accountAgents });
+    return this.provisioner.provision({ account_id: account.id, agent_id: agentId });
   }
 }

@@ -152,7 +152,7 @@ describe('agents.create over NATS', () => {
   });
 
   describe('under concurrency (enforced by the database)', () => {
-    // With explicit numbers no pre-check runs before the transaction: only the unique index decides.
+    // With explicit numbers no pre-check runs before the transaction: the check under the account lock decides.
     it.each([
       ['auto-provisioned numbers', (_i: number) => ({})],
       ['explicit numbers', (i: number) => ({ phone_number: `+1415555080${i}` })],

@@ -1,3 +1,6 @@
 import { CreateAgentsSchema1732250000000 } from './migrations/1732250000000-create-agents-schema.js';
 
+/** The PostgreSQL schema agents-service owns; nothing else writes to it. */
+export const AGENTS_SCHEMA = 'agents';
+
 export const agentsMigrations = [CreateAgentsSchema1732250000000];

@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DeleteAgentReply } from '@voice/contracts';
+import { withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
-import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
 import { DeleteAgentCommand } from './delete-agent.command.js';
 
@@ -20,13 +20,10 @@ export class DeleteAgentHandler implements ICommandHandler<DeleteAgentCommand> {
   ) {}
 
   async execute({ accountId, agentId, expectedVersion }: DeleteAgentCommand): Promise<DeleteAgentReply> {
-    const before = await withOptimisticConcurrency(expectedVersion, () =>
-      this.store.commit(async (runner) => {
-        const before = ownedLiveAgent(await this.store.load(runner, agentId), accountId);
-        assertExpectedVersion(before, expectedVersion);
-        await this.store.append(runner, before, decide({ type: 'DeleteAgent', now: new Date().toISOString() }, before), 'DeleteAgent');
-        return before;
-      }),
+    const { before } = await withOptimisticConcurrency(expectedVersion, () =>
+      this.store.change(accountId, agentId, 'DeleteAgent', (agent) =>
+        decide({ type: 'DeleteAgent', expected_version: expectedVersion, now: new Date().toISOString() }, agent),
+      ),
     );
     await this.provisioner.release(before.phone_number);
     return { id: agentId, deleted: true };

@@ -1,16 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { AgentsRpc, type HealthReply } from '@voice/contracts';
-import { DataSource } from 'typeorm';
+import { AgentStore } from '../agent/agent.store.js';
 
 @Controller()
 export class HealthMessageController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly store: AgentStore) {}
 
   /** Answers only when the database answers too. */
   @MessagePattern(AgentsRpc.health)
   async health(): Promise<HealthReply> {
-    await this.dataSource.query('SELECT 1');
+    await this.store.ping();
     return { service: 'agents-service', status: 'ok' };
   }
 }

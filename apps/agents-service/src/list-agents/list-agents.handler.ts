@@ -1,40 +1,15 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { AgentView, PageResult } from '@voice/contracts';
-import { DataSource } from 'typeorm';
-import { AGENT_COLUMNS, rowToState, toAgentView, type AgentRow } from '../agent/agent.view.js';
+import { toAgentView } from '../agent/agent.view.js';
 import { ListAgentsQuery } from './list-agents.query.js';
+import { ListAgentsStore } from './list-agents.store.js';
 
 @QueryHandler(ListAgentsQuery)
 export class ListAgentsHandler implements IQueryHandler<ListAgentsQuery> {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly store: ListAgentsStore) {}
 
   async execute({ accountId, params }: ListAgentsQuery): Promise<PageResult<AgentView>> {
-    const where = [`account_id = $1`, `status <> 'deleted'`];
-    const values: unknown[] = [accountId];
-    if (params.status) {
-      values.push(params.status);
-      where.push(`status = $${values.length}`);
-    }
-    if (params.voice_platform) {
-      values.push(params.voice_platform);
-      where.push(`voice_platform = $${values.length}`);
-    }
-    if (params.search) {
-      // strpos matches literally, so % and _ in the search need no escaping.
-      values.push(params.search.toLowerCase());
-      where.push(`strpos(lower(name), $${values.length}) > 0`);
-    }
-    const filter = where.join(' AND ');
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM agents.agents WHERE ${filter}`, values);
-    const offset = (params.page - 1) * params.per_page;
-    const rows: AgentRow[] =
-      offset >= total
-        ? []
-        : await this.dataSource.query(
-            `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE ${filter}
-              ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-            [...values, params.per_page, offset],
-          );
-    return { items: rows.map((row) => toAgentView(rowToState(row))), total, page: params.page, per_page: params.per_page };
+    const { agents, total } = await this.store.page(accountId, params);
+    return { items: agents.map(toAgentView), total, page: params.page, per_page: params.per_page };
   }
 }

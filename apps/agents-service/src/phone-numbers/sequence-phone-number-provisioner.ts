@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { phoneNumberHeld } from '../agent/agent.store.js';
 import type { PhoneNumberProvisioner } from './phone-number-provisioner.js';
 
 /** +1 555 xxx xxxx: the 555 exchange keeps built-in numbers recognisably fictional. */
@@ -16,8 +17,7 @@ export class SequencePhoneNumberProvisioner implements PhoneNumberProvisioner {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(`SELECT nextval('agents.provisioned_number_seq')::text AS n`);
       const number = `${PREFIX}${n.padStart(7, '0')}`;
-      const [used] = await this.dataSource.query(`SELECT 1 FROM agents.agents WHERE phone_number = $1 AND status <> 'deleted'`, [number]);
-      if (!used) return number;
+      if (!(await phoneNumberHeld(this.dataSource, number))) return number;
     }
     throw new Error('no free phone number could be provisioned');
   }

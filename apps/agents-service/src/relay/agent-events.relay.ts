@@ -2,13 +2,14 @@ import {
   AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, agentEventSubject, namespacedStream, namespacedSubject,
   type AgentEventType, type AgentIntegrationEvent,
 } from '@voice/contracts';
-import { OutboxRelay, readStream, type MessageStreams, type StoredEvent } from '@voice/service-kit';
+import { OutboxRelay, type MessageStreams, type StoredEvent } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { AGENTS_SCHEMA } from '../database/agents-database.js';
 import type { AgentState } from '../agent/agent.js';
-import { evolve, fold } from '../agent/agent.decider.js';
+import { evolve } from '../agent/agent.decider.js';
 import type { AgentEvent } from '../agent/agent.events.js';
-import { AGENTS_SCHEMA, type CommitListener } from '../agent/agent.store.js';
+import { loadAgentAt, type CommitListener } from '../agent/agent.store.js';
 import { toSnapshot } from '../agent/agent.view.js';
 
 export const AGENT_EVENTS_RELAY_NAME = 'agent-events-to-jetstream';
@@ -77,8 +78,7 @@ export class AgentEventsRelay implements CommitListener {
     if (cached && cached.version === event.stream_version - 1) {
       state = evolve(cached, { type: event.type, data: event.data } as AgentEvent);
     } else {
-      const history = await readStream(this.dataSource, AGENTS_SCHEMA, event.stream_id);
-      state = fold(history.filter((e) => e.stream_version <= event.stream_version).map((e) => ({ type: e.type, data: e.data }) as AgentEvent))!;
+      state = (await loadAgentAt(this.dataSource, event.stream_id, event.stream_version))!;
     }
     if (this.states.size > 10_000) this.states.clear();
     this.states.set(event.stream_id, state);

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
+import { withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { decide, type AgentChanges } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { toAgentView } from '../agent/agent.view.js';
-import { assertExpectedVersion, ownedLiveAgent, withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
 import { UpdateAgentCommand } from './update-agent.command.js';
 
@@ -18,23 +18,19 @@ export class UpdateAgentHandler implements ICommandHandler<UpdateAgentCommand> {
   async execute({ account, agentId, payload, expectedVersion }: UpdateAgentCommand): Promise<AgentReply> {
     const { status, ...fields } = payload;
     const { before, after } = await withOptimisticConcurrency(expectedVersion, () =>
-      this.store.commit(async (runner) => {
-        const before = ownedLiveAgent(await this.store.load(runner, agentId), account.id);
-        assertExpectedVersion(before, expectedVersion);
-        const events = decide(
+      this.store.change(account.id, agentId, 'UpdateAgent', (agent) =>
+        decide(
           {
             type: 'UpdateAgent',
             changes: fields as AgentChanges,
             status: status as 'active' | 'paused' | undefined,
             configured_platforms: account.voice_platforms,
+            expected_version: expectedVersion,
             now: new Date().toISOString(),
           },
-          before,
-        );
-        // Nothing changes (e.g. pausing a paused agent): no event, the agent comes back as it is.
-        const after = events.length ? await this.store.append(runner, before, events, 'UpdateAgent') : before;
-        return { before, after };
-      }),
+          agent,
+        ),
+      ),
     );
     if (before.phone_number !== after.phone_number) await this.provisioner.release(before.phone_number);
     return { agent: toAgentView(after), version: after.version };

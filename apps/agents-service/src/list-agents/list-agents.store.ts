@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AgentState } from '../agent/agent.js';
+import { AGENT_COLUMNS, rowToState, type AgentRow } from '../agent/agent.view.js';
+import type { ListAgentsParams } from './list-agents.params.js';
+
+/** The paged, filtered read of the account's live agents. */
+@Injectable()
+export class ListAgentsStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async page(accountId: string, params: ListAgentsParams): Promise<{ agents: AgentState[]; total: number }> {
+    const where = [`account_id = $1`, `status <> 'deleted'`];
+    const values: unknown[] = [accountId];
+    if (params.status) {
+      values.push(params.status);
+      where.push(`status = $${values.length}`);
+    }
+    if (params.voice_platform) {
+      values.push(params.voice_platform);
+      where.push(`voice_platform = $${values.length}`);
+    }
+    if (params.search) {
+      // strpos matches literally, so % and _ in the search need no escaping.
+      values.push(params.search.toLowerCase());
+      where.push(`strpos(lower(name), $${values.length}) > 0`);
+    }
+    const filter = where.join(' AND ');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM agents.agents WHERE ${filter}`, values);
+    const offset = (params.page - 1) * params.per_page;
+    const rows: AgentRow[] =
+      offset >= total
+        ? []
+        : await this.dataSource.query(
+            `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE ${filter}
+              ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+            [...values, params.per_page, offset],
+          );
+    return { agents: rows.map(rowToState), total };
+  }
+}
