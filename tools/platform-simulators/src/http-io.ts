@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** What a route answers; the server writes it (after the configured delay) and logs its status. */
 export interface Reply {
@@ -84,4 +84,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Stops listening and ends open connections too (keep-alive ones would otherwise hold `close` back). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

@@ -1,17 +1,7 @@
 import { randomInt } from 'node:crypto';
 
-const E164 = /^\+[1-9]\d{1,14}$/;
-const AREA_CODE = /^\d{3}$/;
 /** Areas a number comes from when the buyer names none. */
 const ANY_AREA = ['212', '312', '415', '512', '646', '720'];
-
-export function isE164(value: unknown): value is string {
-  return typeof value === 'string' && E164.test(value);
-}
-
-export function isAreaCode(value: unknown): value is string {
-  return typeof value === 'string' && AREA_CODE.test(value);
-}
 
 /**
  * Hands out North American numbers that were never handed out before by this simulator, so a bought

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './control-api.js';
 import { FaultSwitches, type DownMode, type FaultState } from './faults.js';
-import { bearerKey, sleep, toSimulatorRequest, writeReply, type Reply, type SimulatorRequest } from './http-io.js';
+import { bearerKey, closeServer, sleep, toSimulatorRequest, writeReply, type Reply, type SimulatorRequest } from './http-io.js';
 import type { PlaceCallOptions, PlacedCall } from './calls/call-options.js';
 
 export const DEFAULT_API_KEY = 'sim-api-key';
@@ -216,11 +216,4 @@ export abstract class SimulatorServer {
       this.server = await this.listen(this.port);
     }
   }
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

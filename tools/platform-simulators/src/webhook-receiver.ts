@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readRawBody } from './http-io.js';
+import { closeServer, readRawBody } from './http-io.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -48,11 +48,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    stop: () => closeServer(server),
   };
 }
 

@@ -1,5 +1,5 @@
 import { CALL_OUTCOMES, PlaceCallError, type CallAnalysisOptions, type CallOutcome, type CallSentiment, type CallTurn, type PlaceCallOptions } from './call-options.js';
-import { isE164 } from '../phone-number-pool.js';
+import { isE164, isHttpUrl } from '../field-formats.js';
 
 /** A platform-neutral account of one call: both platforms' webhook bodies are written from it. */
 export interface CallTimeline {
@@ -119,16 +119,6 @@ function analysisFor(outcome: CallOutcome, given: CallAnalysisOptions | undefine
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
-}
-
-export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 /** The transcript as plain lines, the way platforms render it for humans. */

@@ -1,6 +1,5 @@
-import { isHttpUrl } from '../calls/call-timeline.js';
+import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
 import { isPlainObject } from '../http-io.js';
-import { isE164 } from '../phone-number-pool.js';
 
 export const PLATFORM_A_DEFAULT_VOICE = 'pa-voice-default';
 export const PLATFORM_A_VOICES: readonly string[] = [PLATFORM_A_DEFAULT_VOICE, 'pa-voice-warm', 'pa-voice-bright', 'pa-voice-calm', 'pa-voice-deep'];
@@ -34,10 +33,6 @@ export interface FieldError {
 const FIELDS = ['agent_name', 'voice_id', 'language', 'prompt', 'begin_message', 'transfer_number', 'webhook_url', 'metadata'] as const;
 /** BCP 47 as integrators send it (`en`, `en-US`, `zh-Hant-TW`, `es-419`). */
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-
-export function characterCount(text: string): number {
-  return Array.from(text).length;
-}
 
 /**
  * Checks a create or PATCH body and returns the fields it sets. Every listed field may be absent; unknown

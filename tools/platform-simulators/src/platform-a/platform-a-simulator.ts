@@ -3,7 +3,8 @@ import { PlaceCallError, type PlaceCallOptions, type PlacedCall } from '../calls
 import { buildCallTimeline, validatePlaceCallOptions } from '../calls/call-timeline.js';
 import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-delivery.js';
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
-import { isAreaCode, isE164, PhoneNumberPool } from '../phone-number-pool.js';
+import { isAreaCode, isE164 } from '../field-formats.js';
+import { PhoneNumberPool } from '../phone-number-pool.js';
 import { SimulatorServer, type SimulatorOptions } from '../simulator-server.js';
 import { PLATFORM_A_DEFAULT_LANGUAGE, PLATFORM_A_DEFAULT_VOICE, PLATFORM_A_VOICES, readAgentFields, type PlatformAAgent } from './agent-fields.js';
 import { PLATFORM_A_DIAL_FAILURES, platformACallEvents, platformAReason, platformAUnknownEvent } from './call-events.js';

@@ -1,7 +1,5 @@
-import { isHttpUrl } from '../calls/call-timeline.js';
+import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
 import { isPlainObject } from '../http-io.js';
-import { isE164 } from '../phone-number-pool.js';
-import { characterCount } from '../platform-a/agent-fields.js';
 
 export const PLATFORM_B_DEFAULT_VOICE = 'pb-voice-default';
 export const PLATFORM_B_VOICES: readonly string[] = [PLATFORM_B_DEFAULT_VOICE, 'pb-voice-warm', 'pb-voice-bright', 'pb-voice-calm', 'pb-voice-deep'];

@@ -4,7 +4,8 @@ import { PlaceCallError, type PlaceCallOptions, type PlacedCall } from '../calls
 import { buildCallTimeline, validatePlaceCallOptions } from '../calls/call-timeline.js';
 import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-delivery.js';
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
-import { isAreaCode, isE164, PhoneNumberPool } from '../phone-number-pool.js';
+import { isAreaCode, isE164 } from '../field-formats.js';
+import { PhoneNumberPool } from '../phone-number-pool.js';
 import { SimulatorServer, type SimulatorOptions } from '../simulator-server.js';
 import { PLATFORM_B_DEFAULT_VOICE, PLATFORM_B_VOICES, readAssistantFields, type AssistantChanges, type AssistantFields, type PlatformBAssistant } from './assistant-fields.js';
 import { isPlatformBEndEvent, PLATFORM_B_DIAL_FAILURES, platformBCallEvents, platformBReason, platformBUnknownEvent } from './call-events.js';
