@@ -9,7 +9,7 @@ export * from './pg-errors.js';
 export * from './rpc-errors.js';
 export * from './validation.js';
 export * from './in-process-transport.js';
-export * from './message-streams.js';
+export * from './streams/index.js';
 export * from './run-service.js';
 export * from './outbound/index.js';
 export * from './secrets/index.js';

@@ -5,9 +5,9 @@ import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUr
 import pg from 'pg';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import {
-  InProcessStreams, JetStreamStreams, subjectMatches, type MessageStreams, type StreamMessage,
-} from './message-streams.js';
+import { InProcessStreams } from './in-process-streams.js';
+import { JetStreamStreams } from './jetstream-streams.js';
+import type { MessageStreams, StreamMessage } from './message-streams.js';
 
 /** A real pino logger whose JSON lines are kept for the test to read. */
 function capturedLogger() {
@@ -19,20 +19,6 @@ function capturedLogger() {
     },
   });
   return { lines, logger: pino({ level: 'info' }, destination) };
-}
-
-/** Collects what a consumer sees and lets a test decide how each message is settled. */
-function recorder(settle: (m: StreamMessage) => void = (m) => m.ack()) {
-  const seen: Array<{ data: unknown; deliveryCount: number; batch: number }> = [];
-  let batches = 0;
-  const handle = async (batch: StreamMessage[]) => {
-    batches += 1;
-    for (const m of batch) {
-      seen.push({ data: m.data, deliveryCount: m.deliveryCount, batch: batches });
-      settle(m);
-    }
-  };
-  return { seen, handle };
 }
 
 async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
@@ -62,7 +48,7 @@ afterAll(async () => {
 describe.each([
   ['JetStream', 'jetstream'],
   ['in-process', 'in-process'],
-] as const)('durable streams over %s', (_name, kind) => {
+] as const)('a failing batch handler over %s', (_name, kind) => {
   const namespace = randomNamespace();
   let nc: NatsConnection | undefined;
   let streams: MessageStreams;
@@ -83,50 +69,6 @@ describe.each([
   afterAll(async () => {
     await nc?.close();
     if (kind === 'jetstream') await deleteNamespaceStreams(namespace);
-  });
-
-  it('delivers messages published before and after the consumer started, de-duplicating by msg id', async () => {
-    const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    await streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
-    await streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
-    const { seen, handle } = recorder();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
-    await streams.publish(`${subject}.b`, { n: 2 }, 'id-2');
-    await eventually(() => expect(seen.map((s) => s.data)).toEqual([{ n: 1 }, { n: 2 }]));
-    await consumer.stop();
-  });
-
-  it('redelivers a nak-ed message after the delay, with a higher delivery count', async () => {
-    const { stream, subject } = nextStream();
-    const { seen, handle } = recorder((m) => (m.deliveryCount === 1 ? m.nak(200) : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
-    const started = Date.now();
-    await streams.publish(`${subject}.x`, { n: 1 }, 'nak-1');
-    await eventually(() => expect(seen.map((s) => s.deliveryCount)).toEqual([1, 2]));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(180);
-    await consumer.stop();
-  });
-
-  it('redelivers a message nobody settled once the ack wait has passed', async () => {
-    const { stream, subject } = nextStream();
-    const { seen, handle } = recorder((m) => (m.deliveryCount === 1 ? undefined : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
-    await streams.publish(`${subject}.x`, { n: 1 }, 'lost-ack-1');
-    await eventually(() => expect(seen.map((s) => s.deliveryCount)).toEqual([1, 2]), 8000);
-    await consumer.stop();
-  });
-
-  it('never redelivers a terminated message', async () => {
-    const { stream, subject } = nextStream();
-    const { seen, handle } = recorder((m) => ((m.data as { n: number }).n === 1 ? m.term('poison') : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
-    await streams.publish(`${subject}.x`, { n: 1 }, 'poison-1');
-    await streams.publish(`${subject}.x`, { n: 2 }, 'fine-2');
-    await eventually(() => expect(seen.map((s) => s.data)).toEqual([{ n: 1 }, { n: 2 }]));
-    await new Promise((r) => setTimeout(r, 1300));
-    expect(seen).toHaveLength(2);
-    await consumer.stop();
   });
 
   /** JetStream's own view of the durable: nothing pending, nothing awaiting an ack. */
@@ -193,6 +135,32 @@ describe.each([
       expect(batchFailure).toMatchObject({ level: 50, stream, durable: 'd', err: { message: expect.stringMatching(/invalid byte sequence|0x00/) } });
       const poison = lines.filter((l) => l.msg.startsWith('poison message'));
       expect(poison).toEqual([expect.objectContaining({ level: 50, msg_id: 'poison', event_id: 'poison', delivery: 1, subject: `${subject}.x`, stream, durable: 'd', err: expect.objectContaining({ code: '22021' }) })]);
+      await expectDrained(stream, 'd');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('isolates a message a trigger refuses (P0001, a data fault): the rest is stored, the refused one is terminated', async () => {
+    const { stream, subject } = nextStream();
+    const table = `refusing_${kind.replace('-', '_')}_${counter}`;
+    await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
+    await pool.query(`CREATE FUNCTION ${table}_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.body = 'refused' THEN RAISE EXCEPTION 'row refused'; END IF; RETURN NEW; END $$`);
+    await pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_refuse()`);
+    await streams.ensureStream(stream, [`${subject}.>`]);
+    for (const id of ['t-1', 't-2', 't-3']) await streams.publish(`${subject}.x`, { id, body: id === 't-2' ? 'refused' : `body of ${id}` }, `trigger-${id}`);
+
+    const { lines, logger } = capturedLogger();
+    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, storeInTransaction(table));
+    try {
+      await eventually(async () => {
+        const { rows } = await pool.query(`SELECT id FROM ${table} ORDER BY id`);
+        expect(rows.map((r) => r.id)).toEqual(['t-1', 't-3']);
+      });
+      await eventually(() => expect(lines.some((l) => l.msg.startsWith('poison message'))).toBe(true));
+      expect(lines.filter((l) => l.msg.startsWith('poison message'))).toEqual([
+        expect.objectContaining({ level: 50, msg_id: 'trigger-t-2', err: expect.objectContaining({ code: 'P0001' }) }),
+      ]);
       await expectDrained(stream, 'd');
     } finally {
       await consumer.stop();
@@ -384,32 +352,5 @@ describe.each([
     } finally {
       await consumer.stop();
     }
-  });
-
-  it('hands over many messages in batches no larger than the batch size', async () => {
-    const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (let i = 0; i < 50; i++) await streams.publish(`${subject}.x`, { n: i }, `many-${i}`);
-    const sizes = new Map<number, number>();
-    const { seen, handle } = recorder();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', batchSize: 8 }, async (batch) => {
-      await handle(batch);
-      sizes.set(sizes.size, batch.length);
-    });
-    await eventually(() => expect(seen).toHaveLength(50));
-    expect(Math.max(...sizes.values())).toBeLessThanOrEqual(8);
-    expect(seen.map((s) => (s.data as { n: number }).n)).toEqual([...Array(50).keys()]);
-    await consumer.stop();
-  });
-});
-
-describe('subjectMatches', () => {
-  it('follows NATS wildcard rules', () => {
-    expect(subjectMatches('a.>', 'a.b.c')).toBe(true);
-    expect(subjectMatches('a.>', 'a')).toBe(false);
-    expect(subjectMatches('a.*.c', 'a.b.c')).toBe(true);
-    expect(subjectMatches('a.*', 'a.b.c')).toBe(false);
-    expect(subjectMatches('a.b', 'a.b')).toBe(true);
-    expect(subjectMatches('a.b', 'a.c')).toBe(false);
   });
 });

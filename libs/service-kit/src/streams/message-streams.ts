@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+
+/** One delivered message of a durable consumer. Exactly one of ack/nak/term settles it. */
+export interface StreamMessage {
+  subject: string;
+  /** Parsed JSON payload; undefined when the payload is not JSON. */
+  data: unknown;
+  /** 1 on first delivery, more on redelivery. */
+  deliveryCount: number;
+  /** The publisher's de-duplication id (Nats-Msg-Id; the event id for call events), when it set one. */
+  msgId?: string;
+  ack(): void;
+  /** Ask for redelivery, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Never deliver again (poison message). */
+  term(reason?: string): void;
+}
+
+export interface DurableConsumerSpec {
+  stream: string;
+  /** Subjects the stream captures (the stream is created if absent). */
+  subjects: string[];
+  durable: string;
+  /** Most messages handed to one `handle` call. */
+  batchSize?: number;
+  /** An unsettled message is redelivered after this long. */
+  ackWaitMs?: number;
+  /** Where failed batches and terminated poison messages are reported (error level). Defaults to a service-kit logger. */
+  logger?: Pick<Logger, 'error'>;
+  /**
+   * True for a failure that says nothing about the messages: the batch is redelivered
+   * later instead of being split up to find a poison message. Defaults to
+   * `isTransientFailure` (an outage or a lost race).
+   */
+  isTransientFailure?: (err: unknown) => boolean;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * The durable streams the services use (call events in, agent events out): publish
+ * with a de-duplication id, and consume through a durable consumer in batches with
+ * explicit acks. JetStream in the distributed mode; an in-process stand-in when the
+ * apps run in one process without NATS (no durability across restarts there —
+ * PostgreSQL stays the system of record in both).
+ */
+export interface MessageStreams {
+  ensureStream(stream: string, subjects: string[]): Promise<void>;
+  /** Resolves once the message is stored (JetStream ack). */
+  publish(subject: string, payload: unknown, msgId: string): Promise<void>;
+  /**
+   * Hand batches of messages to `handle`, which settles each one. A batch whose handler
+   * throws is never dropped silently: each of its unsettled messages is either redelivered
+   * or, when it fails on its own through its own fault, terminated and logged as a poison
+   * message (batch-runner.ts holds the rules).
+   */
+  consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer>;
+}
