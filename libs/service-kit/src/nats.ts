@@ -1,10 +1,5 @@
-import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import type { Logger } from 'pino';
 import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
-import { Headers, namespacedSubject } from '@voice/contracts';
-import { randomUUID } from 'node:crypto';
-import { Observable } from 'rxjs';
-import { requestContext } from './logging.js';
+import { namespacedSubject } from '@voice/contracts';
 
 type NatsTransportOptions = NonNullable<NatsOptions['options']>;
 
@@ -46,39 +41,4 @@ export function serviceTransportOptions(serviceName: string, natsUrl: string): N
     gracePeriod: 2000,
     maxReconnectAttempts: -1,
   } as NatsTransportOptions;
-}
-
-/**
- * Runs each message handler inside the request context carried by the `x-request-id` header, and
- * writes one debug line per handled message (the service-side counterpart of the gateway's access
- * log), so every line a request causes in a service carries its request id.
- */
-@Injectable()
-export class RequestContextInterceptor implements NestInterceptor {
-  constructor(@Optional() private readonly logger?: Logger) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const rpcContext = context.switchToRpc().getContext() as { getHeaders?: () => { get(k: string): string } | undefined; getSubject?: () => string };
-    const headers = typeof rpcContext?.getHeaders === 'function' ? rpcContext.getHeaders() : undefined;
-    const subject = typeof rpcContext?.getSubject === 'function' ? rpcContext.getSubject() : undefined;
-    const requestId = headers?.get(Headers.requestId) || randomUUID();
-    const started = process.hrtime.bigint();
-    const handled = (outcome: 'ok' | 'error') =>
-      this.logger?.debug({ subject, outcome, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'message handled');
-    return new Observable((subscriber) =>
-      requestContext.run({ requestId }, () =>
-        next.handle().subscribe({
-          next: (value) => subscriber.next(value),
-          error: (err: unknown) => {
-            handled('error');
-            subscriber.error(err);
-          },
-          complete: () => {
-            handled('ok');
-            subscriber.complete();
-          },
-        }),
-      ),
-    );
-  }
 }

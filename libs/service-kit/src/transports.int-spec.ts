@@ -8,7 +8,8 @@ import { randomNamespace, testNatsUrl } from '@voice/testing';
 import { firstValueFrom, timeout } from 'rxjs';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process-transport.js';
 import { createLogger, currentRequestId } from './logging.js';
-import { NamespacedNatsClient, NamespacedNatsServer, RequestContextInterceptor, serviceTransportOptions } from './nats.js';
+import { NamespacedNatsClient, NamespacedNatsServer, serviceTransportOptions } from './nats.js';
+import { RequestContextInterceptor } from './request-context.interceptor.js';
 import { fail, ServiceErrorFilter } from './rpc-errors.js';
 
 const logger = createLogger('spec');
