@@ -103,6 +103,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return UNAVAILABLE_MESSAGE.test(`${e?.driverError?.message ?? ''} ${e?.message ?? ''}`);
 }
 
+/** Which of the four kinds a failure is (see the top of this file); anything not recognised is a `defect`. */
 export function classifyFailure(err: unknown): FailureClass {
   if (isDatabaseUnavailable(err)) return 'outage';
   const code = sqlStateOf(err);
