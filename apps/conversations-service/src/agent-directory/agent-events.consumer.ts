@@ -3,10 +3,10 @@ import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, type AgentIntegrationEv
 import { inTransaction, type StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../config/stream-consumer.js';
-import { lockAgents } from '../record-call-events/locks.js';
+import { lockAgents } from '../database/locks.js';
 import { ParkedEventsReplayer } from '../record-call-events/parked-events-replay.js';
 import { isAgentIntegrationEvent } from './agent-event.guard.js';
-import { rememberAgent } from './known-agents.js';
+import { rememberAgent } from './known-agents.store.js';
 
 export const AGENT_EVENTS_DURABLE = 'conversations-service-agents';
 

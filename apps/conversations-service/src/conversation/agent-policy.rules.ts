@@ -28,7 +28,19 @@ export interface AgentStatusChange {
   since_ms: number;
 }
 
-/** Statuses in which an agent answers no new call (issue 4: paused and deleted agents stop answering). */
+/** What conversations-service knows about an agent, learnt from its integration events. */
+export interface KnownAgent extends AgentSwitches {
+  agent_id: string;
+  account_id: string;
+  name: string;
+  voice_platform: string;
+  status: string;
+  version: number;
+  /** Every status change learnt, in any order (see agentStatusAt). */
+  history: AgentStatusChange[];
+}
+
+/** Statuses in which an agent answers no new call: paused and deleted agents stop answering. */
 const NOT_ANSWERING: ReadonlySet<string> = new Set(['paused', 'deleted']);
 
 /**

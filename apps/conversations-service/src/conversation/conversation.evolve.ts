@@ -1,7 +1,7 @@
 /**
- * The conversation fold of issue 3 / interface 3.1, as pure functions: the
- * record is what folding the events in occurred_at order (ties by event id)
- * gives, so arrival order and redelivery never change the result.
+ * The conversation fold, as pure functions: the record is what folding the
+ * events in occurred_at order (ties by event id) gives, so arrival order and
+ * redelivery never change the result.
  */
 import { timestampEpochNanos } from '@voice/contracts';
 import type {

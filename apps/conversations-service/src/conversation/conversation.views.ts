@@ -1,10 +1,19 @@
-/** Read-model views of a folded conversation (exact fields of interface 2.3, grouped detail of issue 4). */
+/** Read-model views of a folded conversation: the list item, the grouped detail, the transcript, and the row written for it. */
 import type { ConversationDetail, ConversationListItem, TranscriptView } from '@voice/contracts';
 import { effectiveStartTime, type ConversationState } from './conversation.evolve.js';
 
 /** Every timestamp leaves the service in one form: UTC, milliseconds, `Z`. */
 export function toIso(value: string | Date): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** A folded conversation to write into the read model. Its identity is (accountId, state.id). */
+export interface ProjectedConversation {
+  state: ConversationState;
+  accountId: string;
+  streamVersion: number;
+  /** The agent's platform when the conversation's first event was recorded (kept in that event's metadata). */
+  voicePlatform: string | null;
 }
 
 export interface RecordTimes {

@@ -3,7 +3,7 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { ConversationDetail } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { readConversation } from '../conversation/conversation.reader.js';
+import { readConversation } from '../conversation/conversation.store.js';
 import { toDetail, toIso } from '../conversation/conversation.views.js';
 import { GetConversation } from './get-conversation.query.js';
 

@@ -3,7 +3,7 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat, type TranscriptReply } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { readConversation } from '../conversation/conversation.reader.js';
+import { readConversation } from '../conversation/conversation.store.js';
 import { toTranscriptView } from '../conversation/conversation.views.js';
 import { GetTranscript } from './get-transcript.query.js';
 import { toSrt, toText, toVtt } from './transcript.formats.js';

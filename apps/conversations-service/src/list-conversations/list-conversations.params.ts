@@ -1,5 +1,5 @@
 /**
- * GET /v1/conversations query parameters (interface 4.1 + issue 3 decisions),
+ * GET /v1/conversations query parameters (every parameter of the public list interface),
  * parsed from the raw query strings into a typed filter, or the first problem
  * with its field (and valid_values for enumerated parameters).
  */

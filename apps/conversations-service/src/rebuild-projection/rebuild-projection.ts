@@ -2,7 +2,7 @@ import type { CallEvent } from '@voice/contracts';
 import { openDatabase } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { foldConversation } from '../conversation/conversation.evolve.js';
-import { projectConversations } from '../conversation/conversation.projection.js';
+import { projectConversations } from '../conversation/conversation.store.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/migrations.js';
 
 export interface RebuildReport {

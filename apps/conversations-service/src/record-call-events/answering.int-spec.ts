@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { ConversationsRpc, type CallEvent, type CheckAnsweringReply } from '@voice/contracts';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { callEvents, startHarness, type Harness } from '../testing/harness.js';
-import { advisoryKey } from './locks.js';
-import { recordCallEvents } from './record-call-events.js';
+import { advisoryKey } from '../database/locks.js';
+import { recordCallEvents } from './record-call-events.handler.js';
 
 // Real PostgreSQL and NATS, on a machine shared with other suites: generous, not tight, timeouts.
 jest.setTimeout(60_000);

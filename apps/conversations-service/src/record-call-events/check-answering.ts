@@ -1,8 +1,8 @@
 import type { CheckAnsweringReply, CheckAnsweringRequest } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
 import type { DataSource } from 'typeorm';
-import { findAgents } from '../agent-directory/known-agents.js';
-import { judgeCall, type Refusal } from './answering-rule.js';
+import { findAgents } from '../agent-directory/known-agents.store.js';
+import { judgeCall, type Refusal } from '../conversation/answering.rules.js';
 
 /** The gateway asks about one call-event batch (at most 500 events); the bound leaves room without being unbounded. */
 const MAX_EVENTS = 1000;

@@ -1,20 +1,40 @@
-import type { QueryRunner } from 'typeorm';
-import { effectiveStartTime, type ConversationState } from './conversation.evolve.js';
-import { searchTextOf, sentimentRank } from './conversation.views.js';
-
-/** A folded conversation to write into the read model. Its identity is (accountId, state.id). */
-export interface ProjectedConversation {
-  state: ConversationState;
-  accountId: string;
-  streamVersion: number;
-  /** The agent's platform when the conversation's first event was recorded (kept in that event's metadata). */
-  voicePlatform: string | null;
-}
+/**
+ * The conversation read model's SQL: the upsert the recording transaction (and a
+ * rebuild) writes folded conversations with, and the one-row read behind the
+ * detail and transcript queries.
+ */
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ConversationState } from './conversation.evolve.js';
+import { effectiveStartTime } from './conversation.evolve.js';
+import { searchTextOf, sentimentRank, type ProjectedConversation } from './conversation.views.js';
 
 /** A read-model row the projection created (not one it updated). */
 export interface NewConversation {
   account_id: string;
   id: string;
+}
+
+export interface StoredConversation {
+  state: ConversationState;
+  agent_name: string | null;
+  /** The agent's platform when the conversation's first event was recorded (switching platforms later does not rewrite history). */
+  voice_platform: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * One conversation of the account, or undefined (also for another account's id: existence is not revealed).
+ * Conversation ids are the platforms', unique only within an account. The agent's name is its current one.
+ */
+export async function readConversation(db: DataSource, accountId: string, conversationId: string): Promise<StoredConversation | undefined> {
+  const [row] = await db.query(
+    `SELECT c.detail AS state, a.name AS agent_name, c.voice_platform, c.created_at, c.updated_at
+       FROM conversations.conversations c LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id
+      WHERE c.id = $1 AND c.account_id = $2`,
+    [conversationId, accountId],
+  );
+  return row;
 }
 
 /**

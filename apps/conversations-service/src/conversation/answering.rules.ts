@@ -1,6 +1,6 @@
 /**
- * Whether an agent answers a call — the one rule recording (record-call-events.ts)
- * and the HTTP pre-check (check-answering.ts) both apply, for one conversation at
+ * Whether an agent answers a call — the one rule recording (record-call-events/)
+ * and the HTTP pre-check (check-answering/) both apply, for one conversation at
  * a time:
  *
  * (a) a conversation already recorded accepts all its later events;
@@ -17,9 +17,7 @@
  * start (occurred after the pause, for a call that started before) must not
  * refuse the call.
  */
-import type { QueryRunner, DataSource } from 'typeorm';
-import { agentStatusAt, answersCallStartingAt } from '../conversation/agent-policy.rules.js';
-import type { KnownAgent } from '../agent-directory/known-agents.js';
+import { agentStatusAt, answersCallStartingAt, type AgentStatusChange } from './agent-policy.rules.js';
 
 /** Event types that mark when a call started. */
 export const CALL_START_TYPES: ReadonlySet<string> = new Set(['call.started', 'call.abandoned']);
@@ -30,6 +28,21 @@ export interface Refusal {
   status: string;
 }
 
+/** A refusal decided now, to be remembered in the refusing transaction (under the conversation's lock). */
+export interface NewRefusal {
+  accountId: string;
+  conversationId: string;
+  agentId: string;
+  status: string;
+  startedAt: string | undefined;
+}
+
+/** As much of an agent as the rule needs (a KnownAgent has it). */
+export interface AnsweringAgent {
+  agent_id: string;
+  history: readonly AgentStatusChange[];
+}
+
 /** One event of the conversation being judged, as far as the rule needs it. */
 export interface JudgedEvent {
   /** `undefined` when the caller does not know it (then the event may be the start: see check-answering). */
@@ -37,7 +50,7 @@ export interface JudgedEvent {
   occurred_at: string;
   id?: string;
   /** The event's agent, when known. */
-  agent: KnownAgent | undefined;
+  agent: AnsweringAgent | undefined;
 }
 
 export type Verdict =
@@ -75,47 +88,6 @@ export function judgeCall(call: {
   return { answered: false, agent_id, status: agentStatusAt(history, start.ms), remembered: false, started_at: start.event.occurred_at };
 }
 
-/** Refusals remembered for these conversations (key: conversationKey). */
-export async function findRefusals(
-  db: DataSource | QueryRunner,
-  keys: ReadonlyArray<{ accountId: string; conversationId: string }>,
-): Promise<Map<string, Refusal>> {
-  if (keys.length === 0) return new Map();
-  const rows: Array<{ account_id: string; conversation_id: string; agent_id: string; status: string }> = await db.query(
-    `SELECT r.account_id, r.conversation_id, r.agent_id, r.status
-       FROM conversations.refused_conversations r
-       JOIN unnest($1::text[], $2::text[]) AS k(account_id, conversation_id)
-         ON r.account_id = k.account_id AND r.conversation_id = k.conversation_id`,
-    [keys.map((k) => k.accountId), keys.map((k) => k.conversationId)],
-  );
-  return new Map(rows.map((r) => [conversationKey(r.account_id, r.conversation_id), { agent_id: r.agent_id, status: r.status }]));
-}
-
-/**
- * Remember new refusals, in the transaction that refuses the events (under the
- * conversations' locks), so a later event of the call is refused too.
- */
-export interface NewRefusal {
-  accountId: string;
-  conversationId: string;
-  agentId: string;
-  status: string;
-  startedAt: string | undefined;
-}
-
-export async function rememberRefusals(runner: QueryRunner, refusals: readonly NewRefusal[]): Promise<void> {
-  if (refusals.length === 0) return;
-  await runner.query(
-    `INSERT INTO conversations.refused_conversations (account_id, conversation_id, agent_id, status, call_started_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-     ON CONFLICT (account_id, conversation_id) DO NOTHING`,
-    [
-      refusals.map((r) => r.accountId), refusals.map((r) => r.conversationId), refusals.map((r) => r.agentId),
-      refusals.map((r) => r.status), refusals.map((r) => r.startedAt ?? null),
-    ],
-  );
-}
-
 /** Human-readable reason of a refusal, for logs and term reasons. */
 export function refusalReason(conversationId: string, verdict: Extract<Verdict, { answered: false }>): string {
   return verdict.remembered
@@ -123,6 +95,7 @@ export function refusalReason(conversationId: string, verdict: Extract<Verdict, 
     : `agent ${verdict.agent_id} was ${verdict.status} when call ${conversationId} started (${verdict.started_at})`;
 }
 
+/** A conversation (or an event) of an account: ids are unique only within an account. */
 export function conversationKey(accountId: string, conversationId: string): string {
   return JSON.stringify([accountId, conversationId]);
 }

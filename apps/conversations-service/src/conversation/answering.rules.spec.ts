@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { KnownAgent } from '../agent-directory/known-agents.js';
-import { judgeCall, type JudgedEvent } from './answering-rule.js';
+import type { KnownAgent } from './agent-policy.rules.js';
+import { judgeCall, type JudgedEvent } from './answering.rules.js';
 
 const t = (hhmm: string) => `2025-06-01T${hhmm}:00.000Z`;
 const ms = (hhmm: string) => Date.parse(t(hhmm));
