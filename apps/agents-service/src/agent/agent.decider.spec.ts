@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { AgentRuleViolation, DEFAULT_VOICE_IDS, type AgentState } from './agent.js';
-import { decide, evolve, fold, type AgentCommand, type CreateAgent } from './agent.decider.js';
+import { decide, type AgentCommand, type CreateAgent } from './agent.decider.js';
+import { evolve, fold } from './agent.evolve.js';
 import type { AgentEvent } from './agent.events.js';
 
 const both = ['platform_a', 'platform_b'] as const;

@@ -1,8 +1,7 @@
 /**
- * The agent's decisions as pure functions: `decide` turns a command and the
- * current state into events (or refuses it), `evolve` folds one event into the
- * state. Every refusal is a named rule of agent.rules.ts, given the facts the
- * handler loaded.
+ * The agent's decisions as a pure function: `decide` turns a command and the
+ * current state (folded by agent.evolve.ts) into events, or refuses it. Every
+ * refusal is a named rule of agent.rules.ts, given the facts the handler loaded.
  *
  * Lifecycle: (none) → active on create; active ⇄ paused via PATCH status;
  * active | paused → deleted via DELETE; deleted is terminal (the agent is gone
@@ -138,29 +137,6 @@ function decideDelete(command: DeleteAgent, state: AgentState | undefined): Agen
   agentMustExist(state);
   versionMustMatch(state, command.expected_version);
   return [{ type: AgentEventTypes.deleted, data: { deleted_at: command.now, released_phone_number: state.phone_number } }];
-}
-
-export function evolve(state: AgentState | undefined, event: AgentEvent): AgentState {
-  const version = (state?.version ?? 0) + 1;
-  if (event.type === AgentEventTypes.created) {
-    const { agent_id, account_id, created_at, ...fields } = event.data;
-    return { ...fields, id: agent_id, account_id, status: 'active', created_at, updated_at: created_at, version };
-  }
-  if (!state) throw new Error(`${event.type} cannot start an agent stream`);
-  switch (event.type) {
-    case AgentEventTypes.updated:
-      return { ...state, ...event.data.changes, updated_at: event.data.updated_at, version };
-    case AgentEventTypes.paused:
-      return { ...state, status: 'paused', updated_at: event.data.paused_at, version };
-    case AgentEventTypes.resumed:
-      return { ...state, status: 'active', updated_at: event.data.resumed_at, version };
-    case AgentEventTypes.deleted:
-      return { ...state, status: 'deleted', updated_at: event.data.deleted_at, version };
-  }
-}
-
-export function fold(events: readonly AgentEvent[], initial?: AgentState): AgentState | undefined {
-  return events.reduce<AgentState | undefined>(evolve, initial);
 }
 
 /** Structural equality where object key order does not matter (metadata {a,b} equals {b,a}). */

@@ -23,8 +23,3 @@ export function expectedVersionOf(request: { expected_version?: unknown }): numb
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) fail('precondition_failed', 'The If-Match version does not match the agent.');
   return v;
 }
-
-/** The entries whose value is neither null nor undefined. */
-export function withoutNulls<T extends object>(value: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<{ [K in keyof T]: NonNullable<T[K]> }>;
-}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ServiceError } from '@voice/contracts';
 import { AgentRuleViolation, type AgentState } from './agent.js';
-import { creationMustBeAllowed, decide, fold, type CreateAgent, type CreationFacts } from './agent.decider.js';
+import { creationMustBeAllowed, decide, type CreateAgent, type CreationFacts } from './agent.decider.js';
+import { fold } from './agent.evolve.js';
 import {
   agentMustBeNew, agentMustExist, nameMustBeFree, phoneNumberMustBeFree, platformMustBeConfigured, quotaMustAllow, staleVersionRefusal,
   versionMustMatch,

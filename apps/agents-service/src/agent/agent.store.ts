@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
 import { streamIdOf, type AgentState } from './agent.js';
-import { fold, type AccountAgents } from './agent.decider.js';
+import type { AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
+import { fold } from './agent.evolve.js';
 import { nameMustBeFree, phoneNumberMustBeFree } from './agent.rules.js';
-import { AGENT_COLUMNS, rowToState, type AgentRow } from './agent.view.js';
 
 /** Something to wake after a commit so committed events leave for the bus at once. */
 export interface CommitListener {
@@ -17,11 +17,25 @@ export const COMMIT_LISTENER = Symbol('CommitListener');
 
 type Db = DataSource | QueryRunner;
 
+/** A row of agents.agents; its columns are named like the state's fields. */
+export type AgentRow = Omit<AgentState, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
+
+export function rowToState(row: AgentRow): AgentState {
+  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+export const AGENT_COLUMNS = [
+  'id', 'account_id', 'name', 'voice_platform', 'phone_number', 'voice_id', 'language', 'system_prompt', 'welcome_message',
+  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'status', 'metadata', 'created_at',
+  'updated_at', 'version',
+] as const satisfies ReadonlyArray<keyof AgentState>;
+
 /**
- * Every SQL statement of the agents schema but the paged list (list-agents.store.ts)
- * and the built-in provisioner's own number sequence. The event stream is the record, and the read-model row is
- * projected in the same transaction (storing the stream version), so a reader
- * never sees an agent its history does not explain.
+ * Every SQL statement of the agents schema but the paged list
+ * (list-agents.store.ts) and the built-in provisioner's own number sequence.
+ * The event stream is the record, and the read-model row is projected in the
+ * same transaction (storing the stream version), so a reader never sees an
+ * agent its history does not explain.
  *
  * Writes follow one shape (emmett's command handling): one transaction loads
  * what the decision needs, hands it to the caller's `decide`, and appends the

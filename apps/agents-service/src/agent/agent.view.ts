@@ -34,16 +34,3 @@ export function toSnapshot(state: AgentState): AgentSnapshot {
     transcription_enabled: state.transcription_enabled,
   };
 }
-
-/** A row of agents.agents; its columns are named like the state's fields. */
-export type AgentRow = Omit<AgentState, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
-
-export function rowToState(row: AgentRow): AgentState {
-  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
-}
-
-export const AGENT_COLUMNS = [
-  'id', 'account_id', 'name', 'voice_platform', 'phone_number', 'voice_id', 'language', 'system_prompt', 'welcome_message',
-  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'status', 'metadata', 'created_at',
-  'updated_at', 'version',
-] as const satisfies ReadonlyArray<keyof AgentState>;

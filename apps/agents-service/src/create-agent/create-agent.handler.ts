@@ -4,7 +4,6 @@ import type { AccountContext, AgentReply } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import { AgentRuleViolation } from '../agent/agent.js';
 import { creationMustBeAllowed, decide, type CreateAgent } from '../agent/agent.decider.js';
-import { withoutNulls } from '../agent/agent.request.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { toAgentView } from '../agent/agent.view.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
@@ -18,6 +17,11 @@ export function newAgentId(): string {
 }
 
 type CreationInput = Omit<CreateAgent['input'], 'phone_number'> & { phone_number?: string };
+
+/** The entries whose value is neither null nor undefined. */
+export function withoutNulls<T extends object>(value: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<{ [K in keyof T]: NonNullable<T[K]> }>;
+}
 
 @CommandHandler(CreateAgentCommand)
 export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {

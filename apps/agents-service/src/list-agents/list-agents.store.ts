@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AgentState } from '../agent/agent.js';
-import { AGENT_COLUMNS, rowToState, type AgentRow } from '../agent/agent.view.js';
+import { AGENT_COLUMNS, rowToState, type AgentRow } from '../agent/agent.store.js';
 import type { ListAgentsParams } from './list-agents.params.js';
 
 /** The paged, filtered read of the account's live agents. */

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
 import type { AgentState } from '../agent/agent.js';
-import { evolve } from '../agent/agent.decider.js';
+import { evolve } from '../agent/agent.evolve.js';
 import type { AgentEvent } from '../agent/agent.events.js';
 import { loadAgentAt, type CommitListener } from '../agent/agent.store.js';
 import { toSnapshot } from '../agent/agent.view.js';
