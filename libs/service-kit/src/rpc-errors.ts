@@ -3,7 +3,7 @@ import { RpcException } from '@nestjs/microservices';
 import { isErrorCode, type ErrorCode, type ServiceError } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
-import { isDatabaseUnavailable } from './pg-errors.js';
+import { classifyFailure } from './pg-errors.js';
 
 /**
  * Nest turns anything but an RpcException into "Internal server error" on the
@@ -37,7 +37,8 @@ export class ServiceErrorFilter implements RpcExceptionFilter {
     if (exception instanceof RpcException && isServiceError(exception.getError())) {
       return throwError(() => exception.getError());
     }
-    if (isDatabaseUnavailable(exception)) {
+    // The same classification as the gateway's HTTP filter, so a service and the gateway agree on what an outage is.
+    if (classifyFailure(exception) === 'outage') {
       this.logger.error({ err: exception }, 'database unavailable');
       const unavailable: ServiceError = { code: 'service_unavailable', message: 'The service cannot reach its database right now; retry later.' };
       return throwError(() => unavailable);
