@@ -28,7 +28,7 @@ for (const p of ['libs/service-kit/dist/index.js', 'apps/conversations-service/d
   }
 }
 const { openDatabase } = await import(dist('libs/service-kit/dist/index.js'));
-const { conversationsMigrations, CONVERSATIONS_SCHEMA } = await import(dist('apps/conversations-service/dist/database/migrations.js'));
+const { conversationsMigrations, CONVERSATIONS_SCHEMA } = await import(dist('apps/conversations-service/dist/database/conversations-database.js'));
 const { ListConversationsHandler } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.handler.js'));
 const { ListConversations } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.query.js'));
 const { DEFAULT_TUNING } = await import(dist('apps/conversations-service/dist/config/service-context.js'));

@@ -10,8 +10,9 @@ import {
 import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
 import { DEFAULT_TUNING, type ServiceTuning, type ServiceContext } from './config/service-context.js';
 import { ConversationsModule } from './conversations.module.js';
-import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './database/migrations.js';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './database/conversations-database.js';
 import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
+import { ParkedEventsReplayer } from './replay-parked-events/parked-events.replayer.js';
 
 export interface ConversationsServiceOptions {
   databaseUrl: string;
@@ -63,9 +64,12 @@ export async function startConversationsService(options: ConversationsServiceOpt
   app.useGlobalInterceptors(new RequestContextInterceptor(logger));
   await app.listen();
 
-  // Agent knowledge first, so the first call events find their agents where possible.
-  const consumers = [app.get(AgentEventsConsumer), app.get(CallEventsConsumer)];
-  for (const consumer of consumers) await consumer.start();
+  // Agent knowledge first, so the first call events find their agents where possible; the replay of
+  // events parked for unknown agents runs beside it. Stopped in the same order.
+  const workers: Array<{ start(): void | Promise<void>; stop(): Promise<void> }> = [
+    app.get(AgentEventsConsumer), app.get(ParkedEventsReplayer), app.get(CallEventsConsumer),
+  ];
+  for (const worker of workers) await worker.start();
 
   let closed = false;
   return {
@@ -73,7 +77,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
     async close() {
       if (closed) return;
       closed = true;
-      for (const consumer of consumers) await consumer.stop().catch((err) => logger.error({ err }, 'consumer stop failed'));
+      for (const worker of workers) await worker.stop().catch((err) => logger.error({ err }, 'consumer stop failed'));
       await app.close().catch((err) => logger.error({ err }, 'nest close failed'));
       // drain() flushes pending acks before the connection closes.
       await closeNats(nc);

@@ -1,6 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
+import { RememberAgentsHandler } from './agent-directory/remember-agents.handler.js';
+import { CheckAnsweringHandler } from './check-answering/check-answering.handler.js';
+import { CheckAnsweringMessageController } from './check-answering/check-answering.message.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
 import { GetConversationHandler } from './get-conversation/get-conversation.handler.js';
 import { GetConversationMessageController } from './get-conversation/get-conversation.message.controller.js';
@@ -10,8 +13,8 @@ import { HealthMessageController } from './health/health.message.controller.js';
 import { ListConversationsHandler } from './list-conversations/list-conversations.handler.js';
 import { ListConversationsMessageController } from './list-conversations/list-conversations.message.controller.js';
 import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
-import { CheckAnsweringMessageController } from './record-call-events/check-answering.message.controller.js';
 import { RecordCallEventsHandler } from './record-call-events/record-call-events.handler.js';
+import { ParkedEventsReplayer, ReplayWhenAgentsBecomeKnown } from './replay-parked-events/parked-events.replayer.js';
 
 @Module({})
 export class ConversationsModule {
@@ -29,11 +32,15 @@ export class ConversationsModule {
       providers: [
         { provide: SERVICE_CONTEXT, useValue: context },
         RecordCallEventsHandler,
+        RememberAgentsHandler,
         ListConversationsHandler,
         GetConversationHandler,
         GetTranscriptHandler,
+        CheckAnsweringHandler,
         CallEventsConsumer,
         AgentEventsConsumer,
+        ParkedEventsReplayer,
+        ReplayWhenAgentsBecomeKnown,
       ],
     };
   }

@@ -1,66 +1,44 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, type AgentIntegrationEvent } from '@voice/contracts';
-import { inTransaction, type StreamMessage } from '@voice/service-kit';
+import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../config/stream-consumer.js';
-import { lockAgents } from '../database/locks.js';
-import { ParkedEventsReplayer } from '../record-call-events/parked-events-replay.js';
 import { isAgentIntegrationEvent } from './agent-event.guard.js';
-import { rememberAgent } from './known-agents.store.js';
+import { RememberAgents, type AgentEventOutcome } from './remember-agents.command.js';
 
 export const AGENT_EVENTS_DURABLE = 'conversations-service-agents';
 
 /**
- * Keeps conversations.agents (highest version wins) and the agents' status
- * history up to date from the agents outbox. The transaction only makes the
- * agents known, whatever is parked for them; the call events parked while an
- * agent was unknown are recorded right after its commit, in small transactions
- * of their own, by the replayer this consumer runs (parked-events-replay.ts),
- * which also sweeps for any it missed.
+ * Consumes the agents outbox (AGENT_EVENTS) into what this service knows about
+ * agents (RememberAgents), acking after the commit. A malformed message is
+ * terminated before the batch's transaction, so a failing batch does not hold it.
  */
 @Injectable()
-export class AgentEventsConsumer extends StreamConsumer {
-  readonly replayer: ParkedEventsReplayer;
-
-  constructor(@Inject(SERVICE_CONTEXT) ctx: ServiceContext) {
+export class AgentEventsConsumer extends StreamConsumer<AgentEventOutcome> {
+  constructor(
+    @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
+    private readonly commandBus: CommandBus,
+  ) {
     super(ctx, { stream: AGENT_EVENTS_STREAM, subjectRoot: AGENT_EVENTS_SUBJECT_ROOT, durable: AGENT_EVENTS_DURABLE });
-    this.replayer = new ParkedEventsReplayer({
-      dataSource: ctx.dataSource,
-      logger: ctx.logger,
-      chunk: ctx.tuning.parkedReplayChunk,
-      sweepMs: ctx.tuning.parkedSweepMs,
-    });
   }
 
-  override async start(): Promise<void> {
-    await super.start();
-    this.replayer.start();
+  protected override screen(message: StreamMessage): AgentEventOutcome | undefined {
+    return isAgentIntegrationEvent(message.data) ? undefined : { result: 'malformed' };
   }
 
-  override async stop(): Promise<void> {
-    await super.stop();
-    await this.replayer.stop();
+  protected override process(messages: readonly StreamMessage[]): Promise<AgentEventOutcome[]> {
+    return this.commandBus.execute(new RememberAgents(messages.map((m) => m.data as AgentIntegrationEvent)));
   }
 
-  override async handle(messages: StreamMessage[]): Promise<void> {
-    const { logger, dataSource } = this.ctx;
-    const valid: Array<{ message: StreamMessage; event: AgentIntegrationEvent }> = [];
-    for (const message of messages) {
-      if (isAgentIntegrationEvent(message.data)) valid.push({ message, event: message.data });
-      else {
-        logger.warn({ subject: message.subject }, 'malformed agent event; terminated');
-        message.term('malformed agent event');
-      }
+  protected override settle(message: StreamMessage, outcome: AgentEventOutcome): void {
+    switch (outcome.result) {
+      case 'remembered':
+        message.ack();
+        break;
+      case 'malformed':
+        this.terminate(message, 'malformed agent event', { subject: message.subject }, 'malformed agent event');
+        break;
     }
-    if (valid.length === 0) return;
-    const agentIds = [...new Set(valid.map(({ event }) => event.agent.agent_id))];
-    await inTransaction(dataSource, async (runner) => {
-      // Exclusive: a call-event batch that found one of these agents unknown either parked its events
-      // before this commits (the replay after the commit finds them) or waits and then finds the agent.
-      await lockAgents(runner, agentIds, 'exclusive');
-      for (const { event } of valid) await rememberAgent(runner, event);
-    });
-    for (const { message } of valid) message.ack();
-    this.replayer.wake(agentIds);
   }
 }

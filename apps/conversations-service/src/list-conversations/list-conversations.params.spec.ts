@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseIsoDate, parseListQuery } from './list-conversations.params.js';
-import { buildListSql, escapeLike } from './list-conversations.sql.js';
+import { buildListSql, escapeLike } from './list-conversations.store.js';
 
 const ok = (q: Record<string, string>) => {
   const r = parseListQuery(q);

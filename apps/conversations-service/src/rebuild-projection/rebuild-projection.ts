@@ -3,7 +3,7 @@ import { openDatabase } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { foldConversation } from '../conversation/conversation.evolve.js';
 import { projectConversations } from '../conversation/conversation.store.js';
-import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/migrations.js';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conversations-database.js';
 
 export interface RebuildReport {
   projection: 'conversations';

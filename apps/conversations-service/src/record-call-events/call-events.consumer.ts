@@ -4,20 +4,20 @@ import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT } from '@voice/contracts';
 import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../config/stream-consumer.js';
-import { RecordCallEvents } from './record-call-events.command.js';
+import { RecordCallEvents, type RecordOutcome } from './record-call-events.command.js';
 
 export const CALL_EVENTS_DURABLE = 'conversations-service';
 
 /**
  * Consumes CALL_EVENTS through a durable consumer shared by every replica: one
- * Postgres transaction per batch, acks only after the commit. Invalid events and
- * calls of an agent that no longer answers are terminated (never retried
- * forever); events of an agent not known yet are parked in Postgres and acked,
- * so they never hold the consumer's ack window. If the transaction fails the
- * batch is redelivered.
+ * Postgres transaction per batch (RecordCallEvents), acks only after the commit.
+ * Invalid events and calls of an agent that no longer answers are terminated
+ * (never retried forever); events of an agent not known yet are parked in
+ * Postgres and acked, so they never hold the consumer's ack window. If the
+ * transaction fails the batch is redelivered.
  */
 @Injectable()
-export class CallEventsConsumer extends StreamConsumer {
+export class CallEventsConsumer extends StreamConsumer<RecordOutcome> {
   constructor(
     @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
     private readonly commandBus: CommandBus,
@@ -25,29 +25,26 @@ export class CallEventsConsumer extends StreamConsumer {
     super(ctx, { stream: CALL_EVENTS_STREAM, subjectRoot: CALL_EVENTS_SUBJECT_ROOT, durable: CALL_EVENTS_DURABLE });
   }
 
-  override async handle(messages: StreamMessage[]): Promise<void> {
-    const { logger } = this.ctx;
-    const outcomes = await this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data)));
-    messages.forEach((message, i) => {
-      const outcome = outcomes[i];
-      switch (outcome.result) {
-        case 'recorded':
-        case 'duplicate':
-          message.ack();
-          break;
-        case 'parked':
-          logger.info({ event_id: outcome.event_id, agent_id: outcome.agent_id }, 'call event for an agent not known yet; parked until the agent is known');
-          message.ack();
-          break;
-        case 'not_answering':
-          logger.warn({ event_id: outcome.event_id, agent_id: outcome.agent_id, reason: outcome.reason }, 'call event of a call the agent does not answer; terminated');
-          message.term(outcome.reason);
-          break;
-        case 'invalid':
-          logger.warn({ subject: message.subject, reason: outcome.reason }, 'call event invalid; terminated');
-          message.term(outcome.reason);
-          break;
-      }
-    });
+  protected override process(messages: readonly StreamMessage[]): Promise<RecordOutcome[]> {
+    return this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data)));
+  }
+
+  protected override settle(message: StreamMessage, outcome: RecordOutcome): void {
+    switch (outcome.result) {
+      case 'recorded':
+      case 'duplicate':
+        message.ack();
+        break;
+      case 'parked':
+        this.ctx.logger.info({ event_id: outcome.event_id, agent_id: outcome.agent_id }, 'call event for an agent not known yet; parked until the agent is known');
+        message.ack();
+        break;
+      case 'not_answering':
+        this.terminate(message, outcome.reason, { event_id: outcome.event_id, agent_id: outcome.agent_id, reason: outcome.reason }, 'call event of a call the agent does not answer');
+        break;
+      case 'invalid':
+        this.terminate(message, outcome.reason, { subject: message.subject, reason: outcome.reason }, 'call event invalid');
+        break;
+    }
   }
 }

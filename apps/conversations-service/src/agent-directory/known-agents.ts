@@ -1,1 +1,0 @@
-export { findAgents } from './known-agents.store.js';

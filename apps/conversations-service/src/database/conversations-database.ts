@@ -1,0 +1,13 @@
+import { ConversationsSchema1732240000000 } from './migrations/1732240000000-conversations-schema.js';
+import { AccountTotals1732250000000 } from './migrations/1732250000000-account-totals.js';
+import { ConversationTopics1732260000000 } from './migrations/1732260000000-conversation-topics.js';
+import { ConversationSearch1732270000000 } from './migrations/1732270000000-conversation-search.js';
+import { AccountScopedConversations1732280000000 } from './migrations/1732280000000-account-scoped-conversations.js';
+import { ParkedEventsAndAgentStatus1732290000000 } from './migrations/1732290000000-parked-events-and-agent-status.js';
+import { RefusedConversationsAndParkedReplay1732300000000 } from './migrations/1732300000000-refused-conversations-and-parked-replay.js';
+
+export const CONVERSATIONS_SCHEMA = 'conversations';
+export const conversationsMigrations = [
+  ConversationsSchema1732240000000, AccountTotals1732250000000, ConversationTopics1732260000000, ConversationSearch1732270000000,
+  AccountScopedConversations1732280000000, ParkedEventsAndAgentStatus1732290000000, RefusedConversationsAndParkedReplay1732300000000,
+];

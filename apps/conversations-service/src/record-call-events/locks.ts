@@ -1,1 +1,0 @@
-export { lockConversations } from '../database/locks.js';

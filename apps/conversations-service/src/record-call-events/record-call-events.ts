@@ -1,2 +1,0 @@
-export { recordInTransaction } from './record-call-events.handler.js';
-export type { IncomingEvent } from './call-recording.decider.js';
