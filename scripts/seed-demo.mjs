@@ -85,7 +85,7 @@ export async function seedDemoData({ baseUrl, adminToken, dataDir, calls = 200, 
   const agentIds = [];
   for (const agent of DEMO_AGENTS) agentIds.push((await api(baseUrl, account.api_key, 'POST', '/v1/agents', agent)).data.id);
 
-  const { generateCalls } = await import(pathToFileURL(join(root, 'apps', 'conversations-service', 'dist', 'simulation', 'generate-calls.js')).href);
+  const { generateCalls } = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
   const events = demoCalls({ generateCalls, agentIds, calls }).flatMap((c) => c.events);
   for (let i = 0; i < events.length; i += 500) {
     await api(baseUrl, account.api_key, 'POST', '/v1/call-events', { events: events.slice(i, i + 500) });

@@ -4,7 +4,7 @@
 //   --via http       POST /v1/call-events (needs --url and --api-key with call_events:write;
 //                    agents are read from GET /v1/agents when --agent-id is not given)
 //   --via jetstream  straight to the CALL_EVENTS stream (needs --nats-url and --agent-id)
-// The generator is apps/conversations-service/src/simulation/generate-calls.ts (built to dist/).
+// The generator is tools/call-generator (a workspace package, built to its dist/ by `npm run build`).
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -74,7 +74,7 @@ const via = args.via ?? (apiUrl || args['api-key'] || env.VOICE_API_KEY ? 'http'
 if (!['http', 'jetstream'].includes(via)) fail(`--via must be http or jetstream (got "${via}")`);
 let agentIds = (args['agent-id'] ?? []).flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
 
-const generatorPath = join(root, 'apps', 'conversations-service', 'dist', 'simulation', 'generate-calls.js');
+const generatorPath = join(root, 'tools', 'call-generator', 'dist', 'index.js');
 if (!existsSync(generatorPath)) fail('the apps are not built yet: run `npm run build` first', 1);
 const { generateCalls } = await import(pathToFileURL(generatorPath).href);
 

@@ -7,7 +7,7 @@ import { InProcessBus, InProcessClient, InProcessStreams } from '@voice/service-
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import { firstValueFrom, timeout } from 'rxjs';
 import { startConversationsService, type RunningConversationsService } from './app.js';
-import { generateCalls } from './simulation/generate-calls.js';
+import { generateCalls } from '@voice/call-generator';
 
 // Real PostgreSQL and NATS, on a machine shared with other suites: generous, not tight, timeouts.
 jest.setTimeout(60_000);

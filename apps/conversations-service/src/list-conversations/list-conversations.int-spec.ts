@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, ConversationListItem, RawQuery } from '@voice/contracts';
-import { generateCalls, type SimulatedCall } from '../simulation/generate-calls.js';
+import { generateCalls, type SimulatedCall } from '@voice/call-generator';
 import { startHarness, type Harness } from '../testing/harness.js';
 
 // Real PostgreSQL and NATS, on a machine shared with other suites: generous, not tight, timeouts.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { generateCalls } from '../simulation/generate-calls.js';
+import { generateCalls } from '@voice/call-generator';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { rebuildConversationsProjection } from './rebuild-projection.js';
 

@@ -4,7 +4,7 @@ import type { StreamMessage } from '@voice/service-kit';
 import { CALL_EVENTS_STREAM, namespacedStream, type CallEvent } from '@voice/contracts';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { generateCalls } from '../simulation/generate-calls.js';
+import { generateCalls } from '@voice/call-generator';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { CALL_EVENTS_DURABLE, CallEventsConsumer } from './call-events.consumer.js';
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { testNatsUrl } from '@voice/testing';
 import { startConversationsService, type RunningConversationsService } from '../app.js';
 import { rebuildConversationsProjection } from '../rebuild-projection/rebuild-projection.js';
-import { generateCalls } from '../simulation/generate-calls.js';
+import { generateCalls } from '@voice/call-generator';
 import { startHarness, type Harness } from '../testing/harness.js';
 
 jest.setTimeout(90_000);

@@ -1,7 +1,8 @@
 /**
  * Realistic, deterministic (seeded) call traffic: every status, transcripts,
- * topics, outcomes and sentiment. Pure, so the simulator, the integration tests
- * and the benchmark share it.
+ * topics, outcomes and sentiment. Pure, so the simulator (scripts/simulate.mjs),
+ * the demo data of `npm start` (scripts/seed-demo.mjs) and the integration tests
+ * share it.
  */
 import type { CallEvent, Sentiment, TranscriptSegment } from '@voice/contracts';
 

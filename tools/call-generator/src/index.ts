@@ -1,0 +1,1 @@
+export { generateCalls, prng, type GenerateOptions, type SimulatedCall } from './generate-calls.js';
