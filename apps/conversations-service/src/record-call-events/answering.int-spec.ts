@@ -10,7 +10,7 @@ import { recordCallEvents } from './record-call-events.handler.js';
 jest.setTimeout(60_000);
 
 /**
- * The answering rule (answering-rule.ts) on the JetStream path and in the HTTP pre-check:
+ * The answering rule (conversation/answering.rules.ts) on the JetStream path and in the HTTP pre-check:
  * (a) recorded → accepted, (b) refused before → refused, (c) the call's start decides,
  * (d) no start seen → accepted.
  */
