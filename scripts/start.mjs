@@ -72,6 +72,7 @@ const config = (() => {
     natsUrl: rules.optionalNatsUrl(c),
     namespace: rules.natsNamespace(c),
     adminToken: rules.adminToken(c),
+    publicUrl: rules.publicUrl(c),
     rpcTimeoutMs: rules.rpcTimeoutMs(c),
     batchSize: rules.callEventsBatchSize(c),
     ackWaitMs: rules.callEventsAckWaitMs(c),
@@ -356,10 +357,14 @@ async function startInProcess(databaseUrl, adminToken) {
     for (const app of running.splice(0).reverse()) await app.close().catch((err) => say(`while stopping: ${err.message}`));
   };
   try {
-    running.push(await startAgentsService({ databaseUrl, local, namespace }));
+    const integrationsConfig = kit.readConfig(env);
+    const platformHttp = { allowPrivate: integrationsConfig.flag('ALLOW_PRIVATE_PLATFORM_URLS', true) };
+    integrationsConfig.done();
+    const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
+    running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp }));
     running.push(await startConversationsService({ databaseUrl, local, namespace, tuning }));
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
-    const gateway = await startGateway({ port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs });
+    const gateway = await startGateway({ port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs, publicUrl: config.publicUrl });
     running.push(gateway);
     return { url: gateway.url, close };
   } catch (err) {
@@ -431,6 +436,17 @@ if (!adminToken) {
   if (!existsSync(tokenFile)) writeFileSync(tokenFile, `adm_${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
   adminToken = readFileSync(tokenFile, 'utf8').trim();
 }
+
+// Integration secrets are sealed with INTEGRATIONS_KEY; when unset, `npm start` makes one (kept in
+// DATA_DIR, 0600) so stored secrets survive restarts. Losing that file loses the stored platform keys.
+if (!env.INTEGRATIONS_KEY?.trim()) {
+  const keyFile = join(dataDir, 'integrations-key');
+  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  env.INTEGRATIONS_KEY = readFileSync(keyFile, 'utf8').trim();
+}
+// Zero-setup runs next to local platform simulators: platform base URLs may be internal addresses unless said otherwise.
+if (!env.ALLOW_PRIVATE_PLATFORM_URLS?.trim()) env.ALLOW_PRIVATE_PLATFORM_URLS = 'true';
 
 let healthy = false;
 try {

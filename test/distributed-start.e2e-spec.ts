@@ -11,10 +11,16 @@ import { alive } from './support/processes.js';
 /** The processes an operator runs: each app's `main.js`, and `npm start` in the distributed mode (NATS_URL set). */
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 
+/** agents-service requires INTEGRATIONS_KEY (32 bytes, base64) in the distributed mode. */
+const INTEGRATIONS_KEY = Buffer.alloc(32, 7).toString('base64');
+
 function run(args: string[], env: Record<string, string | undefined>) {
   let stdout = '';
   let stderr = '';
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'info', INTEGRATIONS_KEY, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
   const closed = new Promise<number | null>((ok) => child.on('close', (code) => ok(code)));
@@ -78,6 +84,19 @@ describe('app entry points', () => {
     if (app === 'conversations-service') expect(p.err()).toContain('CALL_EVENTS_BATCH_SIZE must be an integer');
     expect(p.err()).not.toMatch(noStackTrace);
     expect(p.out()).toBe('');
+  }, 30_000);
+
+  it('agents-service refuses a missing or malformed INTEGRATIONS_KEY with one clear message, never showing the value', async () => {
+    for (const [value, expected] of [[undefined, 'INTEGRATIONS_KEY is required'], ['c2hvcnQ=', 'INTEGRATIONS_KEY must be 32 random bytes in base64']] as const) {
+      const p = run([join(root, 'apps', 'agents-service', 'dist', 'main.js')], {
+        DATABASE_URL: 'postgres://127.0.0.1/x', NATS_URL: 'nats://127.0.0.1:4222', INTEGRATIONS_KEY: value,
+      });
+      expect(await p.closed).toBe(1);
+      expect(p.err()).toContain('Invalid configuration:');
+      expect(p.err()).toContain(expected);
+      if (value) expect(p.err()).not.toContain(value);
+      expect(p.err()).not.toMatch(noStackTrace);
+    }
   }, 30_000);
 
   it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s names an unreachable PostgreSQL in one line, without its password', async (app) => {

@@ -11,6 +11,7 @@ import { deleteNamespaceStreams, randomNamespace } from './support/nats.js';
 import { checkedClient, checkedSystem, loadOpenApi, openApiValidator, type CheckedSystem, type Operation, type OpenApiValidator } from './support/openapi.js';
 import { startLocalSystem, startSystem, type LocalSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
+import { DEFAULT_API_KEY, startSimulators } from '@voice/platform-simulators';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -279,6 +280,28 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(narrow, 'GET', '/v1/conversations')).body.error.code).toBe('invalid_api_key');
     });
 
+    it('integrations: put 200, list, get, delete 204 and their errors', async () => {
+      const owner = await system.createAccount({ voice_platforms: ['platform_a'] });
+      const simulators = await startSimulators();
+      try {
+        const body = { api_key: DEFAULT_API_KEY, webhook_secret: 'whsec_0123456789abcdef', base_url: simulators.platformA.url };
+        const put = await call(owner.api, 'PUT', '/v1/integrations/platform_a', body);
+        expect([put.status, put.body.data.status]).toEqual([200, 'verified']);
+        expect((await call(owner.api, 'PUT', '/v1/integrations/platform_a', { ...body, api_key: 'wrong-key' })).body.error.code).toBe('invalid_platform_credentials');
+        expect((await call(owner.api, 'PUT', '/v1/integrations/platform_b', body)).body.error.code).toBe('platform_not_enabled');
+        expect((await call(owner.api, 'GET', '/v1/integrations')).body.data).toHaveLength(1);
+        expect((await call(owner.api, 'GET', '/v1/integrations/platform_a')).status).toBe(200);
+        expect((await call(owner.api, 'GET', '/v1/integrations/platform_b')).status).toBe(404);
+        const agent = await call(owner.api, 'POST', '/v1/agents', { name: 'Integration user', voice_platform: 'platform_a' });
+        expect((await call(owner.api, 'DELETE', '/v1/integrations/platform_a')).body.error.code).toBe('integration_in_use');
+        expect((await call(owner.api, 'DELETE', `/v1/agents/${agent.body.data.id}`)).status).toBe(204);
+        expect((await call(owner.api, 'DELETE', '/v1/integrations/platform_a')).status).toBe(204);
+        expect((await call(owner.api, 'DELETE', '/v1/integrations/platform_a')).status).toBe(404);
+      } finally {
+        await simulators.stop();
+      }
+    });
+
     it('admin accounts: 201, 400 and 401', async () => {
       const admin = system.client(system.adminToken);
       const created = await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: 3, voice_platforms: ['platform_a'] });
@@ -337,13 +360,16 @@ describe('OpenAPI document and docs page', () => {
       const target = await call(fresh.api, 'POST', '/v1/agents', { name: 'Example target', voice_platform: 'platform_a' });
       const agentId = target.body.data.id;
       const withBodies = oa.operations.filter((op) => op.spec.requestBody);
-      expect(withBodies.map(nameOf).sort()).toEqual(['PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events']);
+      expect(withBodies.map(nameOf).sort()).toEqual([
+        'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events', 'PUT /v1/integrations/{platform}',
+      ]);
       for (const op of withBodies) {
         const examples = requestExamples(op);
         expect([nameOf(op), examples.length > 0]).toEqual([nameOf(op), true]);
         for (const [name, value] of examples) {
           const client = op.spec['x-required-scope'] === 'admin' ? admin : fresh.api;
-          const path = op.path.replace('{id}', agentId);
+          // Integration examples name the platforms' public APIs, which do not resolve here: saved as unreachable.
+          const path = op.path.replace('{id}', agentId).replace('{platform}', 'platform_a');
           const res = await call(client, op.method, path, forAgent(value, agentId));
           expect([nameOf(op), name, res.status < 300 ? 'accepted' : res.text]).toEqual([nameOf(op), name, 'accepted']);
           // Agent examples share a name and a number: free them for the next one.
@@ -389,8 +415,9 @@ describe('OpenAPI document and docs page', () => {
         }
         expect(unavailable.sort()).toEqual([
           'DELETE /v1/agents/{id}', 'GET /v1/agents', 'GET /v1/agents/{id}', 'GET /v1/conversations', 'GET /v1/conversations/{id}',
-          'GET /v1/conversations/{id}/transcript', 'PATCH /v1/agents/{id}', 'POST /v1/agents', 'POST /v1/call-events',
-        ]);
+          'GET /v1/conversations/{id}/transcript', 'GET /v1/integrations', 'GET /v1/integrations/{platform}', 'PATCH /v1/agents/{id}', 'POST /v1/agents',
+          'POST /v1/call-events', 'PUT /v1/integrations/{platform}', 'DELETE /v1/integrations/{platform}',
+        ].sort());
       } finally {
         await lonely.close();
         await deleteNamespaceStreams(namespace).catch(() => undefined);
@@ -469,7 +496,13 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await client(key.body.data.api_key).get('/v1/agents')).status).toBe(403);
     expect((await api.delete(`/v1/api-keys/${key.body.data.id}`)).status).toBe(204);
     expect((await api.delete('/v1/api-keys/key_000000000000000000000000')).status).toBe(404);
+    const integration = await api.put('/v1/integrations/platform_a', { api_key: 'pa_live_0123456789abcdef', webhook_secret: 'whsec_0123456789abcdef' });
+    expect([integration.status, integration.body.data.status]).toEqual([200, 'unreachable']);
+    expect((await api.get('/v1/integrations')).body.data).toHaveLength(1);
+    expect((await api.get('/v1/integrations/platform_a')).status).toBe(200);
+    expect((await api.delete('/v1/integrations/platform_a')).body.error.code).toBe('integration_in_use');
     expect((await api.delete(`/v1/agents/${agentId}`)).status).toBe(204);
+    expect((await api.delete('/v1/integrations/platform_a')).status).toBe(204);
     expect((await anonymous.get('/v1/conversations')).status).toBe(401);
 
     expect(uncovered(oa).success).toEqual([]);

@@ -11,6 +11,7 @@ export interface ApiClient {
   get<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   patch<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  put<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   delete<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
 }
 
@@ -38,6 +39,7 @@ export function clientOf(request: ApiClient['request']): ApiClient {
     get: (path, headers) => request('GET', path, { headers }),
     post: (path, body, headers) => request('POST', path, { body, headers }),
     patch: (path, body, headers) => request('PATCH', path, { body, headers }),
+    put: (path, body, headers) => request('PUT', path, { body, headers }),
     delete: (path, headers) => request('DELETE', path, { headers }),
   };
 }

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { InProcessBus, InProcessStreams } from '@voice/service-kit';
+import { InProcessBus, InProcessStreams, SecretBox } from '@voice/service-kit';
+import type { Logger } from 'pino';
 import { startAgentsService } from '../../apps/agents-service/src/app.js';
 import { startConversationsService } from '../../apps/conversations-service/src/app.js';
 import { startGateway } from '../../apps/api-gateway/src/app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { apiClient, type ApiClient } from './http.js';
 import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from './nats.js';
+
+/**
+ * What tests give agents-service for integrations: a fresh INTEGRATIONS_KEY and, like `npm start`,
+ * ALLOW_PRIVATE_PLATFORM_URLS=true (the platform simulators listen on 127.0.0.1).
+ */
+export function testIntegrationsOptions() {
+  return { secretBox: new SecretBox({ current: randomBytes(32) }), platformHttp: { allowPrivate: true, timeoutMs: 2000 } };
+}
 
 export interface TestAccount {
   id: string;
@@ -38,13 +47,14 @@ export interface RunningSystem {
  * both services over the real NATS server, all on a fresh PostgreSQL database
  * and a NATS namespace of their own.
  */
-export async function startSystem(options: { rpcTimeoutMs?: number } = {}): Promise<RunningSystem> {
+export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Logger } = {}): Promise<RunningSystem> {
   const db = await createTestDatabase('e2e');
   const namespace = randomNamespace();
   const natsUrl = testNatsUrl();
   const adminToken = `admin_${randomBytes(12).toString('hex')}`;
   const services: Partial<Record<'agents' | 'conversations', { close(): Promise<void> }>> = {};
-  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl, namespace });
+  const logger = options.logger ? { logger: options.logger } : {};
+  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
   services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl, namespace });
   const gateway = await startGateway({
     port: 0,
@@ -54,6 +64,7 @@ export async function startSystem(options: { rpcTimeoutMs?: number } = {}): Prom
     namespace,
     adminToken,
     rpcTimeoutMs: options.rpcTimeoutMs ?? 3000,
+    ...logger,
   });
   const baseUrl = gateway.url;
   const admin = apiClient(baseUrl, adminToken);
@@ -112,7 +123,7 @@ export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
   };
   try {
     const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
-    const agents = await startAgentsService({ databaseUrl: db.url, local });
+    const agents = await startAgentsService({ databaseUrl: db.url, local, ...testIntegrationsOptions() });
     closers.push(() => agents.close());
     const conversations = await startConversationsService({ databaseUrl: db.url, local });
     closers.push(() => conversations.close());

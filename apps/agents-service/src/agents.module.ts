@@ -8,10 +8,17 @@ import { DeleteAgentHandler } from './delete-agent/delete-agent.handler.js';
 import { DeleteAgentMessageController } from './delete-agent/delete-agent.message.controller.js';
 import { GetAgentHandler } from './get-agent/get-agent.handler.js';
 import { GetAgentMessageController } from './get-agent/get-agent.message.controller.js';
+import { ConfigureIntegrationHandler } from './integrations/configure-integration.handler.js';
+import { GetIntegrationsHandler } from './integrations/get-integrations.handler.js';
+import { IntegrationStore } from './integrations/integration.store.js';
+import { IntegrationsMessageController } from './integrations/integrations.message.controller.js';
+import { INTEGRATIONS_SETTINGS, type IntegrationsSettings } from './integrations/integrations.settings.js';
+import { RemoveIntegrationHandler } from './integrations/remove-integration.handler.js';
 import { HealthMessageController } from './health/health.message.controller.js';
 import { ListAgentsHandler } from './list-agents/list-agents.handler.js';
 import { ListAgentsMessageController } from './list-agents/list-agents.message.controller.js';
 import { ListAgentsStore } from './list-agents/list-agents.store.js';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
 import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
 import { UpdateAgentHandler } from './update-agent/update-agent.handler.js';
 import { UpdateAgentMessageController } from './update-agent/update-agent.message.controller.js';
@@ -21,6 +28,8 @@ export interface AgentsModuleDependencies {
   dataSource: DataSource;
   commitListener: CommitListener;
   phoneNumberProvisioner: PhoneNumberProvisioner;
+  platformAdapters: VoicePlatformAdapters;
+  integrations: IntegrationsSettings;
 }
 
 @Module({})
@@ -36,12 +45,15 @@ export class AgentsModule {
         UpdateAgentMessageController,
         DeleteAgentMessageController,
         VerifyOwnershipMessageController,
+        IntegrationsMessageController,
         HealthMessageController,
       ],
       providers: [
         { provide: DataSource, useValue: deps.dataSource },
         { provide: COMMIT_LISTENER, useValue: deps.commitListener },
         { provide: PHONE_NUMBER_PROVISIONER, useValue: deps.phoneNumberProvisioner },
+        { provide: VOICE_PLATFORM_ADAPTERS, useValue: deps.platformAdapters },
+        { provide: INTEGRATIONS_SETTINGS, useValue: deps.integrations },
         AgentStore,
         ListAgentsStore,
         CreateAgentHandler,
@@ -49,6 +61,10 @@ export class AgentsModule {
         ListAgentsHandler,
         UpdateAgentHandler,
         DeleteAgentHandler,
+        IntegrationStore,
+        ConfigureIntegrationHandler,
+        GetIntegrationsHandler,
+        RemoveIntegrationHandler,
       ],
     };
   }

@@ -5,16 +5,19 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
-  RequestContextInterceptor, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
+  RequestContextInterceptor, SecretBox, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
 import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
 import { AGENTS_SCHEMA, agentsMigrations } from './database/agents-database.js';
 import type { PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
 import { SequencePhoneNumberProvisioner } from './phone-numbers/sequence-phone-number-provisioner.js';
 import { AgentEventsRelay } from './relay/agent-events.relay.js';
+import { createVoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
+import type { PlatformHttpOptions } from './platforms/platform-http.js';
 
 export const AGENTS_SERVICE_NAME = 'agents-service';
 
@@ -29,6 +32,13 @@ export interface AgentsServiceOptions {
   /** Plug a telephony provider in; the built-in one draws numbers from a Postgres sequence. */
   phoneNumberProvisioner?: (dataSource: DataSource) => PhoneNumberProvisioner;
   relayPollIntervalMs?: number;
+  /**
+   * Seals integration secrets (INTEGRATIONS_KEY). main.ts and `npm start` always pass one; when absent
+   * (tests that do not care) a random key for this process only is used, so stored secrets do not survive it.
+   */
+  secretBox?: SecretBox;
+  /** Platform calls (ALLOW_PRIVATE_PLATFORM_URLS, PLATFORM_REQUEST_TIMEOUT_MS). */
+  platformHttp?: PlatformHttpOptions;
   /** Where logs go; defaults to JSON lines on stdout. */
   logger?: Logger;
 }
@@ -46,6 +56,8 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
   const namespace = options.namespace ?? '';
   const logger = options.logger ?? createLogger(AGENTS_SERVICE_NAME);
   if (!options.local && !options.natsUrl) throw new Error('startAgentsService needs natsUrl (or local for one-process mode)');
+  const secretBox = options.secretBox;
+  if (!secretBox) logger.warn('no INTEGRATIONS_KEY given: integration secrets are sealed with a key that dies with this process');
   const dataSource = await openDatabase({ url: options.databaseUrl, schema: AGENTS_SCHEMA, migrations: agentsMigrations, applicationName: AGENTS_SERVICE_NAME });
   let nc: NatsConnection | undefined;
   let relay: AgentEventsRelay | undefined;
@@ -75,6 +87,11 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
         dataSource,
         commitListener: relay,
         phoneNumberProvisioner: options.phoneNumberProvisioner?.(dataSource) ?? new SequencePhoneNumberProvisioner(dataSource),
+        platformAdapters: createVoicePlatformAdapters(options.platformHttp ?? {}),
+        integrations: {
+          secretBox: secretBox ?? new SecretBox({ current: randomBytes(32) }),
+          allowPrivate: options.platformHttp?.allowPrivate ?? false,
+        },
       }),
       { strategy, logger: new PinoNestLogger(logger) },
     );

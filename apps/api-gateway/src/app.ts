@@ -35,6 +35,8 @@ export interface GatewayOptions {
   adminToken?: string;
   /** Upper bound for every request-reply call to a service and every stream acknowledgement. */
   rpcTimeoutMs?: number;
+  /** PUBLIC_URL: base of the integrations' webhook URLs; defaults to the gateway's own address (http://127.0.0.1:<port>). */
+  publicUrl?: string;
   /** Where logs go; defaults to JSON lines on stdout. */
   logger?: Logger;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the services. */
@@ -74,6 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     namespace: options.namespace || undefined,
     adminToken: options.adminToken || undefined,
     rpcTimeoutMs: options.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+    publicUrl: options.publicUrl?.replace(/\/+$/, '') || undefined,
   };
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
@@ -112,6 +115,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     answerMalformedRequests(server, logger);
     const { port } = server.address() as AddressInfo;
     const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+    // The port is known only now (PORT=0 in tests); the module holds this same settings object.
+    if (!settings.publicUrl) settings.publicUrl = url;
     return { url, close: closeAll };
   } catch (err) {
     await closeAll();

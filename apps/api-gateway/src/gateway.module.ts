@@ -13,6 +13,7 @@ import { CallEventPublisher } from './call-events/call-event-publisher.js';
 import { CallEventsController } from './call-events/call-events.controller.js';
 import { ConversationsController } from './conversations/conversations.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { IntegrationsController } from './integrations/integrations.controller.js';
 import { DocsController, OpenApiDocumentHolder } from './openapi/docs.controller.js';
 import { ServiceClient } from './rpc/service-client.js';
 import { BUS_PROBE, DATA_SOURCE, GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, RPC_CLIENT, type BusProbe, type GatewaySettings, type RpcSender } from './tokens.js';
@@ -34,6 +35,7 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     ConversationsController,
     CallEventsController,
     ApiKeysController,
+    IntegrationsController,
     ...(settings.adminToken ? [AdminAccountsController] : []),
     DocsController,
   ];

@@ -10,8 +10,9 @@ runService('api-gateway', async (config) => {
   const namespace = environment.natsNamespace(config);
   const adminToken = environment.adminToken(config);
   const rpcTimeoutMs = environment.rpcTimeoutMs(config) ?? DEFAULT_RPC_TIMEOUT_MS;
+  const publicUrl = environment.publicUrl(config);
   config.done();
-  const service = await startGateway({ port, host, databaseUrl, natsUrl, namespace, adminToken, rpcTimeoutMs });
+  const service = await startGateway({ port, host, databaseUrl, natsUrl, namespace, adminToken, rpcTimeoutMs, publicUrl });
   return {
     service,
     details: {

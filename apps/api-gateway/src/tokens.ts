@@ -22,4 +22,6 @@ export interface GatewaySettings {
   namespace?: string;
   adminToken?: string;
   rpcTimeoutMs: number;
+  /** PUBLIC_URL: the base of the webhook URLs given to platforms; set to the gateway's own address once it listens when not configured. */
+  publicUrl?: string;
 }

@@ -44,6 +44,8 @@ export const ERROR_CATALOG = {
   invalid_api_key: { status: 401, type: 'authentication_error' },
   insufficient_permissions: { status: 403, type: 'permission_error' },
   quota_exceeded: { status: 403, type: 'permission_error' },
+  /** The account's plan does not include this voice platform (the admin's voice_platforms list). */
+  platform_not_enabled: { status: 403, type: 'permission_error' },
   // 404 / 405 / 412 / 413 / 415
   not_found: { status: 404, type: 'not_found_error' },
   route_not_found: { status: 404, type: 'not_found_error' },
@@ -55,9 +57,13 @@ export const ERROR_CATALOG = {
   not_acceptable: { status: 406, type: 'invalid_request' },
   // 409 / 422
   concurrent_modification: { status: 409, type: 'conflict_error' },
+  /** An integration cannot be removed while live agents of the account use its platform. */
+  integration_in_use: { status: 409, type: 'conflict_error' },
   duplicate_name: { status: 422, type: 'validation_error' },
   platform_not_configured: { status: 422, type: 'validation_error' },
   phone_number_in_use: { status: 422, type: 'validation_error' },
+  /** The platform refused the integration's credentials (or its base URL) when they were checked. */
+  invalid_platform_credentials: { status: 422, type: 'validation_error' },
   unknown_agent: { status: 422, type: 'validation_error' },
   /** A call that started once its agent was paused or deleted: the agent does not answer it. */
   agent_not_answering: { status: 422, type: 'validation_error' },

@@ -7,3 +7,4 @@ export * from './conversations.js';
 export * from './validation.js';
 export * from './call-event-payloads.js';
 export * from './agent-payloads.js';
+export * from './integrations.js';

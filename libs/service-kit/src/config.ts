@@ -130,6 +130,8 @@ export const environment = {
   optionalNatsUrl: (c: ConfigReader) => c.optionalUrl('NATS_URL', NATS_PROTOCOLS),
   natsNamespace: (c: ConfigReader) => c.matching('NATS_NAMESPACE', /^[A-Za-z0-9_-]{1,64}$/, "may contain only letters, digits, '_' and '-' (at most 64)"),
   adminToken: (c: ConfigReader) => c.optionalString('ADMIN_TOKEN'),
+  /** The address platforms reach the gateway at (webhook URLs); unset → the gateway's own address. */
+  publicUrl: (c: ConfigReader) => c.optionalUrl('PUBLIC_URL', ['http', 'https']),
   rpcTimeoutMs: (c: ConfigReader) => c.optionalInt('RPC_TIMEOUT_MS', { min: 100, max: 120_000 }),
   callEventsBatchSize: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_BATCH_SIZE', { min: 1, max: 5_000 }),
   callEventsAckWaitMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_ACK_WAIT_MS', { min: 1_000, max: 3_600_000 }),

@@ -34,6 +34,7 @@ const PARAMETER_EXAMPLES: Record<string, unknown> = {
   page: 1,
   per_page: 25,
   voice_platform: 'platform_a',
+  platform: 'platform_a',
   agent_id: AGENT_EXAMPLE.id,
   sentiment: 'positive',
   outcome: 'appointment_booked',

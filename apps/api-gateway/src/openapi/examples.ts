@@ -12,6 +12,7 @@ import type {
   ConversationListItem,
   FollowUpTask,
   IntegrationRecord,
+  IntegrationView,
   NetworkInfo,
   QualityMetrics,
   Satisfaction,
@@ -214,6 +215,19 @@ export const CALL_EVENTS_ACCEPTED_EXAMPLE: { accepted: number; event_ids: string
 
 export const API_KEY_SECRET_EXAMPLE = 'vk_Q7mR2xK9pL4sT8vW1yZ3bN6cF0hJ5dG2aE7uY4iO';
 
+export const INTEGRATION_VIEW_EXAMPLES: IntegrationView[] = [
+  {
+    platform: 'platform_a',
+    base_url: 'https://api.platform-a.example/',
+    webhook_url: `${API_BASE_URL_EXAMPLE}/v1/webhooks/platform_a/int_3b9f1c7e2a5d8f0c4e6a1b2d`,
+    api_key_hint: 'a5c2',
+    webhook_secret_hint: '0a0f',
+    status: 'verified',
+    created_at: '2025-01-30T09:12:00Z',
+    updated_at: '2025-01-31T10:00:00Z',
+  },
+];
+
 export const CREATED_API_KEY_EXAMPLE: CreatedApiKey = {
   id: 'key_0123456789abcdef01234567',
   name: 'reporting',
@@ -294,7 +308,17 @@ export interface NamedExample {
   value: unknown;
 }
 
-export const REQUEST_EXAMPLES: Record<'CreateAgentRequest' | 'UpdateAgentRequest' | 'CreateApiKeyRequest' | 'CreateAccountRequest' | 'CallEvent' | 'CallEventBatch', Record<string, NamedExample>> = {
+export const REQUEST_EXAMPLES: Record<
+  'CreateAgentRequest' | 'UpdateAgentRequest' | 'CreateApiKeyRequest' | 'CreateAccountRequest' | 'ConfigureIntegrationRequest' | 'CallEvent' | 'CallEventBatch',
+  Record<string, NamedExample>
+> = {
+  ConfigureIntegrationRequest: {
+    default_url: { summary: 'The platform’s public API', value: { api_key: 'pa_live_4f8a2c9e1b7d3f60a5c2', webhook_secret: 'whsec_9c1e7a3f5b2d8e4c6a0f' } },
+    own_url: {
+      summary: 'A platform API at another address',
+      value: { api_key: 'pa_live_4f8a2c9e1b7d3f60a5c2', webhook_secret: 'whsec_9c1e7a3f5b2d8e4c6a0f', base_url: 'https://eu.api.platform-a.example/' },
+    },
+  },
   CreateAgentRequest: {
     minimal: { summary: 'Only the required fields (a number is provisioned)', value: { name: 'Front desk', voice_platform: 'platform_a' } },
     full: {

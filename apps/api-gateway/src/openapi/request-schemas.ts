@@ -1,4 +1,6 @@
 import {
+  ConfigureIntegrationPayload,
+  DEFAULT_PLATFORM_BASE_URLS,
   AGENT_LIMITS,
   BusinessHoursPayload,
   CreateAgentPayload,
@@ -92,6 +94,17 @@ const createAccount = payloadSchema(CreateAccountBody, {
   examples: requestExamples('CreateAccountRequest'),
 });
 
+const configureIntegration = payloadSchema(ConfigureIntegrationPayload, {
+  description: 'Creates or replaces the integration. The secrets are stored encrypted and never returned.',
+  annotations: {
+    api_key: { description: 'The platform API key (sent as Bearer token to the platform).' },
+    webhook_secret: { description: 'The secret the platform signs its webhooks with.' },
+    base_url: { format: 'uri', description: `The platform API: an absolute http or https URL. Default: ${Object.entries(DEFAULT_PLATFORM_BASE_URLS).map(([p, u]) => `${p} ${u}`).join(', ')}.` },
+  },
+  examples: requestExamples('ConfigureIntegrationRequest'),
+  statedInWords: ['isHttpUrl'],
+});
+
 /** The request-body components. */
 export function requestComponents(): Record<string, JsonSchema> {
   return {
@@ -101,5 +114,6 @@ export function requestComponents(): Record<string, JsonSchema> {
     UpdateAgentRequest: updateAgent,
     CreateApiKeyRequest: createApiKey,
     CreateAccountRequest: createAccount,
+    ConfigureIntegrationRequest: configureIntegration,
   };
 }

@@ -69,6 +69,8 @@ export const API_TAGS = {
   Agents: 'AI phone agents: create, list, read, update (pause and resume with status) and delete. Scopes agents:read and agents:write.',
   Conversations: 'The calls agents handled: list with filters and pagination, full detail, transcripts as JSON, text, SRT or WebVTT. Scope conversations:read.',
   'Call events': 'Ingest for voice platforms: call.started … call.ended events, one or a batch, de-duplicated by event id. Scope call_events:write.',
+  Integrations:
+    'The account’s credentials for each voice platform: configure (checked once with the platform), read and remove. Secrets are never returned. Scopes integrations:read and integrations:write.',
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',

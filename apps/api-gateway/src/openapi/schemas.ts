@@ -9,7 +9,9 @@ import {
   MAX_CALL_EVENTS_PER_BATCH,
   SENTIMENTS,
   VOICE_PLATFORMS,
+  INTEGRATION_STATUSES,
   type AgentView,
+  type IntegrationView,
   type ApiError,
   type ConversationDetail,
   type ConversationListItem,
@@ -34,6 +36,7 @@ import {
   CREATED_API_KEY_EXAMPLE,
   HEALTH_EXAMPLE,
   HEALTH_UNAVAILABLE_EXAMPLE,
+  INTEGRATION_VIEW_EXAMPLES,
   listExample,
   META_EXAMPLE,
   PAUSED_AGENT_EXAMPLE,
@@ -183,6 +186,21 @@ const createdApiKey = viewSchema<CreatedApiKey>(
   },
   { description: 'The new key, with its secret (shown once).', examples: [CREATED_API_KEY_EXAMPLE] },
 );
+const integration = viewSchema<IntegrationView>(
+  {
+    platform: enumOf(VOICE_PLATFORMS),
+    base_url: string({ format: 'uri', description: 'The platform API the credentials are used with.' }),
+    webhook_url: string({ format: 'uri', description: 'Where the platform sends call events for this integration: PUBLIC_URL/v1/webhooks/{platform}/{integration id}. Stable across replacements.' }),
+    api_key_hint: string({ description: 'The last 4 characters of the API key; empty for keys under 16 characters.' }),
+    webhook_secret_hint: string({ description: 'The last 4 characters of the webhook secret; empty for secrets under 16 characters.' }),
+    status: enumOf(INTEGRATION_STATUSES, {
+      description: 'verified: the platform accepted the key when saved; unreachable: the platform could not be reached when saved; invalid_credentials: the platform refused the key later; unverified: not checked yet.',
+    }),
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+  { description: 'An account’s credentials for one voice platform, without the secrets.', examples: INTEGRATION_VIEW_EXAMPLES },
+);
 const createdAccount = viewSchema<CreatedAccount>(
   {
     id: string({ examples: ['acct_0123456789abcdef01234567'] }),
@@ -265,6 +283,8 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreateApiKeyRequest: requests.CreateApiKeyRequest,
     CreateAccountRequest: requests.CreateAccountRequest,
     CreatedAccount: createdAccount,
+    Integration: integration,
+    ConfigureIntegrationRequest: requests.ConfigureIntegrationRequest,
     Health: health,
     Meta: meta,
     PageMeta: pageMetaSchema,

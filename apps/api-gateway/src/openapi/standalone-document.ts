@@ -4,6 +4,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { gatewayControllers, GatewayModule } from '../gateway.module.js';
 import type { GatewaySettings } from '../tokens.js';
+import { API_BASE_URL_EXAMPLE } from './examples.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /**
@@ -13,7 +14,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
  * resources are never touched. For tests and tooling (exporting the document).
  */
 export async function standaloneOpenApiDocument(settings: Pick<GatewaySettings, 'adminToken'> = {}): Promise<OpenAPIObject> {
-  const full: GatewaySettings = { namespace: undefined, adminToken: settings.adminToken, rpcTimeoutMs: 1 };
+  const full: GatewaySettings = { namespace: undefined, adminToken: settings.adminToken, rpcTimeoutMs: 1, publicUrl: API_BASE_URL_EXAMPLE };
   const unused = undefined as never;
   const app = await NestFactory.create(
     GatewayModule.forRoot({ settings: full, dataSource: unused, rpc: unused, streams: unused, busProbe: unused, logger: unused }),

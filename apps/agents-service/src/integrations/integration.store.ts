@@ -1,0 +1,110 @@
+/** All SQL of integrations: agents.integrations, and the live agents that hold one in use. */
+import { Injectable } from '@nestjs/common';
+import type { StoredIntegration, IntegrationStatus, VoicePlatform } from '@voice/contracts';
+import { DataSource } from 'typeorm';
+
+interface IntegrationRow {
+  id: string;
+  platform: VoicePlatform;
+  base_url: string;
+  api_key_hint: string;
+  webhook_secret_hint: string;
+  status: IntegrationStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What a PUT stores: secrets already sealed. */
+export interface IntegrationWrite {
+  newId: string;
+  accountId: string;
+  platform: VoicePlatform;
+  baseUrl: string;
+  apiKeySealed: string;
+  webhookSecretSealed: string;
+  apiKeyHint: string;
+  webhookSecretHint: string;
+  status: IntegrationStatus;
+}
+
+export type RemoveOutcome = { kind: 'removed' } | { kind: 'not_found' } | { kind: 'in_use'; liveAgents: number };
+
+const COLUMNS = 'id, platform, base_url, api_key_hint, webhook_secret_hint, status, created_at, updated_at';
+
+function toRecord(row: IntegrationRow): StoredIntegration {
+  return {
+    id: row.id,
+    platform: row.platform,
+    base_url: row.base_url,
+    api_key_hint: row.api_key_hint,
+    webhook_secret_hint: row.webhook_secret_hint,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+@Injectable()
+export class IntegrationStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async find(accountId: string, platform: string): Promise<StoredIntegration | undefined> {
+    const rows: IntegrationRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM agents.integrations WHERE account_id = $1 AND platform = $2`,
+      [accountId, platform],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async list(accountId: string): Promise<StoredIntegration[]> {
+    const rows: IntegrationRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM agents.integrations WHERE account_id = $1 ORDER BY platform`,
+      [accountId],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Creates, or replaces everything but the id and created_at (the webhook URL stays the same). */
+  async save(write: IntegrationWrite): Promise<StoredIntegration> {
+    const rows: IntegrationRow[] = await this.dataSource.query(
+      `INSERT INTO agents.integrations
+         (id, account_id, platform, base_url, api_key_sealed, webhook_secret_sealed, api_key_hint, webhook_secret_hint, status, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())
+       ON CONFLICT (account_id, platform) DO UPDATE SET
+         base_url = EXCLUDED.base_url,
+         api_key_sealed = EXCLUDED.api_key_sealed,
+         webhook_secret_sealed = EXCLUDED.webhook_secret_sealed,
+         api_key_hint = EXCLUDED.api_key_hint,
+         webhook_secret_hint = EXCLUDED.webhook_secret_hint,
+         status = EXCLUDED.status,
+         updated_at = now()
+       RETURNING ${COLUMNS}`,
+      [
+        write.newId, write.accountId, write.platform, write.baseUrl, write.apiKeySealed, write.webhookSecretSealed,
+        write.apiKeyHint, write.webhookSecretHint, write.status,
+      ],
+    );
+    return toRecord(rows[0]);
+  }
+
+  /**
+   * Deletes the integration unless live (not deleted) agents of the account use
+   * its platform. Under the account_usage row lock agent creation takes, so an
+   * agent created at the same time is either counted here or created after.
+   */
+  async removeUnlessInUse(accountId: string, platform: string): Promise<RemoveOutcome> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
+      await manager.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
+      const [{ live }]: Array<{ live: number }> = await manager.query(
+        `SELECT count(*)::int AS live FROM agents.agents WHERE account_id = $1 AND voice_platform = $2 AND status <> 'deleted'`,
+        [accountId, platform],
+      );
+      const exists: unknown[] = await manager.query('SELECT 1 FROM agents.integrations WHERE account_id = $1 AND platform = $2', [accountId, platform]);
+      if (exists.length === 0) return { kind: 'not_found' } as const;
+      if (live > 0) return { kind: 'in_use', liveAgents: live } as const;
+      await manager.query('DELETE FROM agents.integrations WHERE account_id = $1 AND platform = $2', [accountId, platform]);
+      return { kind: 'removed' } as const;
+    });
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Account integrations: an account's credentials for one voice platform
+ * (PUT/GET/DELETE /v1/integrations/{platform}), the RPC payloads between the
+ * gateway and agents-service, and the request body as a class-validator class.
+ *
+ * Decisions:
+ * - `api_key` and `webhook_secret` are required non-empty strings of at most
+ *   500 characters; they are stored only encrypted and never returned (a hint
+ *   of their last four characters is, for secrets of 16 characters or more).
+ * - `base_url` is optional: an absolute http(s) URL, defaulting to the
+ *   platform's public API (DEFAULT_PLATFORM_BASE_URLS, the one place they live).
+ * - PUT creates or replaces; a replacement keeps the integration's id, so its
+ *   webhook URL stays the same.
+ */
+import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
+import type { VoicePlatform } from './agents.js';
+import type { AccountContext } from './rpc.js';
+import type { ServiceError } from './errors.js';
+import { findProblem } from './validation.js';
+
+/** The platform API used when a PUT gives no base_url. */
+export const DEFAULT_PLATFORM_BASE_URLS: Readonly<Record<VoicePlatform, string>> = {
+  platform_a: 'https://api.platform-a.example/',
+  platform_b: 'https://api.platform-b.example/',
+};
+
+/**
+ * - verified: the platform accepted the key when it was saved.
+ * - invalid_credentials: the platform refused the key later on (a PUT with a refused key saves nothing).
+ * - unreachable: the platform could not be reached when it was saved (timeout, 5xx, network); saved unverified.
+ * - unverified: not checked yet.
+ */
+export const INTEGRATION_STATUSES = ['verified', 'invalid_credentials', 'unreachable', 'unverified'] as const;
+export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
+
+export const INTEGRATION_LIMITS = { secret: 500, baseUrl: 2_000 } as const;
+
+export const IntegrationsRpc = {
+  configure: 'integrations.configure',
+  get: 'integrations.get',
+  list: 'integrations.list',
+  remove: 'integrations.remove',
+} as const;
+
+/** What agents-service answers; the gateway adds webhook_url (it knows the public address). */
+export interface StoredIntegration {
+  id: string;
+  platform: VoicePlatform;
+  base_url: string;
+  api_key_hint: string;
+  webhook_secret_hint: string;
+  status: IntegrationStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The integration as the API shows it. Secrets are never part of it. */
+export interface IntegrationView {
+  platform: VoicePlatform;
+  base_url: string;
+  webhook_url: string;
+  api_key_hint: string;
+  webhook_secret_hint: string;
+  status: IntegrationStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConfigureIntegrationRequest {
+  account: AccountContext;
+  /** Unchecked path segment; the service validates it. */
+  platform: string;
+  /** The untouched JSON body; the service validates it. */
+  body: unknown;
+}
+export interface GetIntegrationRequest {
+  account_id: string;
+  platform: string;
+}
+export interface ListIntegrationsRequest {
+  account_id: string;
+}
+export interface RemoveIntegrationRequest {
+  account_id: string;
+  platform: string;
+}
+export interface IntegrationReply {
+  integration: StoredIntegration;
+}
+export interface IntegrationListReply {
+  items: StoredIntegration[];
+}
+
+/** The webhook address a platform is given for an integration. */
+export function integrationWebhookUrl(publicUrl: string, platform: string, integrationId: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/v1/webhooks/${encodeURIComponent(platform)}/${encodeURIComponent(integrationId)}`;
+}
+
+export function toIntegrationView(record: StoredIntegration, publicUrl: string): IntegrationView {
+  return {
+    platform: record.platform,
+    base_url: record.base_url,
+    webhook_url: integrationWebhookUrl(publicUrl, record.platform, record.id),
+    api_key_hint: record.api_key_hint,
+    webhook_secret_hint: record.webhook_secret_hint,
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+const message = (text: string) => ({ message: ({ property }: ValidationArguments) => `${property} ${text}` });
+
+function IsHttpUrl() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isHttpUrl',
+      target: target.constructor,
+      propertyName,
+      options: message('must be an absolute http or https URL such as https://api.platform-a.example/.'),
+      validator: {
+        validate(value: unknown) {
+          if (typeof value !== 'string') return false;
+          try {
+            const url = new URL(value);
+            return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+          } catch {
+            return false;
+          }
+        },
+      },
+    });
+}
+
+export class ConfigureIntegrationPayload {
+  @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
+  @IsString(message('must be a string.'))
+  @IsNotEmpty(message('must not be empty.'))
+  @MaxLength(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  api_key!: string;
+
+  @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
+  @IsString(message('must be a string.'))
+  @IsNotEmpty(message('must not be empty.'))
+  @MaxLength(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  webhook_secret!: string;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString(message('must be a string.'))
+  @MaxLength(INTEGRATION_LIMITS.baseUrl, message(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
+  @IsHttpUrl()
+  base_url?: string | null;
+}
+
+export function findConfigureIntegrationProblem(body: unknown): ServiceError | undefined {
+  return findProblem(ConfigureIntegrationPayload, body);
+}
