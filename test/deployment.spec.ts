@@ -57,3 +57,13 @@ describe('docker-compose.yml', () => {
     }
   });
 });
+
+describe('Dockerfile', () => {
+  it('copies every top-level folder the build references, so `tsc -b` in the image sees every project', () => {
+    const dockerfile = readFileSync(resolve(root, 'Dockerfile'), 'utf8');
+    const build = JSON.parse(readFileSync(resolve(root, 'tsconfig.build.json'), 'utf8')) as { references: Array<{ path: string }> };
+    const referenced = [...new Set(build.references.map((r) => r.path.split('/')[0]))].sort();
+    const copied = [...dockerfile.matchAll(/^COPY (\w[\w-]*) \.\/\1$/gm)].map((m) => m[1]).sort();
+    expect(copied).toEqual(expect.arrayContaining(referenced));
+  });
+});
