@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, PlatformASimulator } from '@voice/platform-simulators';
 import { PlatformAAdapter } from './platform-a.adapter.js';
-import { PlatformCallFailed } from './platform-call-failed.js';
+import { failure, settled } from '../testing/platform-calls.js';
 import type { PlatformAgentSpec, PlatformConnection } from './voice-platform.port.js';
 
 let simulator: PlatformASimulator;
@@ -19,19 +19,8 @@ const spec: PlatformAgentSpec = {
   webhook_url: 'https://hooks.example/platform_a',
 };
 
-async function failure(promise: Promise<unknown>): Promise<PlatformCallFailed> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformCallFailed);
-  return error as PlatformCallFailed;
-}
-
 /** Waits until the simulator has finished every (delayed) answer, so none outlives the test. */
-async function simulatorSettled(): Promise<void> {
-  while (simulator.requests().some((request) => request.status === null)) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const simulatorSettled = () => settled(simulator);
 
 beforeAll(async () => {
   simulator = await PlatformASimulator.start();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { DEFAULT_API_KEY, PlatformBSimulator } from '@voice/platform-simulators';
 import { platformBName } from './platform-b.mapping.js';
 import { PlatformBAdapter } from './platform-b.adapter.js';
-import { PlatformCallFailed } from './platform-call-failed.js';
+import { failure, settled } from '../testing/platform-calls.js';
 import type { PlatformAgentSpec, PlatformConnection } from './voice-platform.port.js';
 
 let simulator: PlatformBSimulator;
@@ -20,19 +20,8 @@ const spec: PlatformAgentSpec = {
   webhook_url: 'https://hooks.example/platform_b',
 };
 
-async function failure(promise: Promise<unknown>): Promise<PlatformCallFailed> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformCallFailed);
-  return error as PlatformCallFailed;
-}
-
 /** Waits until the simulator has finished every (delayed) answer, so none outlives the test. */
-async function simulatorSettled(): Promise<void> {
-  while (simulator.requests().some((request) => request.status === null)) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const simulatorSettled = () => settled(simulator);
 
 beforeAll(async () => {
   simulator = await PlatformBSimulator.start();
