@@ -1,0 +1,70 @@
+import { describe, expect, it } from '@jest/globals';
+import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import {
+  foldPlatformSync, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
+} from './platform-sync.events.js';
+
+const spec: PlatformAgentSpec = {
+  external_id: 'agt_1', name: 'A', system_prompt: null, welcome_message: null, voice_id: 'v', language: 'en', transfer_number: null, webhook_url: 'https://h',
+};
+const number = { phone_number: '+14155550100', platform_number_id: '+14155550100', purchased: true, bound_to: 'pa-1' };
+const agent = { voice_platform: 'platform_a' as const, version: 3 };
+
+const progressed = (version: number, at: string): PlatformSyncEvent => ({
+  type: PlatformSyncEventTypes.progressed,
+  data: { platform: 'platform_a', platform_agent_id: 'pa-1', spec, number: null, attempted_version: version, at },
+});
+const synced = (version: number, at: string): PlatformSyncEvent => ({
+  type: PlatformSyncEventTypes.synced,
+  data: { platform: 'platform_a', platform_agent_id: 'pa-1', spec, number, synced_version: version, at },
+});
+const failed = (version: number, at: string, permanent: boolean): PlatformSyncEvent => ({
+  type: PlatformSyncEventTypes.failed,
+  data: { platform: 'platform_a', error: { code: permanent ? 'platform_rejected' : 'platform_unavailable', message: 'no', ...(permanent && { field: 'voice_id' }) }, permanent, attempted_version: version, at },
+});
+
+describe('platform sync events', () => {
+  it('fold: progress and sync record the platform facts; a sync clears earlier failures', () => {
+    const record = foldPlatformSync([progressed(1, 't1'), failed(1, 't2', false), synced(1, 't3')]);
+    expect(record).toEqual({ facts: { platform_a: { platform_agent_id: 'pa-1', spec, number } }, synced_version: 1, synced_at: 't3', failures: [] });
+    expect(platformFactsData(record.facts, 'platform_a')).toEqual({ platform: 'platform_a', platform_agent_id: 'pa-1', spec, number });
+  });
+
+  it('fold: a platform whose facts are all gone is forgotten', () => {
+    const gone: PlatformSyncEvent = {
+      type: PlatformSyncEventTypes.synced, data: { platform: 'platform_a', platform_agent_id: null, spec: null, number: null, synced_version: 2, at: 't' },
+    };
+    expect(foldPlatformSync([synced(1, 't1'), gone]).facts).toEqual({});
+  });
+});
+
+describe('platformSyncView', () => {
+  it('pending before any attempt', () => {
+    expect(platformSyncView(foldPlatformSync([]), agent)).toEqual({ state: 'pending', platform_agent_id: null, synced_version: null, last_attempt_at: null, last_error: null });
+  });
+
+  it('synced when the current version was synced', () => {
+    expect(platformSyncView(foldPlatformSync([synced(3, '2026-01-01T00:00:03Z')]), agent)).toEqual({
+      state: 'synced', platform_agent_id: 'pa-1', synced_version: 3, last_attempt_at: '2026-01-01T00:00:03Z', last_error: null,
+    });
+  });
+
+  it('pending when an older version was synced, or after a transient failure (with the error shown)', () => {
+    expect(platformSyncView(foldPlatformSync([synced(2, 't1')]), agent).state).toBe('pending');
+    const view = platformSyncView(foldPlatformSync([synced(2, '2026-01-01T00:00:01Z'), failed(3, '2026-01-01T00:00:02Z', false)]), agent);
+    expect(view).toMatchObject({ state: 'pending', synced_version: 2, last_attempt_at: '2026-01-01T00:00:02Z', last_error: { code: 'platform_unavailable' } });
+  });
+
+  it('failed when the current version failed permanently; a later version is pending again', () => {
+    const record = foldPlatformSync([failed(3, '2026-01-01T00:00:02Z', true)]);
+    expect(platformSyncView(record, agent)).toMatchObject({ state: 'failed', last_error: { code: 'platform_rejected', field: 'voice_id' } });
+    expect(platformSyncView(record, { ...agent, version: 4 }).state).toBe('pending');
+  });
+
+  it('the platform agent id is that of the agent\'s current platform', () => {
+    const record = foldPlatformSync([synced(3, 't')]);
+    expect(platformSyncView(record, { ...agent, voice_platform: 'platform_b' }).platform_agent_id).toBeNull();
+    const failure: AgentSyncFailed['data'] | undefined = record.failures[0];
+    expect(failure).toBeUndefined();
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Events recording platform-sync progress on the agent stream, and the
+ * agent resource's `platform_sync` field folded from them. Pure.
+ *
+ * - AgentPlatformSyncProgressed: the facts of one platform after a step (so a
+ *   crash mid-plan loses at most the step in flight).
+ * - AgentSyncedToPlatform: the plan for `synced_version` of the agent came out
+ *   empty: the platform holds the agent as that version wants it.
+ * - AgentSyncFailed: an attempt stopped; `permanent` failures wait for a change
+ *   (new credentials, another voice, …), the others are retried.
+ */
+import type { VoicePlatform } from '@voice/contracts';
+import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import type { NumberFacts, SyncFacts } from './platform-sync.decider.js';
+
+export const PlatformSyncEventTypes = {
+  progressed: 'AgentPlatformSyncProgressed',
+  synced: 'AgentSyncedToPlatform',
+  failed: 'AgentSyncFailed',
+} as const;
+
+export interface PlatformFactsData {
+  platform: VoicePlatform;
+  platform_agent_id: string | null;
+  number: NumberFacts | null;
+  /** The spec last sent to the platform. */
+  spec: PlatformAgentSpec | null;
+}
+
+export interface AgentPlatformSyncProgressed {
+  type: typeof PlatformSyncEventTypes.progressed;
+  data: PlatformFactsData & { attempted_version: number; at: string };
+}
+
+export interface AgentSyncedToPlatform {
+  type: typeof PlatformSyncEventTypes.synced;
+  data: PlatformFactsData & { synced_version: number; at: string };
+}
+
+export interface SyncError {
+  /** Ours: invalid_platform_credentials, platform_rejected, phone_number_in_use, phone_number_unavailable, platform_unavailable, … */
+  code: string;
+  message: string;
+  /** Our field the platform objected to, when known. */
+  field?: string;
+}
+
+export interface AgentSyncFailed {
+  type: typeof PlatformSyncEventTypes.failed;
+  data: { platform: VoicePlatform; error: SyncError; permanent: boolean; attempted_version: number; at: string };
+}
+
+export type PlatformSyncEvent = AgentPlatformSyncProgressed | AgentSyncedToPlatform | AgentSyncFailed;
+
+/** What the events say so far. */
+export interface PlatformSyncRecord {
+  facts: SyncFacts;
+  synced_version: number | null;
+  synced_at: string | null;
+  /** Failures since the last successful sync, oldest first. */
+  failures: AgentSyncFailed['data'][];
+}
+
+export const NO_PLATFORM_SYNC: PlatformSyncRecord = { facts: {}, synced_version: null, synced_at: null, failures: [] };
+
+/** The facts with one platform's replaced by what an event recorded. */
+export function applyFacts(facts: SyncFacts, data: PlatformFactsData): SyncFacts {
+  const next: SyncFacts = { ...facts };
+  if (data.platform_agent_id === null && data.number === null && data.spec === null) delete next[data.platform];
+  else next[data.platform] = { platform_agent_id: data.platform_agent_id, spec: data.spec, number: data.number };
+  return next;
+}
+
+/** The event data recording one platform's facts. */
+export function platformFactsData(facts: SyncFacts, platform: VoicePlatform): PlatformFactsData {
+  const recorded = facts[platform];
+  return { platform, platform_agent_id: recorded?.platform_agent_id ?? null, number: recorded?.number ?? null, spec: recorded?.spec ?? null };
+}
+
+export function evolvePlatformSync(record: PlatformSyncRecord, event: PlatformSyncEvent): PlatformSyncRecord {
+  switch (event.type) {
+    case PlatformSyncEventTypes.progressed:
+      return { ...record, facts: applyFacts(record.facts, event.data) };
+    case PlatformSyncEventTypes.synced:
+      return { facts: applyFacts(record.facts, event.data), synced_version: event.data.synced_version, synced_at: event.data.at, failures: [] };
+    case PlatformSyncEventTypes.failed:
+      return { ...record, failures: [...record.failures, event.data] };
+  }
+}
+
+export function foldPlatformSync(events: readonly PlatformSyncEvent[]): PlatformSyncRecord {
+  return events.reduce(evolvePlatformSync, NO_PLATFORM_SYNC);
+}
+
+/** The agent resource's `platform_sync` field. */
+export interface PlatformSyncView {
+  state: 'synced' | 'pending' | 'failed';
+  platform_agent_id: string | null;
+  synced_version: number | null;
+  last_attempt_at: string | null;
+  last_error: SyncError | null;
+}
+
+/**
+ * `agent` is the agent's platform and current stream version (the version the
+ * platforms should reflect). Synced: a sync for that version (or later)
+ * succeeded. Failed: the latest attempt at that version failed permanently.
+ * Pending otherwise (never attempted, in flight, or retrying after a transient failure).
+ */
+export function platformSyncView(record: PlatformSyncRecord, agent: { voice_platform: VoicePlatform; version: number }): PlatformSyncView {
+  const last = record.failures.at(-1) ?? null;
+  const synced = record.synced_version !== null && record.synced_version >= agent.version;
+  const failed = !synced && last !== null && last.permanent && last.attempted_version >= agent.version;
+  const lastAttemptAt = [record.synced_at, last?.at ?? null].filter((at): at is string => at !== null).sort().at(-1) ?? null;
+  return {
+    state: synced ? 'synced' : failed ? 'failed' : 'pending',
+    platform_agent_id: record.facts[agent.voice_platform]?.platform_agent_id ?? null,
+    synced_version: record.synced_version,
+    last_attempt_at: lastAttemptAt,
+    last_error: synced ? null : last?.error ?? null,
+  };
+}
