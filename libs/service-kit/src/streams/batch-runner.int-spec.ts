@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
+import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { InProcessStreams } from './in-process-streams.js';
-import { JetStreamStreams } from './jetstream-streams.js';
-import type { MessageStreams, StreamMessage } from './message-streams.js';
+import { eventually, STREAM_ADAPTERS, streamsUnderTest } from '../../../../test/support/streams.js';
+import type { StreamMessage } from './message-streams.js';
 
 /** A real pino logger whose JSON lines are kept for the test to read. */
 function capturedLogger() {
@@ -21,19 +19,6 @@ function capturedLogger() {
   return { lines, logger: pino({ level: 'info' }, destination) };
 }
 
-async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
-
 let db: TestDatabase;
 let pool: pg.Pool;
 beforeAll(async () => {
@@ -45,36 +30,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe.each([
-  ['JetStream', 'jetstream'],
-  ['in-process', 'in-process'],
-] as const)('a failing batch handler over %s', (_name, kind) => {
-  const namespace = randomNamespace();
-  let nc: NatsConnection | undefined;
-  let streams: MessageStreams;
-  let counter = 0;
-  const nextStream = () => {
-    counter += 1;
-    return { stream: `${namespace}_S${counter}`, subject: `${namespace}.s${counter}` };
-  };
-
-  beforeAll(async () => {
-    if (kind === 'jetstream') {
-      nc = await connect({ servers: testNatsUrl() });
-      streams = new JetStreamStreams(nc);
-    } else {
-      streams = new InProcessStreams();
-    }
-  });
-  afterAll(async () => {
-    await nc?.close();
-    if (kind === 'jetstream') await deleteNamespaceStreams(namespace);
-  });
+describe.each(STREAM_ADAPTERS)('a failing batch handler over %s', (_name, kind) => {
+  const harness = streamsUnderTest(kind);
+  const { nextStream } = harness;
 
   /** JetStream's own view of the durable: nothing pending, nothing awaiting an ack. */
   async function expectDrained(stream: string, durable: string) {
-    if (!nc) return;
-    const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
+    if (!harness.nc) return;
+    const info = await (await jetstreamManager(harness.nc)).consumers.info(stream, durable);
     expect({ pending: info.num_pending, ack_pending: info.num_ack_pending }).toEqual({ pending: 0, ack_pending: 0 });
   }
 
@@ -98,13 +61,13 @@ describe.each([
   };
 
   it('isolates a poison message PostgreSQL refuses: the rest of its batch is stored and acked, the poison one is terminated and logged', async () => {
-    const { stream, subject } = nextStream();
-    const table = `rows_${kind.replace('-', '_')}_${counter}`;
+    const { stream, subject, n } = nextStream();
+    const table = `rows_${kind.replace('-', '_')}_${n}`;
     await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
-    await streams.ensureStream(stream, [`${subject}.>`]);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
     // Published before the consumer starts; batches are whatever has arrived, one transaction each.
     const ids = ['ok-1', 'ok-2', 'poison', 'ok-3', 'ok-4'];
-    for (const id of ids) await streams.publish(`${subject}.x`, { id, body: id === 'poison' ? 'nul \u0000 inside' : `body of ${id}` }, id);
+    for (const id of ids) await harness.streams.publish(`${subject}.x`, { id, body: id === 'poison' ? 'nul \u0000 inside' : `body of ${id}` }, id);
 
     const { lines, logger } = capturedLogger();
     const handled: Array<Array<{ id: string; delivery: number }>> = [];
@@ -115,7 +78,7 @@ describe.each([
       if (handled.length === 1) await new Promise((r) => setTimeout(r, 300));
       await storeInTransaction(table)(batch);
     };
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, handle);
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, handle);
     try {
       await eventually(async () => {
         const { rows } = await pool.query(`SELECT id FROM ${table} ORDER BY id`);
@@ -142,16 +105,16 @@ describe.each([
   });
 
   it('isolates a message a trigger refuses (P0001, a data fault): the rest is stored, the refused one is terminated', async () => {
-    const { stream, subject } = nextStream();
-    const table = `refusing_${kind.replace('-', '_')}_${counter}`;
+    const { stream, subject, n } = nextStream();
+    const table = `refusing_${kind.replace('-', '_')}_${n}`;
     await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
     await pool.query(`CREATE FUNCTION ${table}_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.body = 'refused' THEN RAISE EXCEPTION 'row refused'; END IF; RETURN NEW; END $$`);
     await pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_refuse()`);
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (const id of ['t-1', 't-2', 't-3']) await streams.publish(`${subject}.x`, { id, body: id === 't-2' ? 'refused' : `body of ${id}` }, `trigger-${id}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (const id of ['t-1', 't-2', 't-3']) await harness.streams.publish(`${subject}.x`, { id, body: id === 't-2' ? 'refused' : `body of ${id}` }, `trigger-${id}`);
 
     const { lines, logger } = capturedLogger();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, storeInTransaction(table));
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, storeInTransaction(table));
     try {
       await eventually(async () => {
         const { rows } = await pool.query(`SELECT id FROM ${table} ORDER BY id`);
@@ -171,7 +134,7 @@ describe.each([
     const { stream, subject } = nextStream();
     const { lines, logger } = capturedLogger();
     const seen: number[] = [];
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
       for (const m of batch) seen.push(m.deliveryCount);
       if (batch.some((m) => m.deliveryCount === 1)) {
         // A real driver error: nothing listens on port 1.
@@ -181,7 +144,7 @@ describe.each([
       for (const m of batch) m.ack();
     });
     try {
-      await streams.publish(`${subject}.x`, { n: 1 }, 'down-1');
+      await harness.streams.publish(`${subject}.x`, { n: 1 }, 'down-1');
       await eventually(() => expect(seen).toEqual([1, 2]), 8000);
       expect(lines).toEqual([expect.objectContaining({ level: 50, msg: expect.stringMatching(/transient/), err: expect.objectContaining({ code: 'ECONNREFUSED' }) })]);
       await expectDrained(stream, 'd');
@@ -194,20 +157,20 @@ describe.each([
     ['out of disk space (53100, transient)', 'disk_full', '53100', /transient/],
     ['failing with an internal error (XX000, not a data error)', 'internal_error', 'XX000', /^outage/],
   ])('terminates nothing while PostgreSQL is %s for every message; everything is stored once it recovers', async (_what, condition, sqlstate, logged) => {
-    const { stream, subject } = nextStream();
-    const table = `down_${kind.replace('-', '_')}_${counter}`;
+    const { stream, subject, n } = nextStream();
+    const table = `down_${kind.replace('-', '_')}_${n}`;
     await pool.query(`CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)`);
     await pool.query(`CREATE FUNCTION ${table}_fail() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: simulated' USING ERRCODE = '${condition}'; END $$`);
     await pool.query(`CREATE TRIGGER fail BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_fail()`);
-    await streams.ensureStream(stream, [`${subject}.>`]);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
     const ids = ['e-1', 'e-2', 'e-3', 'e-4', 'e-5'];
-    // The in-process stand-in de-duplicates message ids across its streams.
-    for (const id of ids) await streams.publish(`${subject}.x`, { id, body: `body of ${id}` }, `${sqlstate}-${id}`);
+    // The in-process stand-in de-duplicates message ids across its harness.streams.
+    for (const id of ids) await harness.streams.publish(`${subject}.x`, { id, body: `body of ${id}` }, `${sqlstate}-${id}`);
 
     const { lines, logger } = capturedLogger();
     const attempts: string[] = [];
     const store = storeInTransaction(table);
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
       attempts.push(...batch.map((m) => (m.data as { id: string }).id));
       await store(batch);
     });
@@ -231,13 +194,13 @@ describe.each([
 
   it('terminates nothing when the handler throws a non-database error for every message; all are handled once it is fixed', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (const n of [1, 2, 3, 4]) await streams.publish(`${subject}.x`, { n }, `bug-${n}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3, 4]) await harness.streams.publish(`${subject}.x`, { n }, `bug-${n}`);
     const { lines, logger } = capturedLogger();
     let broken = true;
     const calls: number[][] = [];
     const handled = new Set<number>();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
       calls.push(batch.map((m) => (m.data as { n: number }).n));
       if (broken) throw new TypeError("Cannot read properties of undefined (reading 'agent_id')");
       for (const m of batch) {
@@ -262,12 +225,12 @@ describe.each([
 
   it('terminates a message that throws a non-database error on its own while the rest of its batch succeeds', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (const n of [1, 2, 3, 4, 5]) await streams.publish(`${subject}.x`, { n }, `one-bug-${n}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3, 4, 5]) await harness.streams.publish(`${subject}.x`, { n }, `one-bug-${n}`);
     const { lines, logger } = capturedLogger();
     const calls: number[][] = [];
     const handled: number[] = [];
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000, logger }, async (batch) => {
       calls.push(batch.map((m) => (m.data as { n: number }).n));
       // A slow first batch: whatever it did not hold has arrived meanwhile and forms the next one.
       if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
@@ -294,11 +257,11 @@ describe.each([
 
   it('stops retrying alone once a message fails transiently on its own: it and the rest come back later', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (const n of [1, 2, 3]) await streams.publish(`${subject}.x`, { n }, `mid-${n}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3]) await harness.streams.publish(`${subject}.x`, { n }, `mid-${n}`);
     const { lines, logger } = capturedLogger();
     const calls: Array<Array<{ n: number; delivery: number }>> = [];
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 20_000, logger }, async (batch) => {
       calls.push(batch.map((m) => ({ n: (m.data as { n: number }).n, delivery: m.deliveryCount })));
       if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
       if (batch[0].deliveryCount === 1) {
@@ -323,11 +286,11 @@ describe.each([
 
   it('retries alone only the messages a failing handler left unsettled', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (const n of [1, 2, 3]) await streams.publish(`${subject}.x`, { n }, `partial-${n}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (const n of [1, 2, 3]) await harness.streams.publish(`${subject}.x`, { n }, `partial-${n}`);
     const { lines, logger } = capturedLogger();
     const calls: number[][] = [];
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', logger }, async (batch) => {
       calls.push(batch.map((m) => (m.data as { n: number }).n));
       if (calls.length === 1) await new Promise((r) => setTimeout(r, 300));
       batch[0].ack();

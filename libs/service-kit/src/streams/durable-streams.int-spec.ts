@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from '@voice/testing';
-import { InProcessStreams } from './in-process-streams.js';
-import { JetStreamStreams } from './jetstream-streams.js';
-import type { MessageStreams, StreamMessage } from './message-streams.js';
+import { describe, expect, it } from '@jest/globals';
+import { eventually, STREAM_ADAPTERS, streamsUnderTest } from '../../../../test/support/streams.js';
+import type { StreamMessage } from './message-streams.js';
 
 /** Collects what a consumer sees and lets a test decide how each message is settled. */
 function recorder(settle: (m: StreamMessage) => void = (m) => m.ack()) {
@@ -19,53 +16,18 @@ function recorder(settle: (m: StreamMessage) => void = (m) => m.ack()) {
   return { seen, handle };
 }
 
-async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
-
-describe.each([
-  ['JetStream', 'jetstream'],
-  ['in-process', 'in-process'],
-] as const)('durable streams over %s', (_name, kind) => {
-  const namespace = randomNamespace();
-  let nc: NatsConnection | undefined;
-  let streams: MessageStreams;
-  let counter = 0;
-  const nextStream = () => {
-    counter += 1;
-    return { stream: `${namespace}_S${counter}`, subject: `${namespace}.s${counter}` };
-  };
-
-  beforeAll(async () => {
-    if (kind === 'jetstream') {
-      nc = await connect({ servers: testNatsUrl() });
-      streams = new JetStreamStreams(nc);
-    } else {
-      streams = new InProcessStreams();
-    }
-  });
-  afterAll(async () => {
-    await nc?.close();
-    if (kind === 'jetstream') await deleteNamespaceStreams(namespace);
-  });
+describe.each(STREAM_ADAPTERS)('durable streams over %s', (_name, kind) => {
+  const harness = streamsUnderTest(kind);
+  const { nextStream } = harness;
 
   it('delivers messages published before and after the consumer started, de-duplicating by msg id', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    await streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
-    await streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    await harness.streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
+    await harness.streams.publish(`${subject}.a`, { n: 1 }, 'id-1');
     const { seen, handle } = recorder();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
-    await streams.publish(`${subject}.b`, { n: 2 }, 'id-2');
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
+    await harness.streams.publish(`${subject}.b`, { n: 2 }, 'id-2');
     await eventually(() => expect(seen.map((s) => s.data)).toEqual([{ n: 1 }, { n: 2 }]));
     await consumer.stop();
   });
@@ -73,9 +35,9 @@ describe.each([
   it('redelivers a nak-ed message after the delay, with a higher delivery count', async () => {
     const { stream, subject } = nextStream();
     const { seen, handle } = recorder((m) => (m.deliveryCount === 1 ? m.nak(200) : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
     const started = Date.now();
-    await streams.publish(`${subject}.x`, { n: 1 }, 'nak-1');
+    await harness.streams.publish(`${subject}.x`, { n: 1 }, 'nak-1');
     await eventually(() => expect(seen.map((s) => s.deliveryCount)).toEqual([1, 2]));
     expect(Date.now() - started).toBeGreaterThanOrEqual(180);
     await consumer.stop();
@@ -84,8 +46,8 @@ describe.each([
   it('redelivers a message nobody settled once the ack wait has passed', async () => {
     const { stream, subject } = nextStream();
     const { seen, handle } = recorder((m) => (m.deliveryCount === 1 ? undefined : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
-    await streams.publish(`${subject}.x`, { n: 1 }, 'lost-ack-1');
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
+    await harness.streams.publish(`${subject}.x`, { n: 1 }, 'lost-ack-1');
     await eventually(() => expect(seen.map((s) => s.deliveryCount)).toEqual([1, 2]), 8000);
     await consumer.stop();
   });
@@ -93,9 +55,9 @@ describe.each([
   it('never redelivers a terminated message', async () => {
     const { stream, subject } = nextStream();
     const { seen, handle } = recorder((m) => ((m.data as { n: number }).n === 1 ? m.term('poison') : m.ack()));
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
-    await streams.publish(`${subject}.x`, { n: 1 }, 'poison-1');
-    await streams.publish(`${subject}.x`, { n: 2 }, 'fine-2');
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs: 1000 }, handle);
+    await harness.streams.publish(`${subject}.x`, { n: 1 }, 'poison-1');
+    await harness.streams.publish(`${subject}.x`, { n: 2 }, 'fine-2');
     await eventually(() => expect(seen.map((s) => s.data)).toEqual([{ n: 1 }, { n: 2 }]));
     await new Promise((r) => setTimeout(r, 1300));
     expect(seen).toHaveLength(2);
@@ -104,11 +66,11 @@ describe.each([
 
   it('hands over many messages in batches no larger than the batch size', async () => {
     const { stream, subject } = nextStream();
-    await streams.ensureStream(stream, [`${subject}.>`]);
-    for (let i = 0; i < 50; i++) await streams.publish(`${subject}.x`, { n: i }, `many-${i}`);
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (let i = 0; i < 50; i++) await harness.streams.publish(`${subject}.x`, { n: i }, `many-${i}`);
     const sizes = new Map<number, number>();
     const { seen, handle } = recorder();
-    const consumer = await streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', batchSize: 8 }, async (batch) => {
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', batchSize: 8 }, async (batch) => {
       await handle(batch);
       sizes.set(sizes.size, batch.length);
     });
