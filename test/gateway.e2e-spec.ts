@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { startGateway } from '../apps/api-gateway/src/app.js';
@@ -7,6 +8,21 @@ import { startSystem, type RunningSystem, type TestAccount } from './support/sys
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** A GET with a Host header of our choosing (fetch always sends the URL's own host). */
+function getWithHost(baseUrl: string, path: string, host: string, bearer: string): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method: 'GET', headers: { host, authorization: `Bearer ${bearer}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** The error envelope exactly: nothing but the documented fields, and the response's request id. */
 function expectError(res: { status: number; headers: Headers; body: any }, status: number, expected: Record<string, unknown>) {
@@ -237,6 +253,11 @@ describe('api-gateway over HTTP', () => {
       expect(res.body.links.prev).toBeNull();
     });
 
+    it('refuses unknown query parameters like every other list', async () => {
+      const res = await account.api.get('/v1/api-keys?per_page=10&stauts=active');
+      expectError(res, 400, { code: 'invalid_parameter', field: 'stauts', valid_values: ['page', 'per_page'] });
+    });
+
     it('revokes at once; another account’s key is not found; a key may revoke itself', async () => {
       const created = await account.api.post('/v1/api-keys', { scopes: ['agents:read', 'api_keys:write'] });
       const key = system.client(created.body.data.api_key);
@@ -327,6 +348,45 @@ describe('api-gateway over HTTP', () => {
         expect((await apiClient(gateway.url, account.api_key).get('/v1/agents')).status).toBe(200);
       } finally {
         await gateway.close();
+      }
+    });
+  });
+
+  describe('pagination links', () => {
+    const links = (body: any) => [body.links.first, body.links.prev, body.links.next, body.links.last].filter((l) => l !== null);
+
+    it('are rooted at PUBLIC_URL when it is configured, whatever Host the client sends', async () => {
+      const gateway = await startGateway({
+        port: 0, host: '127.0.0.1', databaseUrl: system.databaseUrl, natsUrl: system.natsUrl, namespace: system.namespace,
+        publicUrl: 'https://api.example.com/',
+      });
+      try {
+        for (const host of ['evil.example', 'evil.example/phish?x=']) {
+          const res = await getWithHost(gateway.url, '/v1/api-keys?per_page=1', host, account.api_key);
+          expect(res.status).toBe(200);
+          expect(links(res.body).length).toBeGreaterThan(0);
+          for (const link of links(res.body)) {
+            expect(link).not.toContain('evil.example');
+            expect(link.startsWith('https://api.example.com/v1/api-keys?')).toBe(true);
+          }
+        }
+      } finally {
+        await gateway.close();
+      }
+    });
+
+    it('without PUBLIC_URL follow a plain Host, but never reflect a malformed one', async () => {
+      const plain = await getWithHost(system.baseUrl, '/v1/api-keys?per_page=1', 'proxy.example:8443', account.api_key);
+      expect(plain.status).toBe(200);
+      expect(plain.body.links.first).toBe('http://proxy.example:8443/v1/api-keys?per_page=1&page=1');
+
+      for (const host of ['evil.example/phish?x=', 'user@evil.example', 'evil.example#x']) {
+        const res = await getWithHost(system.baseUrl, '/v1/api-keys?per_page=1', host, account.api_key);
+        expect(res.status).toBe(200);
+        for (const link of links(res.body)) {
+          expect(link).not.toContain('evil.example');
+          expect(link.startsWith(`${system.baseUrl}/v1/api-keys?`)).toBe(true);
+        }
       }
     });
   });

@@ -17,6 +17,7 @@ import {
 } from '@voice/service-kit';
 import { openGatewayDatabase } from './database/gateway-database.js';
 import { gatewayControllers, GatewayModule } from './gateway.module.js';
+import { shareSettingsWithEnvelopes } from './http/envelope.js';
 import { GatewayExceptionFilter } from './http/exception.filter.js';
 import { answerMalformedRequests, installHttpPipeline } from './http/http-pipeline.js';
 import { routesOf } from './http/route-table.js';
@@ -35,7 +36,7 @@ export interface GatewayOptions {
   adminToken?: string;
   /** Upper bound for every request-reply call to a service and every stream acknowledgement. */
   rpcTimeoutMs?: number;
-  /** PUBLIC_URL: base of the integrations' webhook URLs; defaults to the gateway's own address (http://127.0.0.1:<port>). */
+  /** PUBLIC_URL: base of the integrations' webhook URLs and, when given, of pagination links; defaults to the gateway's own address (http://127.0.0.1:<port>). */
   publicUrl?: string;
   /** Where logs go; defaults to JSON lines on stdout. */
   logger?: Logger;
@@ -78,6 +79,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     rpcTimeoutMs: options.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
     publicUrl: options.publicUrl?.replace(/\/+$/, '') || undefined,
   };
+  settings.publicUrlConfigured = settings.publicUrl !== undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err) => logger.warn({ err }, 'error while shutting down'));
@@ -103,6 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     app.set('etag', false);
     const controllers = gatewayControllers(settings);
     installHttpPipeline(app, routesOf(controllers), logger);
+    shareSettingsWithEnvelopes(app, settings);
     app.get(OpenApiDocumentHolder).document = buildOpenApiDocument(app, controllers);
     app.useGlobalFilters(new GatewayExceptionFilter(logger));
 

@@ -24,4 +24,6 @@ export interface GatewaySettings {
   rpcTimeoutMs: number;
   /** PUBLIC_URL: the base of the webhook URLs given to platforms; set to the gateway's own address once it listens when not configured. */
   publicUrl?: string;
+  /** PUBLIC_URL was configured rather than defaulted: it then also roots pagination links, whatever Host the client sent. */
+  publicUrlConfigured?: boolean;
 }

@@ -121,3 +121,13 @@ export function toServiceError(errors: ValidationError[], prefix = '', readOnly:
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * The first query parameter a list does not know, as the error every list answers with:
+ * a typo such as `stauts` would otherwise silently return everything.
+ */
+export function findUnknownParameter(query: Record<string, unknown>, known: readonly string[]): ServiceError | undefined {
+  const name = Object.keys(query).find((key) => !known.includes(key));
+  if (name === undefined) return undefined;
+  return { code: 'invalid_parameter', field: name, message: `${name} is not a recognised parameter.`, valid_values: [...known] };
+}

@@ -1,4 +1,4 @@
-import { AGENT_STATUSES, PAGINATION, VOICE_PLATFORMS, type RawQuery, type ServiceError } from '@voice/contracts';
+import { AGENT_STATUSES, findUnknownParameter, PAGINATION, VOICE_PLATFORMS, type RawQuery, type ServiceError } from '@voice/contracts';
 
 export interface ListAgentsParams {
   status?: (typeof AGENT_STATUSES)[number];
@@ -18,10 +18,9 @@ const MAX_SEARCH_LENGTH = 100;
  * silently return everything); an empty value means "not given".
  */
 export function parseListAgentsQuery(query: RawQuery = {}): { params: ListAgentsParams } | { problem: ServiceError } {
+  const unknownParameter = findUnknownParameter(query, KNOWN);
+  if (unknownParameter) return { problem: unknownParameter };
   for (const [name, value] of Object.entries(query)) {
-    if (!(KNOWN as readonly string[]).includes(name)) {
-      return { problem: { code: 'invalid_parameter', field: name, message: `${name} is not a recognised parameter; use ${KNOWN.join(', ')}.` } };
-    }
     // Repeated (`?a=1&a=2`) or bracketed (`?a[b]=1`) parameters arrive as arrays or objects.
     if (value !== undefined && typeof value !== 'string') {
       return { problem: { code: 'invalid_parameter', field: name, message: `${name} must be given at most once, as a plain value.` } };

@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
+import { findUnknownParameter } from '@voice/contracts';
 import { validateBody } from '@voice/service-kit';
 import { RequireScope } from '../auth/access.decorators.js';
 import { ApiKeysStore } from '../auth/api-keys.store.js';
 import { isApiKeyId } from '../auth/resource-ids.js';
-import { apiFailure } from '../http/api-failure.js';
+import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf } from '../http/gateway-request.js';
-import { parsePageQuery } from '../http/pagination.js';
+import { PAGE_PARAMETERS, parsePageQuery } from '../http/pagination.js';
 import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
 import type { Scope } from '../auth/scopes.js';
@@ -47,6 +48,8 @@ export class ApiKeysController {
   @ApiEnvelope(200, 'ApiKey', { description: 'One page of keys.', list: true })
   @ApiErrors('invalid_parameter')
   async list(@Req() req: Request, @Query() query: Record<string, unknown>) {
+    const unknownParameter = findUnknownParameter(query, PAGE_PARAMETERS);
+    if (unknownParameter) throw new ApiFailure(unknownParameter);
     const paging = parsePageQuery(query);
     if ('invalid' in paging) throw apiFailure('invalid_parameter', `${paging.invalid} must be a positive integer.`, { field: paging.invalid });
     const { items, total } = await this.keys.list(callerOf(req).account.id, paging.perPage, (paging.page - 1) * paging.perPage);

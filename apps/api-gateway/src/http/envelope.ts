@@ -1,7 +1,9 @@
-import type { Request } from 'express';
+import type { Application, Request } from 'express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { GatewaySettings } from '../tokens.js';
 import { apiError, type ErrorEnvelope, type PageResult, type ServiceError } from '@voice/contracts';
 import { requestIdOf } from './gateway-request.js';
-import { pageLinks, pageMeta, requestBaseUrl, type PageLinks, type PageMeta } from './pagination.js';
+import { linksOrigin, pageLinks, pageMeta, type PageLinks, type PageMeta } from './pagination.js';
 
 export interface Meta {
   request_id: string;
@@ -25,10 +27,28 @@ export function success<T>(req: Request, data: T): Envelope<T> {
   return { data, meta: metaFor(requestIdOf(req)) };
 }
 
+const SETTINGS_LOCAL = 'gatewaySettings';
+
+/** Lets listEnvelope see PUBLIC_URL (the same object the module holds, completed once the gateway listens). */
+export function shareSettingsWithEnvelopes(app: NestExpressApplication, settings: GatewaySettings): void {
+  (app.getHttpAdapter().getInstance() as Application).locals[SETTINGS_LOCAL] = settings;
+}
+
+function settingsOf(req: Request): GatewaySettings | undefined {
+  return req.app?.locals[SETTINGS_LOCAL] as GatewaySettings | undefined;
+}
+
 /** A list envelope from a service's PageResult: pagination meta plus absolute page links that keep every filter. */
 export function listEnvelope<T>(req: Request, page: PageResult<T>): ListEnvelope<T> {
   const { pathname, search } = new URL(req.originalUrl, 'http://placeholder');
-  const baseUrl = requestBaseUrl(req.protocol, req.get('host'), pathname);
+  const settings = settingsOf(req);
+  const origin = linksOrigin({
+    configuredPublicUrl: settings?.publicUrlConfigured ? settings.publicUrl : undefined,
+    ownUrl: settings?.publicUrl ?? 'http://localhost',
+    protocol: req.protocol,
+    host: req.get('host'),
+  });
+  const baseUrl = `${origin}${pathname}`;
   return {
     data: page.items,
     meta: { ...pageMeta(page.total, page.page, page.per_page), ...metaFor(requestIdOf(req)) },

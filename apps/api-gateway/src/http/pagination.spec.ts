@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { pageLinks, pageMeta, parsePageQuery } from './pagination.js';
+import { isHostAndPort, linksOrigin, pageLinks, pageMeta, parsePageQuery } from './pagination.js';
 
 const base = 'http://api.test/v1/conversations';
 const page = (link: string | null) => (link === null ? null : Number(new URL(link).searchParams.get('page')));
@@ -51,6 +51,34 @@ describe('pageLinks', () => {
     expect(links.next).toBeNull();
     const empty = pageLinks({ baseUrl: base, search: '', page: 4, perPage: 10, total: 0 });
     expect(page(empty.prev)).toBe(1);
+  });
+});
+
+describe('linksOrigin', () => {
+  const own = 'http://127.0.0.1:3000';
+
+  it('uses a configured PUBLIC_URL whatever Host the client sent', () => {
+    for (const host of ['evil.example', 'evil.example/phish?x=', 'api.test:8080', undefined]) {
+      expect(linksOrigin({ configuredPublicUrl: 'https://api.example.com/', ownUrl: own, protocol: 'http', host })).toBe('https://api.example.com');
+    }
+  });
+
+  it('without PUBLIC_URL keeps a plain host[:port] with the gateway\'s scheme', () => {
+    expect(linksOrigin({ ownUrl: own, protocol: 'http', host: 'api.test:8080' })).toBe('http://api.test:8080');
+    expect(linksOrigin({ ownUrl: own, protocol: 'https', host: 'api.test' })).toBe('https://api.test');
+    expect(linksOrigin({ ownUrl: own, protocol: 'http', host: '[::1]:3000' })).toBe('http://[::1]:3000');
+  });
+
+  it.each([
+    ['evil.example/phish?x='], ['evil.example?x'], ['evil.example#x'], ['user@evil.example'], ['evil .example'],
+    ['evil.example:80/x'], ['evil.example:port'], [''], ['a\\b'], ['-evil.example'], [undefined],
+  ])('without PUBLIC_URL falls back to the gateway\'s own address for Host %j', (host) => {
+    expect(linksOrigin({ ownUrl: own, protocol: 'http', host })).toBe(own);
+  });
+
+  it('isHostAndPort accepts names, IPv4 and bracketed IPv6 with an optional port only', () => {
+    for (const ok of ['localhost', 'localhost:3000', 'api.example.com', '10.0.0.1:80', '[2001:db8::1]:443', 'xn--bcher-kva.example']) expect(isHostAndPort(ok)).toBe(true);
+    for (const bad of ['a/b', 'a?b', 'a#b', 'a@b', 'a b', 'a:b:c', '[zz]', 'a:123456']) expect(isHostAndPort(bad)).toBe(false);
   });
 });
 

@@ -20,8 +20,32 @@ function totalPages(total: number, perPage: number): number {
   return total === 0 ? 0 : Math.ceil(total / perPage);
 }
 
-export function requestBaseUrl(protocol: string, host: string | undefined, pathname: string): string {
-  return `${protocol}://${host ?? 'localhost'}${pathname}`;
+export interface LinksOriginInput {
+  /** PUBLIC_URL when the operator configured it: then the request's Host is never used. */
+  configuredPublicUrl?: string;
+  /** The gateway's own listening address, used when the Host header cannot be trusted to be a host at all. */
+  ownUrl: string;
+  protocol: string;
+  host: string | undefined;
+}
+
+// A registered name, IPv4 or bracketed IPv6 literal, with an optional port: nothing that could
+// smuggle a path, query, fragment or userinfo into a URL built from it.
+const HOST_AND_PORT = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+
+export function isHostAndPort(host: string): boolean {
+  return host.length <= 260 && HOST_AND_PORT.test(host);
+}
+
+/**
+ * Where absolute page links point. The Host header is the client's to choose, so a
+ * configured PUBLIC_URL wins; without one the Host is kept (it is what the client
+ * reached, e.g. through a proxy) only when it is a plain host[:port].
+ */
+export function linksOrigin(input: LinksOriginInput): string {
+  if (input.configuredPublicUrl) return input.configuredPublicUrl.replace(/\/+$/, '');
+  if (input.host !== undefined && isHostAndPort(input.host)) return `${input.protocol}://${input.host}`;
+  return input.ownUrl.replace(/\/+$/, '');
 }
 
 export interface PageLinksInput {
@@ -65,6 +89,9 @@ export interface PageQuery {
   page: number;
   perPage: number;
 }
+
+/** The only parameters of a list that has no filters. */
+export const PAGE_PARAMETERS = ['page', 'per_page'] as const;
 
 const POSITIVE_INTEGER = /^[1-9][0-9]{0,8}$/;
 

@@ -5,7 +5,7 @@
  */
 import {
   BOOLEAN_VALUES, CALL_EVENT_PATTERNS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
-  timestampEpochNanos, type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
+  findUnknownParameter, timestampEpochNanos, type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
 } from '@voice/contracts';
 
 export type SortField = (typeof CONVERSATION_SORT_FIELDS)[number];
@@ -64,9 +64,8 @@ export function parseListQuery(query: RawQuery): ParseResult {
 }
 
 function parse(query: RawQuery): ConversationListFilter {
-  for (const name of Object.keys(query)) {
-    if (!(LIST_PARAMETERS as readonly string[]).includes(name)) invalid(name, `${name} is not a recognised parameter.`, LIST_PARAMETERS);
-  }
+  const unknownParameter = findUnknownParameter(query, LIST_PARAMETERS);
+  if (unknownParameter) throw new Problem(unknownParameter);
   const text = (name: string): string | undefined => {
     const value = query[name];
     if (value === undefined) return undefined;
