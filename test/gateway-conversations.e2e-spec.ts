@@ -94,6 +94,17 @@ describe('conversations and call events over HTTP', () => {
       expect(single.body.error).toMatchObject({ code: 'invalid_parameter', field: 'data.caller_number' });
     });
 
+    it('refuses an event id with a control character as 400 on the id, instead of a 503 the platform would retry forever', async () => {
+      const before = await streamedMessages();
+      const events = callEvents('conv-http-crlf', agentId);
+      events[0] = { ...events[0], id: 'evt-1\r\nX-Injected: yes' };
+      const res = await account.api.post('/v1/call-events', { events });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_parameter', field: 'events[0].id' });
+      expect(await streamedMessages()).toBe(before);
+    });
+
     it('bounds a batch to 1..500 events', async () => {
       const empty = await account.api.post('/v1/call-events', { events: [] });
       expect(empty.status).toBe(400);

@@ -88,6 +88,15 @@ describe('findCallEventProblem', () => {
     }
   });
 
+  it('refuses a control character (C0, DEL, C1) in the event id, which is part of the Nats-Msg-Id header', () => {
+    // CR or LF there would make every publish fail: a 400 instead of a 503 the platform retries forever.
+    for (const id of ['evt-1\r\n', 'evt\r', 'evt\nX: y', 'a\tb', '\u0001evt', 'evt\u001F', 'evt\u007F', 'evt\u0080', 'evt\u0085', 'evt\u009F']) {
+      expect({ id, problem: findCallEventProblem({ ...started(), id }, 'events[0]') })
+        .toMatchObject({ id, problem: { code: 'invalid_parameter', field: 'events[0].id' } });
+    }
+    for (const id of ['evt 1', 'évt-\u00A0-😀', 'a~b']) expect(findCallEventProblem({ ...started(), id })).toBeUndefined();
+  });
+
   it('refuses U+0000 and unpaired surrogates in every string, naming the field; keeps well-formed pairs', () => {
     const ended = (d: object) => ({ ...started(), type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', duration: 10, ...d } });
     expect(findCallEventProblem({ ...started(), id: 'evt\u0000' }, 'events[1]')).toMatchObject({ code: 'invalid_parameter', field: 'events[1].id' });

@@ -46,7 +46,14 @@ const ODD_VALUES: unknown[] = [
   '0000-01-01T00:00:00Z', '0000-12-31T23:00:00-02:00', '0001-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '0001-01-01T23:00:00+00:30',
   '0001-01-01T00:00:00-05:00', '0001-01-02T00:00:00+23:59', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-10:00', '9999-12-31T10:00:00+10:00',
   '9999-12-31T23:59:59.999999999-00:00', '10000-01-01T00:00:00Z', '2016-12-31T23:59:60Z', '2025-01-31T14:05:00+24:00', '2025-01-31T14:05:00.1234567891Z',
+  // Control characters: refused in an event id (it travels in a header), allowed in free text.
+  'evt-1\r\n', 'a\tb', '\u001F', 'x\u007F', 'x\u0085', '\u009Fx', 'no\u00A0break',
 ];
+
+/** Text around the edges of the control ranges (C0, DEL, C1) and of what can be stored, mixed with ordinary characters. */
+const EDGE_CHARS = ['\u0000', '\u0001', '\t', '\n', '\r', '\u001F', ' ', '~', '\u007F', '\u0080', '\u0085', '\u009F', '\u00A0', 'é', '\uD83D\uDE00', '\uD800'];
+const edgyText = fc.array(fc.oneof(fc.constantFrom(...EDGE_CHARS), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 0, maxLength: 6 })
+  .map((parts) => parts.join(''));
 
 type Mutation = { kind: 'set'; value: unknown } | { kind: 'delete' } | { kind: 'add'; key: string };
 
@@ -100,6 +107,27 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
       }),
       { numRuns: 2000, seed: 20250131 },
     );
+  });
+
+  it('give the same verdict on ids (and other text) mixing control characters, and refuse every id holding one', () => {
+    const hasControl = (text: string) => /[\u0000-\u001F\u007F-\u009F]/.test(text);
+    const field = fc.constantFrom('id', 'agent_id', 'data.failure_reason');
+    let idsWithControl = 0;
+    fc.assert(
+      fc.property(field, edgyText, (key, text) => {
+        const event = { ...base, type: 'call.failed', data: { failure_reason: 'sip_503' } } as Record<string, any>;
+        if (key === 'data.failure_reason') event.data = { failure_reason: text };
+        else event[key] = text;
+        const byValidator = findCallEventProblem(event) === undefined;
+        expect({ key, text, byValidator }).toEqual({ key, text, byValidator: validateWithSchema(event) as boolean });
+        if (key === 'id' && hasControl(text)) {
+          idsWithControl += 1;
+          expect({ text, byValidator }).toEqual({ text, byValidator: false });
+        }
+      }),
+      { numRuns: 3000, seed: 20251124 },
+    );
+    expect(idsWithControl).toBeGreaterThan(100);
   });
 
   it('both refuse what PostgreSQL cannot store or that leaves years 0001–9999, and both keep the edges that fit', () => {

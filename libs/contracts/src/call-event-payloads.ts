@@ -39,6 +39,14 @@ export const CALL_EVENT_PATTERNS = {
    * Needs the `u` flag: with it a well-formed pair is one code point, outside D800–DFFF.
    */
   storableText: /^[^\u0000\uD800-\uDFFF]*$/u,
+  /**
+   * An event id travels in a message header (Nats-Msg-Id), where CR or LF is refused by the
+   * NATS client: the publish would fail every time and a retrying platform would loop. The
+   * whole Unicode Cc category is refused, C1 (U+0080–U+009F) included: none has a place in an
+   * identifier, an 8-bit terminal reads U+009B as an escape sequence in logs, and "control
+   * character" then means the same as in other languages (Java isISOControl, Go IsControl).
+   */
+  noControl: /^[^\u0000-\u001F\u007F-\u009F]*$/,
   snakeCase: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/,
   language: /^[a-z]{2}(-[A-Z]{2})?$/,
   httpUrl: /^https?:\/\/[^\s/?#]+[^\s]*$/,
@@ -328,7 +336,7 @@ export const CALL_EVENT_DATA_CLASSES: Record<CallEventType, new () => object> = 
 
 /** The envelope every call event shares; `data` is checked against its type's class afterwards. */
 export class CallEventEnvelopePayload {
-  @Required() @Text(1, 128) id: string;
+  @Required() @Text(1, 128) @Matches(CALL_EVENT_PATTERNS.noControl, { message: '$property must not contain control characters (U+0000 to U+001F, U+007F to U+009F).' }) id: string;
   @Required() @OneOf(CALL_EVENT_TYPES) type: string;
   @Required() @IsString({ message: '$property must be a string.' }) @Matches(CONVERSATION_ID_PATTERN, { message: '$property must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-".' }) conversation_id: string;
   @Required() @Text(1, 128) agent_id: string;

@@ -160,11 +160,15 @@ describe('call events over JetStream → conversation records', () => {
   it('terminates an invalid event without blocking the ones behind it', async () => {
     const c = callEvents(`conv-${randomUUID()}`, agent);
     const bad = { ...c.started(), data: { caller_number: 'not a phone', start_time: 'yesterday' } };
+    // A control character in the id is refused on this path too (the gateway answers 400 for it); a publisher that
+    // managed to send it under a header-safe Nats-Msg-Id gets it terminated as invalid, like any other invalid event.
+    const controlInId = { ...callEvents(`conv-${randomUUID()}`, agent).started(), id: `evt-${randomUUID()}\r\nX: y` };
     const good = callEvents(`conv-${randomUUID()}`, agent).started();
     await h.js.publish(`${h.namespace}.call_events.call.started`, 'this is not json');
-    await h.publishCallEvents([bad as never, good]);
+    await h.publishCallEvents([bad as never, controlInId, good], [bad.id, `ctl-${randomUUID()}`, good.id]);
     await h.eventually(async () => expect((await h.get(account, good.conversation_id)).status).toBe('in_progress'));
     await expect(h.get(account, bad.conversation_id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.get(account, controlInId.conversation_id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('keeps another account out: not listed, not found, and its agent cannot write into the conversation', async () => {
