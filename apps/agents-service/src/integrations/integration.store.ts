@@ -3,16 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { StoredIntegration, IntegrationStatus, VoicePlatform } from '@voice/contracts';
 import { DataSource } from 'typeorm';
 
-interface IntegrationRow {
-  id: string;
-  platform: VoicePlatform;
-  base_url: string;
-  api_key_hint: string;
-  webhook_secret_hint: string;
-  status: IntegrationStatus;
-  created_at: Date;
-  updated_at: Date;
-}
+/** The stored record as pg returns it: timestamps come back as Dates. */
+type IntegrationRow = Omit<StoredIntegration, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
 
 /** What a PUT stores: secrets already sealed. */
 export interface IntegrationWrite {
@@ -32,6 +24,7 @@ export type RemoveOutcome = { kind: 'removed' } | { kind: 'not_found' } | { kind
 const COLUMNS = 'id, platform, base_url, api_key_hint, webhook_secret_hint, status, created_at, updated_at';
 
 function toRecord(row: IntegrationRow): StoredIntegration {
+  // Field by field, not a spread: this table also holds sealed secrets, and a column added to a query must not reach the API by itself.
   return {
     id: row.id,
     platform: row.platform,
