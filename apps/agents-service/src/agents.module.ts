@@ -19,7 +19,9 @@ import { ListAgentsHandler } from './list-agents/list-agents.handler.js';
 import { ListAgentsMessageController } from './list-agents/list-agents.message.controller.js';
 import { ListAgentsStore } from './list-agents/list-agents.store.js';
 import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
-import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
+import { PLATFORM_SYNC_SETTINGS, PlatformSyncHandler, type PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
+import { PlatformSyncStore } from './platform-sync/platform-sync.store.js';
+import { PlatformSyncWorker } from './platform-sync/platform-sync.worker.js';
 import { UpdateAgentHandler } from './update-agent/update-agent.handler.js';
 import { UpdateAgentMessageController } from './update-agent/update-agent.message.controller.js';
 import { VerifyOwnershipMessageController } from './verify-ownership/verify-ownership.message.controller.js';
@@ -27,9 +29,9 @@ import { VerifyOwnershipMessageController } from './verify-ownership/verify-owne
 export interface AgentsModuleDependencies {
   dataSource: DataSource;
   commitListener: CommitListener;
-  phoneNumberProvisioner: PhoneNumberProvisioner;
   platformAdapters: VoicePlatformAdapters;
   integrations: IntegrationsSettings;
+  platformSync: PlatformSyncSettings;
 }
 
 @Module({})
@@ -51,9 +53,9 @@ export class AgentsModule {
       providers: [
         { provide: DataSource, useValue: deps.dataSource },
         { provide: COMMIT_LISTENER, useValue: deps.commitListener },
-        { provide: PHONE_NUMBER_PROVISIONER, useValue: deps.phoneNumberProvisioner },
         { provide: VOICE_PLATFORM_ADAPTERS, useValue: deps.platformAdapters },
         { provide: INTEGRATIONS_SETTINGS, useValue: deps.integrations },
+        { provide: PLATFORM_SYNC_SETTINGS, useValue: deps.platformSync },
         AgentStore,
         ListAgentsStore,
         CreateAgentHandler,
@@ -65,6 +67,9 @@ export class AgentsModule {
         ConfigureIntegrationHandler,
         GetIntegrationsHandler,
         RemoveIntegrationHandler,
+        PlatformSyncStore,
+        PlatformSyncHandler,
+        PlatformSyncWorker,
       ],
     };
   }

@@ -7,16 +7,21 @@ import {
   closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
   RequestContextInterceptor, SecretBox, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
-import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
 import { AGENTS_SCHEMA, agentsMigrations } from './database/agents-database.js';
-import type { PhoneNumberProvisioner } from './phone-numbers/phone-number-provisioner.js';
-import { SequencePhoneNumberProvisioner } from './phone-numbers/sequence-phone-number-provisioner.js';
 import { AgentEventsRelay } from './relay/agent-events.relay.js';
 import { createVoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
+import type { PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
+
+/**
+ * PLATFORM_SYNC_INLINE_MS (8 s): how long a create, update or delete waits for its platform sync before
+ * answering with platform_sync pending; PLATFORM_SYNC_CONCURRENCY (4) syncs at once per process;
+ * the background worker looks for due work every PLATFORM_SYNC_POLL_MS (1 s).
+ */
+export const DEFAULT_PLATFORM_SYNC: Omit<PlatformSyncSettings, 'logger'> = { inlineBoundMs: 8_000, concurrency: 4, pollIntervalMs: 1_000 };
 import type { PlatformHttpOptions } from './platforms/platform-http.js';
 
 export const AGENTS_SERVICE_NAME = 'agents-service';
@@ -29,9 +34,9 @@ export interface AgentsServiceOptions {
   namespace?: string;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
-  /** Plug a telephony provider in; the built-in one draws numbers from a Postgres sequence. */
-  phoneNumberProvisioner?: (dataSource: DataSource) => PhoneNumberProvisioner;
   relayPollIntervalMs?: number;
+  /** The platform sync: inline bound, concurrency, worker poll interval (defaults in DEFAULT_PLATFORM_SYNC). */
+  platformSync?: Partial<Omit<PlatformSyncSettings, 'logger'>>;
   /**
    * Seals integration secrets (INTEGRATIONS_KEY). main.ts and `npm start` always pass one; when absent
    * (tests that do not care) a random key for this process only is used, so stored secrets do not survive it.
@@ -86,12 +91,12 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
       AgentsModule.register({
         dataSource,
         commitListener: relay,
-        phoneNumberProvisioner: options.phoneNumberProvisioner?.(dataSource) ?? new SequencePhoneNumberProvisioner(dataSource),
         platformAdapters: createVoicePlatformAdapters(options.platformHttp ?? {}),
         integrations: {
           secretBox: secretBox ?? new SecretBox({ current: randomBytes(32) }),
           allowPrivate: options.platformHttp?.allowPrivate ?? false,
         },
+        platformSync: { ...DEFAULT_PLATFORM_SYNC, ...options.platformSync, logger },
       }),
       { strategy, logger: new PinoNestLogger(logger) },
     );

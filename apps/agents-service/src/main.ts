@@ -1,16 +1,21 @@
 import 'reflect-metadata';
 import { environment, runService, secretBoxFromEnv } from '@voice/service-kit';
 import { platformHttpOptionsFrom } from './platforms/voice-platform-adapters.js';
-import { AGENTS_SERVICE_NAME, startAgentsService } from './app.js';
+import { AGENTS_SERVICE_NAME, DEFAULT_PLATFORM_SYNC, startAgentsService } from './app.js';
 
 runService(AGENTS_SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const natsUrl = environment.natsUrl(config);
   const namespace = environment.natsNamespace(config);
   const platformHttp = platformHttpOptionsFrom(config);
+  const platformSync = {
+    inlineBoundMs: config.int('PLATFORM_SYNC_INLINE_MS', DEFAULT_PLATFORM_SYNC.inlineBoundMs, { min: 0, max: 10_000 }),
+    concurrency: config.int('PLATFORM_SYNC_CONCURRENCY', DEFAULT_PLATFORM_SYNC.concurrency, { min: 1, max: 32 }),
+    pollIntervalMs: config.int('PLATFORM_SYNC_POLL_MS', DEFAULT_PLATFORM_SYNC.pollIntervalMs, { min: 50, max: 60_000 }),
+  };
   config.done();
   // INTEGRATIONS_KEY (and INTEGRATIONS_KEY_PREVIOUS during a rotation): required; a ConfigError names the problem.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startAgentsService({ databaseUrl, natsUrl, namespace, secretBox, platformHttp });
+  const service = await startAgentsService({ databaseUrl, natsUrl, namespace, secretBox, platformHttp, platformSync });
   return { service, details: { namespace: namespace ?? '' } };
 });

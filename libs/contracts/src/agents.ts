@@ -20,12 +20,32 @@ export interface BusinessHours {
   schedule: ScheduleItem[];
 }
 
+export const PLATFORM_SYNC_STATES = ['synced', 'pending', 'failed'] as const;
+export type PlatformSyncState = (typeof PLATFORM_SYNC_STATES)[number];
+
+/**
+ * Where the agent stands on its voice platform:
+ * - synced: the platform holds the agent as its current version wants it;
+ * - pending: not yet (just changed, or retrying after the platform was unreachable, slow, 429 or 5xx);
+ * - failed: the platform refused the current version for good; waits for the next change.
+ */
+export interface PlatformSyncView {
+  state: PlatformSyncState;
+  /** The platform's id of the agent (platform_a agent_id, platform_b assistant id), once created there. */
+  platform_agent_id: string | null;
+  /** The agent version (ETag) the platform last fully reflected. */
+  synced_version: number | null;
+  last_attempt_at: string | null;
+  last_error: { code: string; message: string; field?: string } | null;
+}
+
 /** The agent as returned by the API: every field of 2.1, nulls where unset. */
 export interface AgentView {
   id: string;
   name: string;
   voice_platform: VoicePlatform;
-  phone_number: string;
+  /** The number the platform answers on; null only while a number to buy is still pending on the platform. */
+  phone_number: string | null;
   voice_id: string;
   language: string;
   system_prompt: string | null;
@@ -38,6 +58,7 @@ export interface AgentView {
   metadata: Record<string, string>;
   created_at: string;
   updated_at: string;
+  platform_sync: PlatformSyncView;
 }
 
 /** Reply of create/get/update: the agent plus its stream version (the ETag). */
@@ -57,6 +78,8 @@ export const AgentEventTypes = {
   paused: 'AgentPaused',
   resumed: 'AgentResumed',
   deleted: 'AgentDeleted',
+  /** The platform sold the agent a number (its phone_number was omitted on create). */
+  phoneNumberAssigned: 'AgentPhoneNumberAssigned',
 } as const;
 export type AgentEventType = (typeof AgentEventTypes)[keyof typeof AgentEventTypes];
 

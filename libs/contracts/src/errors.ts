@@ -62,6 +62,10 @@ export const ERROR_CATALOG = {
   duplicate_name: { status: 422, type: 'validation_error' },
   platform_not_configured: { status: 422, type: 'validation_error' },
   phone_number_in_use: { status: 422, type: 'validation_error' },
+  /** The voice platform has no number to sell (in the requested area). */
+  phone_number_unavailable: { status: 422, type: 'validation_error' },
+  /** The voice platform refused the agent's own data (an unknown voice, a field it cannot hold); `field` names ours when it can be mapped. */
+  platform_rejected: { status: 422, type: 'validation_error' },
   /** The platform refused the integration's credentials (or its base URL) when they were checked. */
   invalid_platform_credentials: { status: 422, type: 'validation_error' },
   unknown_agent: { status: 422, type: 'validation_error' },

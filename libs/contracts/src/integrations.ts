@@ -68,6 +68,11 @@ export interface IntegrationView {
 
 export interface ConfigureIntegrationRequest {
   account: AccountContext;
+  /**
+   * The gateway's PUBLIC_URL: agents-service stores the integration's webhook URL
+   * (integrationWebhookUrl) so that the agents it syncs tell the platform where to deliver.
+   */
+  public_url: string;
   /** Unchecked path segment; the service validates it. */
   platform: string;
   /** The untouched JSON body; the service validates it. */

@@ -17,18 +17,30 @@ export interface AccountAgents {
   live_agents: number;
   /** Whether one of them already has the new agent's name (case and surrounding spaces ignored). */
   name_taken: boolean;
+  /** The platforms the account has an integration for. */
+  integrated_platforms: readonly string[];
 }
 
 /** What a create is decided on: the account's context from the request and its agents from the store. */
-export interface CreationFacts extends AccountAgents {
+export interface CreationFacts extends Omit<AccountAgents, 'integrated_platforms'> {
+  /** Platforms the account may use (its plan) and has an integration for. */
   configured_platforms: readonly string[];
   agent_limit: number;
+}
+
+/**
+ * Rule 4.2.2's "configured": the account's plan includes the platform (the admin's
+ * voice_platforms, its entitlement) and the account set up an integration for it.
+ */
+export function configuredPlatforms(entitled: readonly string[], integrated: readonly string[]): string[] {
+  return entitled.filter((platform) => integrated.includes(platform));
 }
 
 export interface CreateAgent extends CreationFacts {
   type: 'CreateAgent';
   agent_id: string;
   account_id: string;
+  /** phone_number null: the platform sells one when the agent is created there. */
   input: Pick<AgentFields, 'name' | 'voice_platform' | 'phone_number'> & Partial<AgentFields>;
   now: string;
 }
@@ -53,7 +65,20 @@ export interface DeleteAgent {
   now: string;
 }
 
-export type AgentCommand = CreateAgent | UpdateAgent | DeleteAgent;
+/** The platform sold the agent a number: recorded once, for an agent created without one. */
+export interface AssignPhoneNumber {
+  type: 'AssignPhoneNumber';
+  phone_number: string;
+  now: string;
+}
+
+/** The voice platform refused a new agent for good: the agent is withdrawn as if never created. */
+export interface WithdrawRefusedAgent {
+  type: 'WithdrawRefusedAgent';
+  now: string;
+}
+
+export type AgentCommand = CreateAgent | UpdateAgent | DeleteAgent | AssignPhoneNumber | WithdrawRefusedAgent;
 
 export function decide(command: AgentCommand, state: AgentState | undefined): AgentEvent[] {
   switch (command.type) {
@@ -63,6 +88,10 @@ export function decide(command: AgentCommand, state: AgentState | undefined): Ag
       return decideUpdate(command, state);
     case 'DeleteAgent':
       return decideDelete(command, state);
+    case 'AssignPhoneNumber':
+      return decideAssignPhoneNumber(command, state);
+    case 'WithdrawRefusedAgent':
+      return decideWithdraw(command, state);
   }
 }
 
@@ -137,6 +166,17 @@ function decideDelete(command: DeleteAgent, state: AgentState | undefined): Agen
   agentMustExist(state);
   versionMustMatch(state, command.expected_version);
   return [{ type: AgentEventTypes.deleted, data: { deleted_at: command.now, released_phone_number: state.phone_number } }];
+}
+
+/** Only a live agent without a number gets one; the number bought for it is otherwise the platform's business (released by the sync). */
+function decideAssignPhoneNumber(command: AssignPhoneNumber, state: AgentState | undefined): AgentEvent[] {
+  if (!state || state.status === 'deleted' || state.phone_number !== null) return [];
+  return [{ type: AgentEventTypes.phoneNumberAssigned, data: { phone_number: command.phone_number, assigned_at: command.now } }];
+}
+
+function decideWithdraw(command: WithdrawRefusedAgent, state: AgentState | undefined): AgentEvent[] {
+  if (!state || state.status === 'deleted') return [];
+  return [{ type: AgentEventTypes.deleted, data: { deleted_at: command.now, released_phone_number: state.phone_number, reason: 'platform_refused' } }];
 }
 
 /** Structural equality where object key order does not matter (metadata {a,b} equals {b,a}). */

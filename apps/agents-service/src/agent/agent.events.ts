@@ -21,8 +21,16 @@ export interface AgentResumed {
 }
 export interface AgentDeleted {
   type: typeof AgentEventTypes.deleted;
-  /** The number the agent gave up, so the release is visible in the history. */
-  data: { deleted_at: string; released_phone_number: string };
+  /**
+   * The number the agent gave up, so the release is visible in the history.
+   * `reason` platform_refused: the create was refused by the voice platform, and the agent was never shown.
+   */
+  data: { deleted_at: string; released_phone_number: string | null; reason?: 'platform_refused' };
+}
+/** The platform sold the agent a number (phone_number was omitted on create): it is the agent's number from now on. */
+export interface AgentPhoneNumberAssigned {
+  type: typeof AgentEventTypes.phoneNumberAssigned;
+  data: { phone_number: string; assigned_at: string };
 }
 
-export type AgentEvent = AgentCreated | AgentUpdated | AgentPaused | AgentResumed | AgentDeleted;
+export type AgentEvent = AgentCreated | AgentUpdated | AgentPaused | AgentResumed | AgentDeleted | AgentPhoneNumberAssigned;

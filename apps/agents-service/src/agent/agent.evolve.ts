@@ -22,6 +22,8 @@ export function evolve(state: AgentState | undefined, event: AgentEvent): AgentS
       return { ...state, status: 'active', updated_at: event.data.resumed_at, version };
     case AgentEventTypes.deleted:
       return { ...state, status: 'deleted', updated_at: event.data.deleted_at, version };
+    case AgentEventTypes.phoneNumberAssigned:
+      return { ...state, phone_number: event.data.phone_number, updated_at: event.data.assigned_at, version };
   }
 }
 

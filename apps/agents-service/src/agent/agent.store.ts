@@ -8,6 +8,7 @@ import type { AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
 import { fold } from './agent.evolve.js';
 import { nameMustBeFree, phoneNumberMustBeFree } from './agent.rules.js';
+import type { PlatformSyncSummary } from './platform-sync.view.js';
 
 /** Something to wake after a commit so committed events leave for the bus at once. */
 export interface CommitListener {
@@ -22,6 +23,26 @@ export type AgentRow = Omit<AgentState, 'created_at' | 'updated_at'> & { created
 
 export function rowToState(row: AgentRow): AgentState {
   return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+/** The agent's row as read for the API: its state and the platform sync's summary. */
+export interface AgentRecord {
+  state: AgentState;
+  sync: PlatformSyncSummary | null;
+}
+
+export function rowToRecord(row: AgentRow & { platform_sync: PlatformSyncSummary | null }): AgentRecord {
+  const { platform_sync, ...rest } = row;
+  return { state: rowToState(rest), sync: platform_sync };
+}
+
+/**
+ * How long after a change the background sync leaves the agent to the request
+ * that made it (which syncs it inline, bounded): the request's own attempt
+ * usually finishes first, and a process that died meanwhile is covered once it passes.
+ */
+export interface SyncHandover {
+  inlineForMs: number;
 }
 
 export const AGENT_COLUMNS = [
@@ -55,12 +76,12 @@ export class AgentStore {
    * only once it holds the lock (READ COMMITTED: the read sees every earlier
    * create that committed).
    */
-  async create(accountId: string, name: string, decide: (agents: AccountAgents) => AgentEvent[]): Promise<AgentState> {
+  async create(accountId: string, name: string, decide: (agents: AccountAgents) => AgentEvent[], handover?: SyncHandover): Promise<AgentState> {
     return this.commit(async (runner) => {
       await runner.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
       await runner.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
       const events = decide(await accountAgents(runner, accountId, name));
-      return this.append(runner, undefined, events, 'CreateAgent');
+      return this.append(runner, undefined, events, 'CreateAgent', handover);
     });
   }
 
@@ -75,13 +96,14 @@ export class AgentStore {
     agentId: string,
     command: string,
     decide: (agent: AgentState | undefined) => AgentEvent[],
+    handover?: SyncHandover,
   ): Promise<{ before: AgentState; after: AgentState }> {
     return this.commit(async (runner) => {
       const loaded = await this.load(runner, accountId, agentId);
       const events = decide(loaded);
       // The decision refuses every command for an agent the account does not have, so one was loaded.
       const before = loaded!;
-      const after = events.length ? await this.append(runner, before, events, command) : before;
+      const after = events.length ? await this.append(runner, before, events, command, handover) : before;
       return { before, after };
     });
   }
@@ -96,12 +118,23 @@ export class AgentStore {
   }
 
   /** The read-model row of a live (not deleted) agent of the account. */
-  async findLive(accountId: string, agentId: string): Promise<AgentState | undefined> {
-    const [row] = await this.dataSource.query<AgentRow[]>(
-      `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+  async findLive(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
       [agentId, accountId],
     );
-    return row ? rowToState(row) : undefined;
+    return row ? rowToRecord(row) : undefined;
+  }
+
+  /** The agent folded from its stream, whatever its account and status (for the platform sync). */
+  async current(agentId: string): Promise<AgentState | undefined> {
+    return foldStored(await readStream(this.dataSource, AGENTS_SCHEMA, streamIdOf(agentId)));
+  }
+
+  /** The platform sync's summary of an agent (after an inline sync, for the answer). */
+  async syncSummary(agentId: string): Promise<PlatformSyncSummary | null> {
+    const [row] = await this.dataSource.query('SELECT platform_sync FROM agents.agents WHERE id = $1', [agentId]);
+    return row?.platform_sync ?? null;
   }
 
   /**
@@ -136,8 +169,11 @@ export class AgentStore {
     return agent?.account_id === accountId ? agent : undefined;
   }
 
-  /** Append after `before.version` and project the result. */
-  private async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string): Promise<AgentState> {
+  /**
+   * Append after `before.version`, project the result, and tell the platform sync the platforms are behind
+   * (its work row, in the same transaction: the sync's outbox).
+   */
+  private async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string, handover?: SyncHandover): Promise<AgentState> {
     const after = fold(events, before)!;
     const requestId = currentRequestId() ?? null;
     // correlation: the request the whole exchange belongs to; causation: the one command that produced these
@@ -157,6 +193,7 @@ export class AgentStore {
       events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
     );
     await this.project(runner, after);
+    await queuePlatformSync(runner, after, handover?.inlineForMs ?? 0);
     return after;
   }
 
@@ -182,20 +219,37 @@ export class AgentStore {
     } catch (err) {
       const pg = pgErrorOf(err);
       if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_account_name_key') nameMustBeFree(state.name, true);
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_phone_number_key') phoneNumberMustBeFree(state.phone_number, true);
+      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_phone_number_key') phoneNumberMustBeFree(state.phone_number ?? '', true);
       throw err;
     }
   }
 }
 
-/** The account's live agents and whether one of them has the name; one statement, with or without the account's lock. */
+export const AGENT_READ_COLUMNS = [...AGENT_COLUMNS, 'platform_sync'].join(', ');
+
+/**
+ * The agent's platforms are behind its stream from `state.version` on: (re)queue its sync, due after
+ * `inlineForMs` (the request's own inline attempt), attempts counted afresh.
+ */
+export async function queuePlatformSync(runner: QueryRunner, state: AgentState, inlineForMs: number): Promise<void> {
+  await runner.query(
+    `INSERT INTO agents.platform_sync_work (agent_id, account_id, wanted_version, attempt, not_before)
+     VALUES ($1, $2, $3, 0, now() + make_interval(secs => $4::double precision / 1000))
+     ON CONFLICT (agent_id) DO UPDATE SET wanted_version = GREATEST(platform_sync_work.wanted_version, EXCLUDED.wanted_version),
+       attempt = 0, not_before = EXCLUDED.not_before`,
+    [state.id, state.account_id, state.version, inlineForMs],
+  );
+}
+
+/** The account's live agents, whether one of them has the name, and its integrated platforms; one statement, with or without the account's lock. */
 async function accountAgents(db: Db, accountId: string, name: string): Promise<AccountAgents> {
   const [row] = await db.query(
-    `SELECT count(*)::int AS live_agents, coalesce(bool_or(lower(btrim(name)) = lower(btrim($2))), false) AS name_taken
+    `SELECT count(*)::int AS live_agents, coalesce(bool_or(lower(btrim(name)) = lower(btrim($2))), false) AS name_taken,
+            ARRAY(SELECT platform FROM agents.integrations WHERE account_id = $1 ORDER BY platform) AS integrated_platforms
        FROM agents.agents WHERE account_id = $1 AND status <> 'deleted'`,
     [accountId, name],
   );
-  return { live_agents: row.live_agents, name_taken: row.name_taken };
+  return { live_agents: row.live_agents, name_taken: row.name_taken, integrated_platforms: row.integrated_platforms };
 }
 
 function foldStored(stored: readonly StoredEvent[]): AgentState | undefined {
@@ -211,8 +265,3 @@ export async function loadAgentAt(db: Db, streamId: string, version: number): Pr
   return foldStored((await readStream(db, AGENTS_SCHEMA, streamId)).filter((e) => e.stream_version <= version));
 }
 
-/** Whether a live agent, in any account, holds the number. For the built-in provisioner, which holds only the data source. */
-export async function phoneNumberHeld(db: Db, phoneNumber: string): Promise<boolean> {
-  const rows = await db.query(`SELECT 1 FROM agents.agents WHERE phone_number = $1 AND status <> 'deleted'`, [phoneNumber]);
-  return rows.length > 0;
-}

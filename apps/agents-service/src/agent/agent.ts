@@ -1,7 +1,7 @@
 import type { AgentStatus, AgentView, BusinessHours, ServiceError, VoicePlatform } from '@voice/contracts';
 
 /** The client-settable part of an agent: the API view without what the service sets. */
-export type AgentFields = Omit<AgentView, 'id' | 'status' | 'created_at' | 'updated_at'>;
+export type AgentFields = Omit<AgentView, 'id' | 'status' | 'created_at' | 'updated_at' | 'platform_sync'>;
 
 /** The agent as folded from its event stream. */
 export interface AgentState extends AgentFields {
@@ -14,10 +14,10 @@ export interface AgentState extends AgentFields {
   version: number;
 }
 
-/** Voice ids are platform-specific, so an agent without one gets its platform's default. */
+/** Voice ids are platform-specific, so an agent without one gets its platform's default (the voice the platform itself uses when none is named). */
 export const DEFAULT_VOICE_IDS: Record<VoicePlatform, string> = {
-  platform_a: 'platform_a-default-voice',
-  platform_b: 'platform_b-default-voice',
+  platform_a: 'pa-voice-default',
+  platform_b: 'pb-voice-default',
 };
 
 export const DEFAULT_LANGUAGE = 'en';

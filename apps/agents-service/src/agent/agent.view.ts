@@ -1,7 +1,10 @@
-import type { AgentSnapshot, AgentView } from '@voice/contracts';
+import type { AgentReply, AgentSnapshot, AgentView } from '@voice/contracts';
+import type { AgentRecord } from './agent.store.js';
 import type { AgentState } from './agent.js';
+import { platformSyncViewOf, type PlatformSyncSummary } from './platform-sync.view.js';
 
-export function toAgentView(state: AgentState): AgentView {
+/** `sync`: the summary projected by the platform sync (null before its first attempt). */
+export function toAgentView(state: AgentState, sync: PlatformSyncSummary | null): AgentView {
   if (state.status === 'deleted') throw new Error('a deleted agent has no public view');
   return {
     id: state.id,
@@ -20,7 +23,13 @@ export function toAgentView(state: AgentState): AgentView {
     metadata: state.metadata,
     created_at: state.created_at,
     updated_at: state.updated_at,
+    platform_sync: platformSyncViewOf(sync, state),
   };
+}
+
+/** The reply of create, get and update: the agent and its version (the ETag). */
+export function agentReply(record: AgentRecord): AgentReply {
+  return { agent: toAgentView(record.state, record.sync), version: record.state.version };
 }
 
 export function toSnapshot(state: AgentState): AgentSnapshot {

@@ -1,76 +1,71 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { AccountContext, AgentReply } from '@voice/contracts';
+import type { AgentReply } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import { AgentRuleViolation } from '../agent/agent.js';
-import { creationMustBeAllowed, decide, type CreateAgent } from '../agent/agent.decider.js';
+import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
-import { toAgentView } from '../agent/agent.view.js';
-import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
+import { agentReply } from '../agent/agent.view.js';
+import { syncWithin, withdrawRefusedAgent } from '../platform-sync/inline-sync.js';
+import { PlatformSyncHandler } from '../platform-sync/platform-sync.handler.js';
 import { CreateAgentCommand } from './create-agent.command.js';
-
-/** A provisioned number that another create took in the meantime is replaced this many times. */
-const PROVISIONING_ATTEMPTS = 3;
 
 export function newAgentId(): string {
   return `agt_${randomBytes(12).toString('hex')}`;
 }
-
-type CreationInput = Omit<CreateAgent['input'], 'phone_number'> & { phone_number?: string };
 
 /** The entries whose value is neither null nor undefined. */
 export function withoutNulls<T extends object>(value: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<{ [K in keyof T]: NonNullable<T[K]> }>;
 }
 
+/**
+ * POST /v1/agents: the agent is recorded (with its sync queued in the same
+ * transaction), then created on its platform before the answer, within the
+ * inline bound:
+ * - synced → 201 with the platform's agent id (and the number it sold, when none was given);
+ * - the platform refused the agent for good → the agent is withdrawn (whatever the platform got is removed)
+ *   and the refusal is the answer: nothing is left on either side;
+ * - the platform unreachable, slow, 429 or 5xx → 201 pending; the background sync completes it.
+ * Recording first is what makes a crash harmless: the queued sync finds the platform agent by our id.
+ */
 @CommandHandler(CreateAgentCommand)
 export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
   constructor(
     private readonly store: AgentStore,
-    @Inject(PHONE_NUMBER_PROVISIONER) private readonly provisioner: PhoneNumberProvisioner,
+    private readonly sync: PlatformSyncHandler,
   ) {}
 
   async execute({ account, payload }: CreateAgentCommand): Promise<AgentReply> {
-    // On create, null means "omitted": the decider fills in the defaults.
-    const input = withoutNulls(payload) as CreationInput;
-    for (let attempt = 1; ; attempt++) {
-      const agentId = newAgentId();
-      const provisioned = input.phone_number ? undefined : await this.provisionNumber(account, input, agentId);
-      try {
-        const agent = await this.store.create(account.id, input.name, (accountAgents) =>
-          decide(
-            {
-              type: 'CreateAgent',
-              agent_id: agentId,
-              account_id: account.id,
-              input: { ...input, phone_number: input.phone_number ?? provisioned! },
-              configured_platforms: account.voice_platforms,
-              agent_limit: account.agent_limit,
-              ...accountAgents,
-              now: new Date().toISOString(),
-            },
-            undefined,
-          ),
-        );
-        return { agent: toAgentView(agent), version: agent.version };
-      } catch (err) {
-        if (provisioned) await this.provisioner.release(provisioned);
-        const takenMeanwhile = provisioned && err instanceof AgentRuleViolation && err.detail.code === 'phone_number_in_use';
-        if (takenMeanwhile && attempt < PROVISIONING_ATTEMPTS) continue;
-        throw err;
-      }
+    // On create, null means "omitted": the decider fills in the defaults; no phone number means "buy one".
+    const input = { ...(withoutNulls(payload) as Omit<CreateAgent['input'], 'phone_number'>), phone_number: payload.phone_number ?? null };
+    const agentId = newAgentId();
+    const bound = this.sync.settings.inlineBoundMs;
+    await this.store.create(
+      account.id,
+      input.name,
+      (accountAgents) =>
+        decide(
+          {
+            type: 'CreateAgent',
+            agent_id: agentId,
+            account_id: account.id,
+            input,
+            configured_platforms: configuredPlatforms(account.voice_platforms, accountAgents.integrated_platforms),
+            agent_limit: account.agent_limit,
+            live_agents: accountAgents.live_agents,
+            name_taken: accountAgents.name_taken,
+            now: new Date().toISOString(),
+          },
+          undefined,
+        ),
+      { inlineForMs: bound },
+    );
+    const result = await syncWithin(this.sync, agentId, bound);
+    if (result?.kind === 'failed') {
+      await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
+      throw new AgentRuleViolation({ ...result.error, code: result.error.code as AgentRuleViolation['detail']['code'] });
     }
-  }
-
-  /**
-   * Provisioning can be slow and costly with a real provider, so it happens
-   * outside the transaction, and only for a create the rules would let through
-   * on what the account looks like now (read without its lock). The decision
-   * under the lock checks the same rules again on fresh facts.
-   */
-  private async provisionNumber(account: AccountContext, input: CreationInput, agentId: string): Promise<string> {
-    const accountAgents = await this.store.accountAgents(account.id, input.name);
-    creationMustBeAllowed(input, { configured_platforms: account.voice_platforms, agent_limit: account.agent_limit, ...accountAgents });
-    return this.provisioner.provision({ account_id: account.id, agent_id: agentId });
+    const record = await this.store.findLive(account.id, agentId);
+    return agentReply(record!);
   }
 }

@@ -13,18 +13,23 @@ describe('agents.create over NATS', () => {
 
   const create = (account: ReturnType<typeof newAccount>, body: unknown) => h.attempt<AgentReply>(AgentsRpc.create, { account, body });
 
-  it('creates an active agent with every field, defaults and a provisioned number', async () => {
-    const account = newAccount();
+  it('creates an active agent with every field, defaults and a number bought on its platform', async () => {
+    const account = await h.account();
     const result = await create(account, { name: '  Front desk  ', voice_platform: 'platform_b' });
     expect(result.ok).toBe(true);
     const { agent, version } = (result as { value: AgentReply }).value;
-    expect(version).toBe(1);
+    // AgentCreated, then AgentPhoneNumberAssigned once the platform sold the number.
+    expect(version).toBe(2);
+    const assistant = h.simulators.platformB.agents().find((a) => a.metadata?.externalId === agent.id);
+    const number = h.simulators.platformB.phoneNumbers().find((n) => n.number === agent.phone_number);
+    expect(assistant).toBeDefined();
+    expect(number).toMatchObject({ assistantId: assistant!.id });
     expect(agent).toEqual({
       id: expect.stringMatching(/^agt_[0-9a-f]{24}$/),
       name: 'Front desk',
       voice_platform: 'platform_b',
-      phone_number: expect.stringMatching(/^\+[1-9]\d{1,14}$/),
-      voice_id: 'platform_b-default-voice',
+      phone_number: expect.stringMatching(/^\+1415\d{7}$/),
+      voice_id: 'pb-voice-default',
       language: 'en',
       system_prompt: null,
       welcome_message: null,
@@ -35,7 +40,8 @@ describe('agents.create over NATS', () => {
       status: 'active',
       metadata: {},
       created_at: expect.any(String),
-      updated_at: agent.created_at,
+      updated_at: expect.any(String),
+      platform_sync: { state: 'synced', platform_agent_id: assistant!.id, synced_version: 2, last_attempt_at: expect.any(String), last_error: null },
     });
     expect(new Date(agent.created_at).toISOString()).toBe(agent.created_at);
   });
@@ -45,7 +51,7 @@ describe('agents.create over NATS', () => {
       name: 'Support',
       voice_platform: 'platform_a',
       phone_number: '+442071838750',
-      voice_id: 'rachel',
+      voice_id: 'pa-voice-warm',
       language: 'de',
       system_prompt: 'Be brief.',
       welcome_message: 'Hallo!',
@@ -55,12 +61,15 @@ describe('agents.create over NATS', () => {
       transcription_enabled: false,
       metadata: { team: 'emea' },
     };
-    const result = await create(newAccount(), body);
-    expect(result).toMatchObject({ ok: true, value: { agent: { ...body, status: 'active' } } });
+    const result = await create(await h.account(), body);
+    expect(result).toMatchObject({ ok: true, value: { version: 1, agent: { ...body, status: 'active', platform_sync: { state: 'synced', synced_version: 1 } } } });
+    const onPlatform = h.simulators.platformA.agents().find((a) => a.metadata?.external_id === (result as { value: AgentReply }).value.agent.id);
+    expect(onPlatform).toMatchObject({ agent_name: 'Support', voice_id: 'pa-voice-warm', prompt: 'Be brief.', begin_message: 'Hallo!', transfer_number: '+442071838751' });
+    expect(h.simulators.platformA.phoneNumbers().find((n) => n.phone_number === '+442071838750')).toMatchObject({ inbound_agent_id: onPlatform!.agent_id, purchased: false });
   });
 
   it('treats null optional fields as omitted', async () => {
-    const result = await create(newAccount(), {
+    const result = await create(await h.account(), {
       name: 'Nulls',
       voice_platform: 'platform_a',
       phone_number: null,
@@ -72,22 +81,22 @@ describe('agents.create over NATS', () => {
     });
     expect(result).toMatchObject({
       ok: true,
-      value: { agent: { phone_number: expect.stringMatching(/^\+1555/), voice_id: 'platform_a-default-voice', language: 'en', recording_enabled: true, metadata: {}, business_hours: null } },
+      value: { agent: { phone_number: expect.stringMatching(/^\+1\d{10}$/), voice_id: 'pa-voice-default', language: 'en', recording_enabled: true, metadata: {}, business_hours: null } },
     });
   });
 
   it('gives each auto-provisioned agent its own number', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const numbers = new Set<string>();
     for (let i = 0; i < 5; i++) {
       const r = await create(account, { name: `Provisioned ${i}`, voice_platform: 'platform_a' });
-      numbers.add((r as { value: AgentReply }).value.agent.phone_number);
+      numbers.add((r as { value: AgentReply }).value.agent.phone_number!);
     }
     expect(numbers.size).toBe(5);
   });
 
   it('reports validation problems as structured codes with the field', async () => {
-    const account = newAccount();
+    const account = await h.account();
     expect(await create(account, { voice_platform: 'platform_a' })).toEqual({
       ok: false,
       error: { code: 'missing_required_field', field: 'name', message: expect.any(String) },
@@ -116,31 +125,31 @@ describe('agents.create over NATS', () => {
   });
 
   it('refuses a platform the account has not configured', async () => {
-    expect(await create(newAccount({ voice_platforms: ['platform_a'] }), { name: 'B', voice_platform: 'platform_b' })).toMatchObject({
+    expect(await create(await h.account({ voice_platforms: ['platform_a'] }), { name: 'B', voice_platform: 'platform_b' })).toMatchObject({
       ok: false,
       error: { code: 'platform_not_configured', field: 'voice_platform' },
     });
   });
 
   it('refuses a name already used in the account, ignoring case and surrounding spaces', async () => {
-    const account = newAccount();
+    const account = await h.account();
     expect((await create(account, { name: 'Sales', voice_platform: 'platform_a' })).ok).toBe(true);
     for (const name of ['Sales', 'sales', '  SALES ']) {
       expect(await create(account, { name, voice_platform: 'platform_a' })).toMatchObject({ ok: false, error: { code: 'duplicate_name', field: 'name' } });
     }
-    expect((await create(newAccount(), { name: 'Sales', voice_platform: 'platform_a' })).ok).toBe(true);
+    expect((await create(await h.account(), { name: 'Sales', voice_platform: 'platform_a' })).ok).toBe(true);
   });
 
   it('refuses a phone number another agent holds, across accounts', async () => {
-    expect((await create(newAccount(), { name: 'One', voice_platform: 'platform_a', phone_number: '+14155550123' })).ok).toBe(true);
-    expect(await create(newAccount(), { name: 'Two', voice_platform: 'platform_a', phone_number: '+14155550123' })).toMatchObject({
+    expect((await create(await h.account(), { name: 'One', voice_platform: 'platform_a', phone_number: '+14155550123' })).ok).toBe(true);
+    expect(await create(await h.account(), { name: 'Two', voice_platform: 'platform_a', phone_number: '+14155550123' })).toMatchObject({
       ok: false,
       error: { code: 'phone_number_in_use', field: 'phone_number' },
     });
   });
 
   it('enforces the quota with limit and current', async () => {
-    const account = newAccount({ agent_limit: 2 });
+    const account = await h.account({ agent_limit: 2 });
     expect((await create(account, { name: 'A', voice_platform: 'platform_a' })).ok).toBe(true);
     expect((await create(account, { name: 'B', voice_platform: 'platform_a', phone_number: '+14155550777' })).ok).toBe(true);
     for (const body of [{ name: 'C', voice_platform: 'platform_a' }, { name: 'C', voice_platform: 'platform_a', phone_number: '+14155550778' }]) {
@@ -157,7 +166,7 @@ describe('agents.create over NATS', () => {
       ['auto-provisioned numbers', (_i: number) => ({})],
       ['explicit numbers', (i: number) => ({ phone_number: `+1415555080${i}` })],
     ])('lets exactly one of 8 simultaneous creates with one name succeed (%s)', async (_label, extra) => {
-      const account = newAccount();
+      const account = await h.account();
       const names = ['Reception', 'reception', ' RECEPTION', 'Reception ', 'ReCePtIoN', 'reception', '  reception  ', 'RECEPTION'];
       const results = await Promise.all(names.map((name, i) => create(account, { name, voice_platform: 'platform_a', ...extra(i) })));
       expect(results.filter((r) => r.ok)).toHaveLength(1);
@@ -167,7 +176,7 @@ describe('agents.create over NATS', () => {
     });
 
     it('never exceeds the quota: 10 parallel creates at limit 3 give exactly 3 agents', async () => {
-      const account = newAccount({ agent_limit: 3 });
+      const account = await h.account({ agent_limit: 3 });
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) => create(account, { name: `Parallel ${i}`, voice_platform: 'platform_a' })),
       );
@@ -180,8 +189,9 @@ describe('agents.create over NATS', () => {
     });
 
     it('gives 8 simultaneous creates with one explicit number exactly one success', async () => {
+      const accounts = await Promise.all(Array.from({ length: 8 }, () => h.account()));
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => create(newAccount(), { name: `Caller ${i}`, voice_platform: 'platform_a', phone_number: '+14155550999' })),
+        accounts.map((account, i) => create(account, { name: `Caller ${i}`, voice_platform: 'platform_a', phone_number: '+14155550999' })),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       for (const r of results.filter((r) => !r.ok) as Array<{ error: unknown }>) expect(r.error).toMatchObject({ code: 'phone_number_in_use' });
@@ -190,14 +200,15 @@ describe('agents.create over NATS', () => {
     it('a refused create leaves no event behind: every stored event is explained by a read-model row', async () => {
       // The read model is projected in the append's transaction, so an invariant refused by a unique index
       // (after the event was inserted) must roll the event back with it.
+      // The agents' own streams only: the platform sync keeps a stream of its own per agent.
       const { rows } = await h.db.query(
-        `SELECT (SELECT count(*)::int FROM agents.events) AS events,
-                (SELECT count(*)::int FROM agents.agents) AS agents,
-                (SELECT count(*)::int FROM agents.events e WHERE NOT EXISTS (
-                   SELECT 1 FROM agents.agents a WHERE e.stream_id LIKE '%' || a.id AND a.version >= e.stream_version)) AS orphans`,
+        `SELECT (SELECT count(*)::int FROM agents.events WHERE stream_id LIKE 'agent-agt%') AS events,
+                (SELECT sum(version)::int FROM agents.agents) AS versions,
+                (SELECT count(*)::int FROM agents.events e WHERE e.stream_id LIKE 'agent-agt%' AND NOT EXISTS (
+                   SELECT 1 FROM agents.agents a WHERE e.stream_id = 'agent-' || a.id AND a.version >= e.stream_version)) AS orphans`,
       );
       expect(rows[0].orphans).toBe(0);
-      expect(rows[0].events).toBe(rows[0].agents);
+      expect(rows[0].events).toBe(rows[0].versions);
     });
   });
 });

@@ -17,7 +17,7 @@ describe('agents.delete over NATS', () => {
     h.attempt(AgentsRpc.delete, { account_id: account.id, agent_id, expected_version });
 
   it('hides the agent, frees its name, number and quota slot', async () => {
-    const account = newAccount({ agent_limit: 1 });
+    const account = await h.account({ agent_limit: 1 });
     const created = await create(account, { name: 'Solo', phone_number: '+14155552001' });
     const { agent } = (created as { value: AgentReply }).value;
     expect(await create(account, { name: 'Second' })).toMatchObject({ ok: false, error: { code: 'quota_exceeded', limit: 1, current: 1 } });
@@ -31,24 +31,24 @@ describe('agents.delete over NATS', () => {
   });
 
   it('counts paused agents toward the quota', async () => {
-    const account = newAccount({ agent_limit: 1 });
+    const account = await h.account({ agent_limit: 1 });
     const { agent } = ((await create(account, { name: 'Napping' })) as { value: AgentReply }).value;
     await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { status: 'paused' } });
     expect(await create(account, { name: 'Another' })).toMatchObject({ ok: false, error: { code: 'quota_exceeded', limit: 1, current: 1 } });
   });
 
   it('is not_found twice, for another account and for unknown ids', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = ((await create(account, { name: 'Once' })) as { value: AgentReply }).value;
-    expect(await del(newAccount(), agent.id)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await del(await h.account(), agent.id)).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await del(account, agent.id)).toMatchObject({ ok: true });
     expect(await del(account, agent.id)).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await del(account, 'agt_missing')).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
   it('refuses a stale expected_version and accepts the current one', async () => {
-    const account = newAccount();
-    const { agent } = ((await create(account, { name: 'Guarded' })) as { value: AgentReply }).value;
+    const account = await h.account();
+    const { agent } = ((await create(account, { name: 'Guarded', phone_number: '+14155552002' })) as { value: AgentReply }).value;
     await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { name: 'Guarded 2' } });
     expect(await del(account, agent.id, 1)).toMatchObject({ ok: false, error: { code: 'precondition_failed' } });
     expect(await del(account, agent.id, 2)).toMatchObject({ ok: true });

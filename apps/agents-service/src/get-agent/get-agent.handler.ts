@@ -2,7 +2,7 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
 import { agentMustExist } from '../agent/agent.rules.js';
 import { AgentStore } from '../agent/agent.store.js';
-import { toAgentView } from '../agent/agent.view.js';
+import { agentReply } from '../agent/agent.view.js';
 import { GetAgentQuery } from './get-agent.query.js';
 
 @QueryHandler(GetAgentQuery)
@@ -10,8 +10,8 @@ export class GetAgentHandler implements IQueryHandler<GetAgentQuery> {
   constructor(private readonly store: AgentStore) {}
 
   async execute({ accountId, agentId }: GetAgentQuery): Promise<AgentReply> {
-    const agent = await this.store.findLive(accountId, agentId);
-    agentMustExist(agent);
-    return { agent: toAgentView(agent), version: agent.version };
+    const record = await this.store.findLive(accountId, agentId);
+    agentMustExist(record?.state);
+    return agentReply(record!);
   }
 }

@@ -12,13 +12,13 @@ describe('agents.get over NATS', () => {
   });
 
   it('returns the agent as created, with its version', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const created = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Desk', voice_platform: 'platform_a' } });
     expect(await h.rpc(AgentsRpc.get, { account_id: account.id, agent_id: created.agent.id })).toEqual(created);
   });
 
   it('does not reveal another account’s agent, an unknown id or a deleted agent', async () => {
-    const owner = newAccount();
+    const owner = await h.account();
     const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account: owner, body: { name: 'Mine', voice_platform: 'platform_a' } });
     const notFound = { ok: false, error: { code: 'not_found', message: expect.any(String) } };
     expect(await h.attempt(AgentsRpc.get, { account_id: newAccount().id, agent_id: agent.id })).toEqual(notFound);

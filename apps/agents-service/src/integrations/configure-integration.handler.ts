@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  DEFAULT_PLATFORM_BASE_URLS, findConfigureIntegrationProblem, type ConfigureIntegrationPayload, type ConfigureIntegrationRequest,
-  type IntegrationReply,
+  DEFAULT_PLATFORM_BASE_URLS, findConfigureIntegrationProblem, integrationWebhookUrl, type ConfigureIntegrationPayload,
+  type ConfigureIntegrationRequest, type IntegrationReply,
 } from '@voice/contracts';
 import { checkOutboundUrl, secretHint, ServiceFailure } from '@voice/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ export class ConfigureIntegrationHandler {
     @Inject(INTEGRATIONS_SETTINGS) private readonly settings: IntegrationsSettings,
   ) {}
 
-  async execute({ account, platform, body }: ConfigureIntegrationRequest): Promise<IntegrationReply> {
+  async execute({ account, platform, body, public_url: publicUrl }: ConfigureIntegrationRequest): Promise<IntegrationReply> {
     const unknown = unknownPlatformProblem(platform);
     if (unknown) throw new ServiceFailure(unknown);
     const voicePlatform = platform as keyof typeof DEFAULT_PLATFORM_BASE_URLS;
@@ -54,8 +54,11 @@ export class ConfigureIntegrationHandler {
     if ('refuse' in verdict) throw new ServiceFailure(verdict.refuse);
 
     const box = this.settings.secretBox;
+    const newId = `int_${randomBytes(12).toString('hex')}`;
+    const existing = await this.store.find(account.id, voicePlatform);
     const integration = await this.store.save({
-      newId: `int_${randomBytes(12).toString('hex')}`,
+      newId,
+      webhookUrl: typeof publicUrl === 'string' && publicUrl !== '' ? integrationWebhookUrl(publicUrl, voicePlatform, existing?.id ?? newId) : null,
       accountId: account.id,
       platform: voicePlatform,
       baseUrl,

@@ -17,6 +17,18 @@ export interface IntegrationWrite {
   apiKeyHint: string;
   webhookSecretHint: string;
   status: IntegrationStatus;
+  /** Where the platform delivers this integration's calls; null when the gateway gave no public address. */
+  webhookUrl: string | null;
+}
+
+/** An integration as the platform sync uses it: secrets still sealed (opened by the caller, which holds the SecretBox). */
+export interface SealedConnection {
+  id: string;
+  account_id: string;
+  platform: VoicePlatform;
+  base_url: string;
+  api_key_sealed: string;
+  webhook_url: string | null;
 }
 
 export type RemoveOutcome = { kind: 'removed' } | { kind: 'not_found' } | { kind: 'in_use'; liveAgents: number };
@@ -57,27 +69,66 @@ export class IntegrationStore {
     return rows.map(toRecord);
   }
 
-  /** Creates, or replaces everything but the id and created_at (the webhook URL stays the same). */
+  /**
+   * Creates, or replaces everything but the id and created_at (the webhook URL keeps its integration id).
+   * In the same transaction, every live agent of the account on the platform whose sync is not done is
+   * queued again: new credentials are the change a refused or stuck sync waits for.
+   */
   async save(write: IntegrationWrite): Promise<StoredIntegration> {
-    const rows: IntegrationRow[] = await this.dataSource.query(
-      `INSERT INTO agents.integrations
-         (id, account_id, platform, base_url, api_key_sealed, webhook_secret_sealed, api_key_hint, webhook_secret_hint, status, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())
-       ON CONFLICT (account_id, platform) DO UPDATE SET
-         base_url = EXCLUDED.base_url,
-         api_key_sealed = EXCLUDED.api_key_sealed,
-         webhook_secret_sealed = EXCLUDED.webhook_secret_sealed,
-         api_key_hint = EXCLUDED.api_key_hint,
-         webhook_secret_hint = EXCLUDED.webhook_secret_hint,
-         status = EXCLUDED.status,
-         updated_at = now()
-       RETURNING ${COLUMNS}`,
-      [
-        write.newId, write.accountId, write.platform, write.baseUrl, write.apiKeySealed, write.webhookSecretSealed,
-        write.apiKeyHint, write.webhookSecretHint, write.status,
-      ],
+    return this.dataSource.transaction(async (manager) => {
+      const rows: IntegrationRow[] = await manager.query(
+        `INSERT INTO agents.integrations
+           (id, account_id, platform, base_url, api_key_sealed, webhook_secret_sealed, api_key_hint, webhook_secret_hint, status, webhook_url,
+            created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())
+         ON CONFLICT (account_id, platform) DO UPDATE SET
+           base_url = EXCLUDED.base_url,
+           api_key_sealed = EXCLUDED.api_key_sealed,
+           webhook_secret_sealed = EXCLUDED.webhook_secret_sealed,
+           api_key_hint = EXCLUDED.api_key_hint,
+           webhook_secret_hint = EXCLUDED.webhook_secret_hint,
+           status = EXCLUDED.status,
+           webhook_url = coalesce(EXCLUDED.webhook_url, integrations.webhook_url),
+           updated_at = now()
+         RETURNING ${COLUMNS}`,
+        [
+          write.newId, write.accountId, write.platform, write.baseUrl, write.apiKeySealed, write.webhookSecretSealed,
+          write.apiKeyHint, write.webhookSecretHint, write.status, write.webhookUrl,
+        ],
+      );
+      await manager.query(
+        `INSERT INTO agents.platform_sync_work (agent_id, account_id, wanted_version, attempt, not_before)
+         SELECT id, account_id, version, 0, now() FROM agents.agents
+          WHERE account_id = $1 AND voice_platform = $2 AND status <> 'deleted'
+            AND coalesce((platform_sync->>'synced_version')::int, 0) < version
+         ON CONFLICT (agent_id) DO UPDATE SET attempt = 0, not_before = now()`,
+        [write.accountId, write.platform],
+      );
+      return toRecord(rows[0]);
+    });
+  }
+
+  /** The platforms the account has an integration for. */
+  async platforms(accountId: string): Promise<VoicePlatform[]> {
+    const rows: Array<{ platform: VoicePlatform }> = await this.dataSource.query('SELECT platform FROM agents.integrations WHERE account_id = $1', [accountId]);
+    return rows.map((r) => r.platform);
+  }
+
+  /** The integrations of the account, secrets sealed, by platform. */
+  async connections(accountId: string): Promise<SealedConnection[]> {
+    return this.dataSource.query(
+      'SELECT id, account_id, platform, base_url, api_key_sealed, webhook_url FROM agents.integrations WHERE account_id = $1',
+      [accountId],
     );
-    return toRecord(rows[0]);
+  }
+
+  /** The platform refused the stored key during a sync: the integration shows it until a PUT replaces the key. */
+  async markInvalidCredentials(accountId: string, platform: VoicePlatform, apiKeySealed: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agents.integrations SET status = 'invalid_credentials', updated_at = now()
+        WHERE account_id = $1 AND platform = $2 AND api_key_sealed = $3 AND status <> 'invalid_credentials'`,
+      [accountId, platform, apiKeySealed],
+    );
   }
 
   /**

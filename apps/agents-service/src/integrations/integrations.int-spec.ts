@@ -8,6 +8,8 @@ import { secretContext } from './integrations.settings.js';
 
 const WEBHOOK_SECRET = 'whsec_0123456789abcdefWXYZ';
 
+const PUBLIC_URL = 'http://127.0.0.1:8080';
+
 describe('integrations over NATS, against the platform_a simulator', () => {
   let h: AgentsHarness;
   let strict: AgentsHarness;
@@ -31,7 +33,7 @@ describe('integrations over NATS, against the platform_a simulator', () => {
   it('saves a verified integration with its secrets sealed, shows hints only, and a replacement keeps its id', async () => {
     const account = newAccount();
     const body = { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url };
-    const { integration } = await h.rpc<IntegrationReply>(IntegrationsRpc.configure, { account, platform: 'platform_a', body });
+    const { integration } = await h.rpc<IntegrationReply>(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_a', body });
     expect(integration).toEqual({
       id: expect.stringMatching(/^int_[0-9a-f]{24}$/),
       platform: 'platform_a',
@@ -53,7 +55,8 @@ describe('integrations over NATS, against the platform_a simulator', () => {
     expect(() => box.open(row.api_key_sealed as string, secretContext(account.id, 'platform_a', 'webhook_secret'))).toThrow();
 
     const replaced = await h.rpc<IntegrationReply>(IntegrationsRpc.configure, {
-      account, platform: 'platform_a', body: { ...body, webhook_secret: 'another-secret-of-enough-length-9876' },
+      account,
+      public_url: PUBLIC_URL, platform: 'platform_a', body: { ...body, webhook_secret: 'another-secret-of-enough-length-9876' },
     });
     expect(replaced.integration.id).toBe(integration.id);
     expect(replaced.integration.created_at).toBe(integration.created_at);
@@ -65,7 +68,8 @@ describe('integrations over NATS, against the platform_a simulator', () => {
   it('refuses a wrong key with invalid_platform_credentials on api_key and stores nothing', async () => {
     const account = newAccount();
     const result = await h.attempt(IntegrationsRpc.configure, {
-      account, platform: 'platform_a', body: { api_key: 'wrong-key-wrong-key', webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
+      account,
+      public_url: PUBLIC_URL, platform: 'platform_a', body: { api_key: 'wrong-key-wrong-key', webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
     });
     expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'invalid_platform_credentials', field: 'api_key' }) });
     expect(await rows(h, account.id)).toEqual([]);
@@ -77,7 +81,8 @@ describe('integrations over NATS, against the platform_a simulator', () => {
     const url = down.url;
     await down.stop();
     const { integration } = await h.rpc<IntegrationReply>(IntegrationsRpc.configure, {
-      account, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: url },
+      account,
+      public_url: PUBLIC_URL, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: url },
     });
     expect(integration.status).toBe('unreachable');
     expect(await rows(h, account.id)).toHaveLength(1);
@@ -87,7 +92,8 @@ describe('integrations over NATS, against the platform_a simulator', () => {
     const account = newAccount();
     const before = simulator.requests().length;
     const result = await strict.attempt(IntegrationsRpc.configure, {
-      account, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
+      account,
+      public_url: PUBLIC_URL, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
     });
     expect(result).toEqual({ ok: false, error: expect.objectContaining({ code: 'invalid_platform_credentials', field: 'base_url' }) });
     expect(simulator.requests().length).toBe(before);
@@ -97,23 +103,23 @@ describe('integrations over NATS, against the platform_a simulator', () => {
   it('validates the platform, the entitlement and the body', async () => {
     const account = newAccount({ voice_platforms: ['platform_a'] });
     const body = { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url };
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_c', body })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_c', body })).toEqual({
       ok: false,
       error: expect.objectContaining({ code: 'invalid_parameter', field: 'platform', valid_values: ['platform_a', 'platform_b'] }),
     });
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_b', body })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_b', body })).toEqual({
       ok: false, error: expect.objectContaining({ code: 'platform_not_enabled' }),
     });
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_a', body: { ...body, api_key: '' } })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_a', body: { ...body, api_key: '' } })).toEqual({
       ok: false, error: expect.objectContaining({ code: 'invalid_parameter', field: 'api_key' }),
     });
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_a', body: { api_key: 'x' } })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_a', body: { api_key: 'x' } })).toEqual({
       ok: false, error: expect.objectContaining({ code: 'missing_required_field', field: 'webhook_secret' }),
     });
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_a', body: { ...body, base_url: 'ftp://x.example/' } })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_a', body: { ...body, base_url: 'ftp://x.example/' } })).toEqual({
       ok: false, error: expect.objectContaining({ code: 'invalid_parameter', field: 'base_url' }),
     });
-    expect(await h.attempt(IntegrationsRpc.configure, { account, platform: 'platform_a', body: { ...body, api_key: 'k'.repeat(501) } })).toEqual({
+    expect(await h.attempt(IntegrationsRpc.configure, { account, public_url: PUBLIC_URL, platform: 'platform_a', body: { ...body, api_key: 'k'.repeat(501) } })).toEqual({
       ok: false, error: expect.objectContaining({ code: 'invalid_parameter', field: 'api_key' }),
     });
   });
@@ -121,7 +127,8 @@ describe('integrations over NATS, against the platform_a simulator', () => {
   it('refuses to remove an integration while a live agent uses the platform, removes it after, then 404s', async () => {
     const account = newAccount();
     await h.rpc(IntegrationsRpc.configure, {
-      account, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
+      account,
+      public_url: PUBLIC_URL, platform: 'platform_a', body: { api_key: DEFAULT_API_KEY, webhook_secret: WEBHOOK_SECRET, base_url: simulator.url },
     });
     const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Desk', voice_platform: 'platform_a' } });
     expect(await h.attempt(IntegrationsRpc.remove, { account_id: account.id, platform: 'platform_a' })).toEqual({

@@ -10,6 +10,6 @@ export class ListAgentsHandler implements IQueryHandler<ListAgentsQuery> {
 
   async execute({ accountId, params }: ListAgentsQuery): Promise<PageResult<AgentView>> {
     const { agents, total } = await this.store.page(accountId, params);
-    return { items: agents.map(toAgentView), total, page: params.page, per_page: params.per_page };
+    return { items: agents.map((record) => toAgentView(record.state, record.sync)), total, page: params.page, per_page: params.per_page };
   }
 }

@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AgentsRpc, type AgentReply, type AgentView, type PageResult } from '@voice/contracts';
+import { AgentsRpc, type AccountContext, type AgentReply, type AgentView, type PageResult } from '@voice/contracts';
 import { newAccount, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
 
 describe('agents.list over NATS', () => {
   let h: AgentsHarness;
-  const account = newAccount({ agent_limit: 100 });
+  let account: AccountContext;
   const created: AgentView[] = [];
   const list = (query: Record<string, string | string[]> = {}, accountId = account.id) =>
     h.rpc<PageResult<AgentView>>(AgentsRpc.list, { account_id: accountId, query });
 
   beforeAll(async () => {
     h = await startAgentsHarness('list');
+    account = await h.account({ agent_limit: 100 });
     const specs = [
       { name: 'Sales East', voice_platform: 'platform_a' },
       { name: 'Sales West', voice_platform: 'platform_b' },
@@ -24,7 +25,7 @@ describe('agents.list over NATS', () => {
     await h.rpc(AgentsRpc.update, { account, agent_id: created[3].id, body: { status: 'paused' } });
     await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: created[5].id });
     // Another account's agent must never show up.
-    await h.rpc(AgentsRpc.create, { account: newAccount(), body: { name: 'Sales North', voice_platform: 'platform_a' } });
+    await h.rpc(AgentsRpc.create, { account: await h.account(), body: { name: 'Sales North', voice_platform: 'platform_a' } });
   });
   afterAll(async () => {
     await h?.close();

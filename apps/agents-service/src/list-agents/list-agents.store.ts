@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AgentState } from '../agent/agent.js';
-import { AGENT_COLUMNS, rowToState, type AgentRow } from '../agent/agent.store.js';
+import { AGENT_READ_COLUMNS, rowToRecord, type AgentRecord } from '../agent/agent.store.js';
 import type { ListAgentsParams } from './list-agents.params.js';
 
 /** The paged, filtered read of the account's live agents. */
@@ -9,7 +8,7 @@ import type { ListAgentsParams } from './list-agents.params.js';
 export class ListAgentsStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  async page(accountId: string, params: ListAgentsParams): Promise<{ agents: AgentState[]; total: number }> {
+  async page(accountId: string, params: ListAgentsParams): Promise<{ agents: AgentRecord[]; total: number }> {
     const where = [`account_id = $1`, `status <> 'deleted'`];
     const values: unknown[] = [accountId];
     if (params.status) {
@@ -28,14 +27,14 @@ export class ListAgentsStore {
     const filter = where.join(' AND ');
     const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM agents.agents WHERE ${filter}`, values);
     const offset = (params.page - 1) * params.per_page;
-    const rows: AgentRow[] =
+    const rows =
       offset >= total
         ? []
         : await this.dataSource.query(
-            `SELECT ${AGENT_COLUMNS.join(', ')} FROM agents.agents WHERE ${filter}
+            `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE ${filter}
               ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
             [...values, params.per_page, offset],
           );
-    return { agents: rows.map(rowToState), total };
+    return { agents: rows.map(rowToRecord), total };
   }
 }

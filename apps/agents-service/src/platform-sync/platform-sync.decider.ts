@@ -31,6 +31,7 @@
  *   acquired.
  */
 import type { VoicePlatform } from '@voice/contracts';
+import type { AgentState } from '../agent/agent.js';
 import type { PlatformAgentChanges, PlatformAgentSpec, PlatformNumber } from '../platforms/voice-platform.port.js';
 
 export const SYNC_PLATFORMS: readonly VoicePlatform[] = ['platform_a', 'platform_b'];
@@ -105,6 +106,42 @@ export function targetNumber(desired: DesiredPlatformAgent, facts: SyncFacts): s
     if (held) return held.phone_number;
   }
   return null;
+}
+
+/** Voice ids stored before agents reached their platforms named our own defaults; the platforms know theirs. */
+const LEGACY_DEFAULT_VOICES: Readonly<Record<string, string>> = {
+  'platform_a-default-voice': 'pa-voice-default',
+  'platform_b-default-voice': 'pb-voice-default',
+};
+
+/** Where platform_b buys a number when the agent names none: it sells only in a named area. */
+export const DEFAULT_AREA_CODE = '415';
+
+/**
+ * What the agent wants on its platforms. `webhookUrl`: the integration's webhook address on the agent's
+ * platform ('' when it has none: the platform then refuses the agent, which says why).
+ *
+ * A number to buy comes from the area of the agent's transfer number when that is a North American number
+ * (the caller is local to the business), else DEFAULT_AREA_CODE; platform_a, which sells anywhere, gets no area.
+ */
+export function desiredPlatformAgent(agent: AgentState, webhookUrl: string): DesiredPlatformAgent {
+  const nanpArea = /^\+1([2-9]\d\d)/.exec(agent.transfer_number ?? '')?.[1];
+  return {
+    status: agent.status,
+    voice_platform: agent.voice_platform,
+    spec: {
+      external_id: agent.id,
+      name: agent.name,
+      system_prompt: agent.system_prompt,
+      welcome_message: agent.welcome_message,
+      voice_id: LEGACY_DEFAULT_VOICES[agent.voice_id] ?? agent.voice_id,
+      language: agent.language,
+      transfer_number: agent.transfer_number,
+      webhook_url: webhookUrl,
+    },
+    phone_number: agent.phone_number,
+    area_code: agent.voice_platform === 'platform_b' ? nanpArea ?? DEFAULT_AREA_CODE : null,
+  };
 }
 
 export function planPlatformSync(desired: DesiredPlatformAgent, facts: SyncFacts): PlatformSyncStep[] {

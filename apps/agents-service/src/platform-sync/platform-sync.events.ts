@@ -10,7 +10,11 @@
  *   (new credentials, another voice, …), the others are retried.
  */
 import type { VoicePlatform } from '@voice/contracts';
+import type { PlatformSyncView } from '@voice/contracts';
+import { platformSyncViewOf, type PlatformSyncSummary, type SyncError } from '../agent/platform-sync.view.js';
 import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+
+export type { SyncError } from '../agent/platform-sync.view.js';
 import type { NumberFacts, SyncFacts } from './platform-sync.decider.js';
 
 export const PlatformSyncEventTypes = {
@@ -35,14 +39,6 @@ export interface AgentPlatformSyncProgressed {
 export interface AgentSyncedToPlatform {
   type: typeof PlatformSyncEventTypes.synced;
   data: PlatformFactsData & { synced_version: number; at: string };
-}
-
-export interface SyncError {
-  /** Ours: invalid_platform_credentials, platform_rejected, phone_number_in_use, phone_number_unavailable, platform_unavailable, … */
-  code: string;
-  message: string;
-  /** Our field the platform objected to, when known. */
-  field?: string;
 }
 
 export interface AgentSyncFailed {
@@ -92,31 +88,23 @@ export function foldPlatformSync(events: readonly PlatformSyncEvent[]): Platform
   return events.reduce(evolvePlatformSync, NO_PLATFORM_SYNC);
 }
 
-/** The agent resource's `platform_sync` field. */
-export interface PlatformSyncView {
-  state: 'synced' | 'pending' | 'failed';
-  platform_agent_id: string | null;
-  synced_version: number | null;
-  last_attempt_at: string | null;
-  last_error: SyncError | null;
-}
-
-/**
- * `agent` is the agent's platform and current stream version (the version the
- * platforms should reflect). Synced: a sync for that version (or later)
- * succeeded. Failed: the latest attempt at that version failed permanently.
- * Pending otherwise (never attempted, in flight, or retrying after a transient failure).
- */
-export function platformSyncView(record: PlatformSyncRecord, agent: { voice_platform: VoicePlatform; version: number }): PlatformSyncView {
+/** What the agent's row keeps of the record (agents.platform_sync), enough for the resource's field. */
+export function summaryOf(record: PlatformSyncRecord): PlatformSyncSummary {
   const last = record.failures.at(-1) ?? null;
-  const synced = record.synced_version !== null && record.synced_version >= agent.version;
-  const failed = !synced && last !== null && last.permanent && last.attempted_version >= agent.version;
+  const platform_agent_ids: PlatformSyncSummary['platform_agent_ids'] = {};
+  for (const [platform, facts] of Object.entries(record.facts) as Array<[VoicePlatform, { platform_agent_id: string | null }]>) {
+    if (facts.platform_agent_id !== null) platform_agent_ids[platform] = facts.platform_agent_id;
+  }
   const lastAttemptAt = [record.synced_at, last?.at ?? null].filter((at): at is string => at !== null).sort().at(-1) ?? null;
   return {
-    state: synced ? 'synced' : failed ? 'failed' : 'pending',
-    platform_agent_id: record.facts[agent.voice_platform]?.platform_agent_id ?? null,
+    platform_agent_ids,
     synced_version: record.synced_version,
     last_attempt_at: lastAttemptAt,
-    last_error: synced ? null : last?.error ?? null,
+    last_failure: last && { error: last.error, permanent: last.permanent, attempted_version: last.attempted_version },
   };
+}
+
+/** The agent resource's `platform_sync` field: `agent` is the agent's platform and current stream version. */
+export function platformSyncView(record: PlatformSyncRecord, agent: { voice_platform: VoicePlatform; version: number }): PlatformSyncView {
+  return platformSyncViewOf(summaryOf(record), agent);
 }

@@ -15,7 +15,7 @@
 import type { VoicePlatform } from '@voice/contracts';
 import { PlatformCallFailed } from '../platforms/platform-call-failed.js';
 import { PLATFORM_RETRY_POLICY, retryDelay, type RetryPolicy } from '../platforms/retry-delay.js';
-import type { PlatformConnection, VoicePlatformAdapter } from '../platforms/voice-platform.port.js';
+import type { PlatformConnection, PlatformNumber, VoicePlatformAdapter } from '../platforms/voice-platform.port.js';
 import {
   applyStep, factsOf, planPlatformSync, specChanges, type DesiredPlatformAgent, type PlatformSyncStep, type StepResult, type SyncFacts,
 } from './platform-sync.decider.js';
@@ -27,6 +27,10 @@ export interface PlatformSyncRunOptions {
   connectionFor(platform: VoicePlatform): PlatformConnection | undefined | Promise<PlatformConnection | undefined>;
   /** Called after each successful step with the facts it produced (record them before the next step to bound crash loss). */
   onStep?(facts: SyncFacts, step: PlatformSyncStep): void | Promise<void>;
+  /** An imported number the account gave up earlier and left registered (unbound) on the platform: adopted instead of imported again. */
+  adoptParkedNumber?(platform: VoicePlatform, phoneNumber: string): Promise<PlatformNumber | undefined>;
+  /** An imported number was let go and stays registered, unbound, on the platform. */
+  parkNumber?(platform: VoicePlatform, number: PlatformNumber): Promise<void>;
   /** Retries of this sync so far (0 on the first attempt): the backoff grows with it. */
   attempt?: number;
   retryPolicy?: RetryPolicy;
@@ -115,6 +119,11 @@ export async function executeStep(step: PlatformSyncStep, facts: SyncFacts, opti
       return undefined;
     case 'acquire_number': {
       const bindTo = step.bind ? required(agentId, step) : null;
+      const parked = step.phone_number !== null ? await options.adoptParkedNumber?.(step.platform, step.phone_number) : undefined;
+      if (parked) {
+        if (bindTo !== null) await adapter.bindNumber(connection, parked, bindTo);
+        return parked;
+      }
       if (step.phone_number !== null) return adapter.acquireNumber(connection, { phone_number: step.phone_number, platform_agent_id: bindTo });
       return adapter.acquireNumber(connection, { ...(step.area_code && { area_code: step.area_code }), platform_agent_id: bindTo });
     }
@@ -128,7 +137,7 @@ export async function executeStep(step: PlatformSyncStep, facts: SyncFacts, opti
       if (!number) return undefined;
       // A purchased number is released; an imported one (the customer's) is only unbound, never deleted.
       if (step.release) await adapter.releaseNumber(connection, number);
-      else await unbindIfPresent(adapter, connection, number);
+      else if (await unbindIfPresent(adapter, connection, number)) await options.parkNumber?.(step.platform, number);
       return undefined;
     case 'delete_agent':
       if (agentId !== null) await adapter.deleteAgent(connection, agentId);
@@ -136,12 +145,15 @@ export async function executeStep(step: PlatformSyncStep, facts: SyncFacts, opti
   }
 }
 
-async function unbindIfPresent(adapter: VoicePlatformAdapter, connection: PlatformConnection, number: NonNullable<ReturnType<typeof factsOf>['number']>): Promise<void> {
+/** Whether the number was still there (and is now unbound). */
+async function unbindIfPresent(adapter: VoicePlatformAdapter, connection: PlatformConnection, number: NonNullable<ReturnType<typeof factsOf>['number']>): Promise<boolean> {
   try {
     await adapter.bindNumber(connection, number, null);
+    return true;
   } catch (error) {
     // Already gone from the platform: nothing left to unbind.
     if (!(error instanceof PlatformCallFailed && error.kind === 'not_found')) throw error;
+    return false;
   }
 }
 

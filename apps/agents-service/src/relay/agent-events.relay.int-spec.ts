@@ -43,8 +43,8 @@ describe('agent events relay to JetStream', () => {
   }
 
   it('publishes created, renamed and deleted in order with versions 1..3 and full snapshots', async () => {
-    const account = newAccount();
-    const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Relay me', voice_platform: 'platform_b', recording_enabled: false } });
+    const account = await h.account();
+    const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Relay me', voice_platform: 'platform_b', phone_number: '+14155553001', recording_enabled: false } });
     await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { name: 'Relayed' } });
     await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: agent.id });
 
@@ -76,7 +76,7 @@ describe('agent events relay to JetStream', () => {
   }, 30_000);
 
   it('does not skip an event whose transaction commits after a later one', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const lateId = `agt_late_${randomUUID().slice(0, 8)}`;
     const lateEventId = randomUUID();
     const client = new pg.Client({ connectionString: h.db.url });

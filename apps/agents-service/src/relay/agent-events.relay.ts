@@ -11,6 +11,7 @@ import { evolve } from '../agent/agent.evolve.js';
 import type { AgentEvent } from '../agent/agent.events.js';
 import { loadAgentAt, type CommitListener } from '../agent/agent.store.js';
 import { toSnapshot } from '../agent/agent.view.js';
+import { isSyncStream } from '../platform-sync/platform-sync.store.js';
 
 export const AGENT_EVENTS_RELAY_NAME = 'agent-events-to-jetstream';
 
@@ -61,6 +62,8 @@ export class AgentEventsRelay implements CommitListener {
   }
 
   private async publish(event: StoredEvent): Promise<void> {
+    // The platform sync's own stream records our dealings with the platforms, not a change of the agent.
+    if (isSyncStream(event.stream_id)) return;
     const state = await this.stateAt(event);
     const payload: AgentIntegrationEvent = {
       id: event.event_id,

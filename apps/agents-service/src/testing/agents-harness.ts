@@ -5,7 +5,8 @@
  */
 import { NamespacedNatsClient } from '@voice/service-kit';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
-import type { AccountContext, ServiceError } from '@voice/contracts';
+import { IntegrationsRpc, type AccountContext, type ConfigureIntegrationRequest, type ServiceError, type VoicePlatform } from '@voice/contracts';
+import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
 import { randomBytes } from 'node:crypto';
 import { firstValueFrom, timeout } from 'rxjs';
 import { startAgentsService, type AgentsServiceOptions, type RunningAgentsService } from '../app.js';
@@ -14,6 +15,12 @@ export interface AgentsHarness {
   db: TestDatabase;
   namespace: string;
   service: RunningAgentsService;
+  /** Both platform simulators, which the accounts of `account()` are integrated with. */
+  simulators: RunningSimulators;
+  /** A new account with an integration for each of its platforms, pointing at the simulators. */
+  account(overrides?: Partial<AccountContext>): Promise<AccountContext>;
+  /** Configures the account's integration for `platform` with the simulator's credentials. */
+  integrate(account: AccountContext, platform: VoicePlatform): Promise<void>;
   /** Reply of a request, or rejects with the structured ServiceError. */
   rpc<T = any>(subject: string, payload: unknown, timeoutMs?: number): Promise<T>;
   /** Resolves to `{ ok: true, value }` or `{ ok: false, error }` so tests can count outcomes. */
@@ -24,14 +31,41 @@ export interface AgentsHarness {
 export async function startAgentsHarness(label: string, options: Partial<AgentsServiceOptions> = {}): Promise<AgentsHarness> {
   const db = await createTestDatabase(label);
   const namespace = randomNamespace();
-  const service = await startAgentsService({ databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, ...options });
+  const simulatorKey = `sim_${randomBytes(8).toString('hex')}`;
+  const simulators = await startSimulators({ apiKeys: [simulatorKey], webhookSecret: `whsec_${randomBytes(8).toString('hex')}` });
+  const service = await startAgentsService({
+    databaseUrl: db.url,
+    natsUrl: testNatsUrl(),
+    namespace,
+    relayPollIntervalMs: 50,
+    platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
+    platformSync: { pollIntervalMs: 100 },
+    ...options,
+  });
   const client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
   await client.connect();
   const rpc = <T>(subject: string, payload: unknown, timeoutMs = 10_000) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(timeoutMs)));
+  const integrate = async (account: AccountContext, platform: VoicePlatform) => {
+    const baseUrl = platform === 'platform_a' ? simulators.urls.platformA : simulators.urls.platformB;
+    const request: ConfigureIntegrationRequest = {
+      account,
+      platform,
+      body: { api_key: simulatorKey, webhook_secret: 'whsec_harness_secret', base_url: baseUrl },
+      public_url: 'http://127.0.0.1:8080',
+    };
+    await rpc(IntegrationsRpc.configure, request);
+  };
   return {
     db,
     namespace,
     service,
+    simulators,
+    integrate,
+    async account(overrides = {}) {
+      const account = newAccount(overrides);
+      for (const platform of account.voice_platforms as VoicePlatform[]) await integrate(account, platform);
+      return account;
+    },
     rpc,
     async attempt(subject, payload) {
       try {
@@ -43,6 +77,7 @@ export async function startAgentsHarness(label: string, options: Partial<AgentsS
     async close() {
       await client.close();
       await service.close();
+      await simulators.stop();
       await deleteNamespaceStreams(namespace).catch(() => undefined);
       await db.drop();
     },

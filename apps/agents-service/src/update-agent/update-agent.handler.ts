@@ -1,38 +1,54 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
 import { withOptimisticConcurrency } from '../agent/agent.concurrency.js';
-import { decide, type AgentChanges } from '../agent/agent.decider.js';
+import { configuredPlatforms, decide, type AgentChanges } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
-import { toAgentView } from '../agent/agent.view.js';
-import { PHONE_NUMBER_PROVISIONER, type PhoneNumberProvisioner } from '../phone-numbers/phone-number-provisioner.js';
+import { agentReply } from '../agent/agent.view.js';
+import { IntegrationStore } from '../integrations/integration.store.js';
+import { syncWithin } from '../platform-sync/inline-sync.js';
+import { PlatformSyncHandler } from '../platform-sync/platform-sync.handler.js';
 import { UpdateAgentCommand } from './update-agent.command.js';
 
+/**
+ * PATCH /v1/agents/{id}: record the change, then bring the platform to it within the inline bound. A platform
+ * refusal does not undo the change (it is valid for us): the answer shows platform_sync failed with the
+ * platform's reason, and the next change tries again.
+ */
 @CommandHandler(UpdateAgentCommand)
 export class UpdateAgentHandler implements ICommandHandler<UpdateAgentCommand> {
   constructor(
     private readonly store: AgentStore,
-    @Inject(PHONE_NUMBER_PROVISIONER) private readonly provisioner: PhoneNumberProvisioner,
+    private readonly integrations: IntegrationStore,
+    private readonly sync: PlatformSyncHandler,
   ) {}
 
   async execute({ account, agentId, payload, expectedVersion }: UpdateAgentCommand): Promise<AgentReply> {
     const { status, ...fields } = payload;
+    // Read without a lock: an integration in use by a live agent cannot be removed, so one that exists now stays.
+    const integrated = await this.integrations.platforms(account.id);
+    const bound = this.sync.settings.inlineBoundMs;
     const { before, after } = await withOptimisticConcurrency(expectedVersion, () =>
-      this.store.change(account.id, agentId, 'UpdateAgent', (agent) =>
-        decide(
-          {
-            type: 'UpdateAgent',
-            changes: fields as AgentChanges,
-            status: status as 'active' | 'paused' | undefined,
-            configured_platforms: account.voice_platforms,
-            expected_version: expectedVersion,
-            now: new Date().toISOString(),
-          },
-          agent,
-        ),
+      this.store.change(
+        account.id,
+        agentId,
+        'UpdateAgent',
+        (agent) =>
+          decide(
+            {
+              type: 'UpdateAgent',
+              changes: fields as AgentChanges,
+              status: status as 'active' | 'paused' | undefined,
+              configured_platforms: configuredPlatforms(account.voice_platforms, integrated),
+              expected_version: expectedVersion,
+              now: new Date().toISOString(),
+            },
+            agent,
+          ),
+        { inlineForMs: bound },
       ),
     );
-    if (before.phone_number !== after.phone_number) await this.provisioner.release(before.phone_number);
-    return { agent: toAgentView(after), version: after.version };
+    if (after.version !== before.version) await syncWithin(this.sync, agentId, bound);
+    const record = await this.store.findLive(account.id, agentId);
+    return agentReply(record!);
   }
 }

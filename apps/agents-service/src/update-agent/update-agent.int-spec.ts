@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentsRpc, type AccountContext, type AgentReply } from '@voice/contracts';
 import { newAccount, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
 
+let numbers = 0;
+const uniqueNumber = () => `+1415556${String(++numbers).padStart(4, '0')}`;
+
 describe('agents.update over NATS', () => {
   let h: AgentsHarness;
   beforeAll(async () => {
@@ -12,7 +15,8 @@ describe('agents.update over NATS', () => {
   });
 
   const create = (account: AccountContext, body: Record<string, unknown>) =>
-    h.rpc<AgentReply>(AgentsRpc.create, { account, body: { voice_platform: 'platform_a', ...body } });
+    // With a number of its own, a new agent is at version 1 (a bought number adds AgentPhoneNumberAssigned).
+    h.rpc<AgentReply>(AgentsRpc.create, { account, body: { voice_platform: 'platform_a', phone_number: uniqueNumber(), ...body } });
   const update = (account: AccountContext, agent_id: string, body: unknown, expected_version?: number) =>
     h.attempt<AgentReply>(AgentsRpc.update, { account, agent_id, body, expected_version });
   const ok = (r: { ok: boolean; value?: AgentReply; error?: unknown }) => {
@@ -22,7 +26,7 @@ describe('agents.update over NATS', () => {
   const tick = () => new Promise((r) => setTimeout(r, 5));
 
   it('changes only the given fields, with a new updated_at and version', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = await create(account, { name: 'Desk', system_prompt: 'Old', metadata: { a: '1' } });
     await tick();
     const updated = ok(await update(account, agent.id, { name: 'Front Desk', system_prompt: null, metadata: { b: '2' }, language: 'fr' }));
@@ -40,7 +44,7 @@ describe('agents.update over NATS', () => {
   });
 
   it('pauses and resumes; repeating the current status changes nothing', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = await create(account, { name: 'Night' });
     const paused = ok(await update(account, agent.id, { status: 'paused' }));
     expect(paused).toMatchObject({ version: 2, agent: { status: 'paused' } });
@@ -54,7 +58,7 @@ describe('agents.update over NATS', () => {
   });
 
   it('applies the create invariants: duplicate name, platform configured, phone in use', async () => {
-    const account = newAccount({ voice_platforms: ['platform_a'] });
+    const account = await h.account({ voice_platforms: ['platform_a'] });
     await create(account, { name: 'Taken', phone_number: '+14155551001' });
     const { agent } = await create(account, { name: 'Mine' });
     expect(await update(account, agent.id, { name: ' taken ' })).toMatchObject({ ok: false, error: { code: 'duplicate_name', field: 'name' } });
@@ -71,7 +75,7 @@ describe('agents.update over NATS', () => {
   });
 
   it('releases the old number when the number changes', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = await create(account, { name: 'Mover', phone_number: '+14155551002' });
     ok(await update(account, agent.id, { phone_number: '+14155551003' }));
     expect(ok(await h.attempt(AgentsRpc.create, { account, body: { name: 'Heir', voice_platform: 'platform_a', phone_number: '+14155551002' } })).agent.phone_number).toBe(
@@ -80,16 +84,16 @@ describe('agents.update over NATS', () => {
   });
 
   it('switches to the new platform default voice', async () => {
-    const account = newAccount();
-    const { agent } = await create(account, { name: 'Switcher', voice_id: 'custom' });
+    const account = await h.account();
+    const { agent } = await create(account, { name: 'Switcher', voice_id: 'pa-voice-warm' });
     expect(ok(await update(account, agent.id, { voice_platform: 'platform_b' })).agent).toMatchObject({
       voice_platform: 'platform_b',
-      voice_id: 'platform_b-default-voice',
+      voice_id: 'pb-voice-default',
     });
   });
 
   it('refuses invalid, read-only and unknown fields with the field path', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = await create(account, { name: 'Strict' });
     for (const [body, field] of [
       [{ id: 'x' }, 'id'],
@@ -104,9 +108,9 @@ describe('agents.update over NATS', () => {
   });
 
   it('is not_found for another account, an unknown id and a deleted agent', async () => {
-    const account = newAccount();
+    const account = await h.account();
     const { agent } = await create(account, { name: 'Hidden' });
-    expect(await update(newAccount(), agent.id, { name: 'Stolen' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await update(await h.account(), agent.id, { name: 'Stolen' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await update(account, 'agt_unknown', { name: 'x' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: agent.id });
     expect(await update(account, agent.id, { status: 'active' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
@@ -114,7 +118,7 @@ describe('agents.update over NATS', () => {
 
   describe('optimistic concurrency', () => {
     it('honours expected_version and refuses a stale one', async () => {
-      const account = newAccount();
+      const account = await h.account();
       const { agent, version } = await create(account, { name: 'Versioned' });
       expect(ok(await update(account, agent.id, { name: 'V2' }, version)).version).toBe(2);
       expect(await update(account, agent.id, { name: 'V3' }, version)).toMatchObject({ ok: false, error: { code: 'precondition_failed' } });
@@ -122,7 +126,7 @@ describe('agents.update over NATS', () => {
     });
 
     it('with one expected version, exactly one of many simultaneous updates wins', async () => {
-      const account = newAccount();
+      const account = await h.account();
       const { agent, version } = await create(account, { name: 'Race' });
       const results = await Promise.all(Array.from({ length: 6 }, (_, i) => update(account, agent.id, { welcome_message: `hi ${i}` }, version)));
       expect(results.filter((r) => r.ok)).toHaveLength(1);
@@ -130,7 +134,7 @@ describe('agents.update over NATS', () => {
     });
 
     it('without an expected version, simultaneous updates are retried and never lost silently', async () => {
-      const account = newAccount();
+      const account = await h.account();
       const { agent } = await create(account, { name: 'Busy' });
       const results = await Promise.all(Array.from({ length: 2 }, (_, i) => update(account, agent.id, { metadata: { [`k${i}`]: 'v' } })));
       expect(results.every((r) => r.ok)).toBe(true);

@@ -12,8 +12,8 @@ describe('agents.verify-ownership and agents.health over NATS', () => {
   });
 
   it('names the ids that are not agents of the account; deleted agents still belong to it', async () => {
-    const account = newAccount();
-    const other = newAccount();
+    const account = await h.account();
+    const other = await h.account();
     const live = (await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Live', voice_platform: 'platform_a' } })).agent;
     const gone = (await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Gone', voice_platform: 'platform_a' } })).agent;
     const foreign = (await h.rpc<AgentReply>(AgentsRpc.create, { account: other, body: { name: 'Foreign', voice_platform: 'platform_a' } })).agent;

@@ -75,7 +75,7 @@ export class IntegrationsController {
   @ApiEnvelope(200, 'Integration', { description: 'The integration as saved.' })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'platform_not_enabled', 'invalid_platform_credentials')
   async configure(@Req() req: Request, @Param('platform') platform: string, @Body() body: unknown) {
-    const payload: ConfigureIntegrationRequest = { account: callerOf(req).account, platform, body };
+    const payload: ConfigureIntegrationRequest = { account: callerOf(req).account, platform, body, public_url: this.settings.publicUrl ?? '' };
     // The service checks the key with the platform (one call, its own deadline) before answering: allow for it.
     const timeoutMs = this.settings.rpcTimeoutMs + PLATFORM_CHECK_ALLOWANCE_MS;
     const reply = await this.services.send<IntegrationReply>(IntegrationsRpc.configure, payload, { requestId: requestIdOf(req), timeoutMs });

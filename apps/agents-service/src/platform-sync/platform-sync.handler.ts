@@ -1,0 +1,185 @@
+/**
+ * Brings one agent's voice platforms to what its event stream says, under the
+ * agent's sync lock: load the agent and its sync record, plan and run the
+ * steps (platform-sync.executor.ts), record each step's facts on the sync
+ * stream before the next platform call, then settle the work row.
+ *
+ * Called inline by the commands (create waits for it, bounded) and by the
+ * background worker for everything else: retries, changes whose request gave
+ * up waiting, work left by a process that died.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import type { VoicePlatform } from '@voice/contracts';
+import type { Logger } from 'pino';
+import { WrongExpectedVersion } from '@voice/service-kit';
+import type { AgentState } from '../agent/agent.js';
+import { decide } from '../agent/agent.decider.js';
+import { AgentStore } from '../agent/agent.store.js';
+import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
+import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
+import type { PlatformConnection } from '../platforms/voice-platform.port.js';
+import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
+import {
+  evolvePlatformSync, platformFactsData, PlatformSyncEventTypes, summaryOf, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
+} from './platform-sync.events.js';
+import { syncAgentToPlatforms, type PlatformSyncOutcome } from './platform-sync.executor.js';
+import { PlatformSyncStore } from './platform-sync.store.js';
+
+export const PLATFORM_SYNC_SETTINGS = Symbol('PlatformSyncSettings');
+
+export interface PlatformSyncSettings {
+  /** How long POST /v1/agents (and the other commands) wait for the agent's first sync before answering pending. */
+  inlineBoundMs: number;
+  /** Syncs one process runs at once (each holds a database connection for its lock). */
+  concurrency: number;
+  /** How often the background worker looks for due work. */
+  pollIntervalMs: number;
+  logger: Logger;
+}
+
+/** What one run ended with; `busy`: another process or request holds the agent's sync (it will record the outcome). */
+export type SyncRunResult =
+  | { kind: 'busy' }
+  | { kind: 'gone' }
+  | { kind: 'synced'; agent: AgentState }
+  | { kind: 'retry'; agent: AgentState; error: SyncError; retryAfterMs: number }
+  | { kind: 'failed'; agent: AgentState; error: SyncError; step: PlatformSyncStep };
+
+/** A counting semaphore: syncs beyond `concurrency` wait for a slot. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    }
+  }
+}
+
+@Injectable()
+export class PlatformSyncHandler {
+  private readonly slots: Slots;
+
+  constructor(
+    private readonly store: PlatformSyncStore,
+    private readonly agents: AgentStore,
+    private readonly integrations: IntegrationStore,
+    @Inject(VOICE_PLATFORM_ADAPTERS) private readonly adapters: VoicePlatformAdapters,
+    @Inject(INTEGRATIONS_SETTINGS) private readonly secrets: IntegrationsSettings,
+    @Inject(PLATFORM_SYNC_SETTINGS) readonly settings: PlatformSyncSettings,
+  ) {
+    this.slots = new Slots(settings.concurrency);
+  }
+
+  /** One run for the agent, unless another holds its lock. */
+  async sync(agentId: string): Promise<SyncRunResult> {
+    return this.slots.run(async () => {
+      const locked = await this.store.withAgentLock(agentId, () => this.run(agentId));
+      return locked.busy ? { kind: 'busy' } : locked.value;
+    });
+  }
+
+  private async run(agentId: string): Promise<SyncRunResult> {
+    let agent = await this.agents.current(agentId);
+    const work = await this.store.work(agentId);
+    if (!agent) {
+      if (work) await this.store.finished(agentId, work.wanted_version);
+      return { kind: 'gone' };
+    }
+    const loaded = await this.store.loadRecord(agentId);
+    let record = loaded.record;
+    let syncVersion = loaded.version;
+    const attemptedVersion = () => agent!.version;
+    const append = async (events: PlatformSyncEvent[], at: string) => {
+      for (const event of events) record = evolvePlatformSync(record, event);
+      syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at });
+    };
+
+    const sealed = new Map<VoicePlatform, SealedConnection>((await this.integrations.connections(agent.account_id)).map((c) => [c.platform, c]));
+    const accountId = agent.account_id;
+    const desired = desiredPlatformAgent(agent, sealed.get(agent.voice_platform)?.webhook_url ?? '');
+
+    const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
+      const at = new Date().toISOString();
+      await append([{ type: PlatformSyncEventTypes.progressed, data: { ...platformFactsData(facts, step.platform), attempted_version: attemptedVersion(), at } }], at);
+      const bought = facts[step.platform]?.number;
+      if (step.type === 'acquire_number' && agent!.phone_number === null && bought) agent = await this.assignNumber(agent!, bought.phone_number);
+    };
+
+    let outcome: PlatformSyncOutcome;
+    try {
+      outcome = await syncAgentToPlatforms(desired, record.facts, {
+        adapters: this.adapters,
+        connectionFor: (platform) => this.open(sealed.get(platform)),
+        onStep,
+        adoptParkedNumber: (platform, phoneNumber) => this.store.unparkNumber(accountId, platform, phoneNumber),
+        parkNumber: (platform, number) => this.store.parkNumber(accountId, platform, number),
+        attempt: work?.attempt ?? 0,
+      });
+    } catch (error) {
+      // Another run recorded first: it holds the newer facts, and the work row still says what is wanted.
+      if (error instanceof WrongExpectedVersion) return { kind: 'busy' };
+      throw error;
+    }
+    return this.settle(agent, outcome, record, append, sealed);
+  }
+
+  private async settle(
+    agent: AgentState,
+    outcome: PlatformSyncOutcome,
+    record: PlatformSyncRecord,
+    append: (events: PlatformSyncEvent[], at: string) => Promise<void>,
+    sealed: Map<VoicePlatform, SealedConnection>,
+  ): Promise<SyncRunResult> {
+    const at = new Date().toISOString();
+    if (outcome.kind === 'synced') {
+      const data = { ...platformFactsData(outcome.facts, agent.voice_platform), synced_version: agent.version, at };
+      await append([{ type: PlatformSyncEventTypes.synced, data }], at);
+      await this.store.finished(agent.id, agent.version);
+      return { kind: 'synced', agent };
+    }
+    const permanent = outcome.kind === 'failed';
+    const last = record.failures.at(-1);
+    // A retry that meets the same failure again is not news: the summary's last_attempt_at moves, the stream does not grow.
+    const repeated = last !== undefined && last.error.code === outcome.error.code && last.attempted_version === agent.version && last.permanent === permanent;
+    const failure: PlatformSyncEvent = {
+      type: PlatformSyncEventTypes.failed,
+      data: { platform: outcome.step.platform, error: outcome.error, permanent, attempted_version: agent.version, at },
+    };
+    await append(repeated ? [] : [failure], at);
+    if (outcome.kind === 'failed') {
+      if (outcome.error.code === 'invalid_platform_credentials') {
+        const connection = sealed.get(outcome.step.platform);
+        if (connection) await this.integrations.markInvalidCredentials(agent.account_id, outcome.step.platform, connection.api_key_sealed);
+      }
+      await this.store.parked(agent.id, agent.version);
+      return { kind: 'failed', agent, error: outcome.error, step: outcome.step };
+    }
+    await this.store.retryLater(agent.id, agent.version, outcome.retryAfterMs);
+    return { kind: 'retry', agent, error: outcome.error, retryAfterMs: outcome.retryAfterMs };
+  }
+
+  /** The number the platform sold becomes the agent's (an event on the agent's own stream: its phone_number changed). */
+  private async assignNumber(agent: AgentState, phoneNumber: string): Promise<AgentState> {
+    const { after } = await this.agents.change(agent.account_id, agent.id, 'AssignPhoneNumber', (current) =>
+      decide({ type: 'AssignPhoneNumber', phone_number: phoneNumber, now: new Date().toISOString() }, current),
+    );
+    return after;
+  }
+
+  private open(connection: SealedConnection | undefined): PlatformConnection | undefined {
+    if (!connection) return undefined;
+    const apiKey = this.secrets.secretBox.open(connection.api_key_sealed, secretContext(connection.account_id, connection.platform, 'api_key'));
+    return { baseUrl: connection.base_url, apiKey };
+  }
+}
