@@ -38,6 +38,7 @@ describe('agents.update over NATS', () => {
       metadata: { b: '2' },
       language: 'fr',
       updated_at: expect.any(String),
+      platform_sync: { ...agent.platform_sync, state: 'synced', synced_version: 2, last_attempt_at: expect.any(String) },
     });
     expect(updated.agent.updated_at > agent.updated_at).toBe(true);
     expect(await h.rpc(AgentsRpc.get, { account_id: account.id, agent_id: agent.id })).toEqual(updated);

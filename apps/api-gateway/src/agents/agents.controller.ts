@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   AGENT_STATUSES,
@@ -25,6 +25,13 @@ import {
   ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiIfMatch, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute,
 } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
+
+/**
+ * Creates, updates and deletes wait for the agent's platform sync (agents-service's PLATFORM_SYNC_INLINE_MS,
+ * at most 10 s) on top of the usual service time: allow for it, so a slow platform gives 201 pending, never a 503.
+ */
+const PLATFORM_SYNC_ALLOWANCE_MS = 10_000;
 
 const IF_MATCH_FORMAT = 'If-Match must be * or a comma-separated list of ETags returned by this API, like "3" or "3", "4".';
 
@@ -57,7 +64,15 @@ async function expectedVersion(req: Request, read: () => Promise<number>): Promi
 
 @Controller('v1/agents')
 export class AgentsController {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  /** The RPC options of a command that reaches the voice platform. */
+  private syncing(req: Request) {
+    return { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS };
+  }
 
   @Post()
   @RequireScope('agents:write')
@@ -68,7 +83,7 @@ export class AgentsController {
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded', 'duplicate_name', 'platform_not_configured', 'phone_number_in_use')
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
     const payload: CreateAgentRequest = { account: callerOf(req).account, body };
-    const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, { requestId: requestIdOf(req) });
+    const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, this.syncing(req));
     res.location(`/v1/agents/${encodeURIComponent(reply.agent.id)}`).set('ETag', etagOf(reply.version));
     return success(req, reply.agent);
   }
@@ -119,7 +134,7 @@ export class AgentsController {
       body,
       expected_version: await expectedVersion(req, () => this.currentVersion(req, id)),
     };
-    const reply = await this.services.send<AgentReply>(AgentsRpc.update, payload, { requestId: requestIdOf(req) });
+    const reply = await this.services.send<AgentReply>(AgentsRpc.update, payload, this.syncing(req));
     res.set('ETag', etagOf(reply.version));
     return success(req, reply.agent);
   }
@@ -138,7 +153,7 @@ export class AgentsController {
       agent_id: id,
       expected_version: await expectedVersion(req, () => this.currentVersion(req, id)),
     };
-    await this.services.send<unknown>(AgentsRpc.delete, payload, { requestId: requestIdOf(req) });
+    await this.services.send<unknown>(AgentsRpc.delete, payload, this.syncing(req));
   }
 
   /** The agent's current version (its ETag); not_found when it does not exist for this account. */
