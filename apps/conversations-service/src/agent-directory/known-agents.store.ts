@@ -20,7 +20,8 @@ export async function findAgents(db: DataSource | QueryRunner, agentIds: string[
  * Keep only the newest state of each agent: events carry the full snapshot and
  * their stream version, so an older or repeated event changes nothing. Every
  * event that can change the status is also kept in the status history (an
- * update leaves the status as it was), with the time it happened.
+ * update or a number assigned by the platform leaves the status as it was),
+ * with the time it happened.
  */
 export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIntegrationEvent): Promise<boolean> {
   const a = event.agent;
@@ -35,7 +36,7 @@ export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIn
      RETURNING agent_id`,
     [a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, event.version],
   );
-  if (event.type !== AgentEventTypes.updated) {
+  if (event.type !== AgentEventTypes.updated && event.type !== AgentEventTypes.phoneNumberAssigned) {
     await db.query(
       `INSERT INTO conversations.agent_status_history (agent_id, version, status, since) VALUES ($1, $2, $3, $4::timestamptz)
        ON CONFLICT (agent_id, version) DO NOTHING`,
