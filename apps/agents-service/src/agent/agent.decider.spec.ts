@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { AgentRuleViolation, DEFAULT_VOICE_IDS, type AgentState } from './agent.js';
-import { decide, type AgentCommand, type CreateAgent } from './agent.decider.js';
+import { configuredPlatforms, decide, type AgentCommand, type CreateAgent } from './agent.decider.js';
 import { evolve, fold } from './agent.evolve.js';
 import type { AgentEvent } from './agent.events.js';
 
@@ -200,5 +200,51 @@ describe('any command sequence (property)', () => {
 describe('evolve', () => {
   it('refuses a stream that does not start with AgentCreated', () => {
     expect(() => evolve(undefined, { type: 'AgentPaused', data: { paused_at: 'x' } })).toThrow();
+  });
+});
+
+describe('configured platforms (rule 4.2.2)', () => {
+  it('are the platforms the plan includes and the account integrated', () => {
+    expect(configuredPlatforms(['platform_a', 'platform_b'], ['platform_b'])).toEqual(['platform_b']);
+    expect(configuredPlatforms(['platform_a'], ['platform_a', 'platform_b'])).toEqual(['platform_a']);
+    expect(configuredPlatforms(['platform_a', 'platform_b'], [])).toEqual([]);
+  });
+
+  it('refuses a create on a platform without an integration', () => {
+    expect(violation(() => decide(create({}, configuredPlatforms(both, ['platform_b'])), undefined))).toMatchObject({
+      code: 'platform_not_configured',
+      field: 'voice_platform',
+    });
+  });
+});
+
+describe('a number bought on the platform', () => {
+  const assign = (phone_number: string): AgentCommand => ({ type: 'AssignPhoneNumber', phone_number, now: '2026-01-04T00:00:00.000Z' });
+
+  it('becomes the number of an agent created without one, once', () => {
+    const agent = created({ phone_number: null });
+    expect(agent.phone_number).toBeNull();
+    const assigned = apply(agent, assign('+14155550142'));
+    expect(assigned).toMatchObject({ phone_number: '+14155550142', version: 2, updated_at: '2026-01-04T00:00:00.000Z' });
+    expect(decide(assign('+14155550143'), assigned)).toEqual([]);
+  });
+
+  it('is never assigned to an agent that has a number or was deleted', () => {
+    expect(decide(assign('+14155550142'), created())).toEqual([]);
+    expect(decide(assign('+14155550142'), apply(created({ phone_number: null }), del))).toEqual([]);
+  });
+});
+
+describe('withdrawing an agent its platform refused', () => {
+  const withdraw: AgentCommand = { type: 'WithdrawRefusedAgent', now: '2026-01-05T00:00:00.000Z' };
+
+  it('deletes it with the reason, once', () => {
+    const events = decide(withdraw, created());
+    expect(events).toEqual([
+      { type: 'AgentDeleted', data: { deleted_at: '2026-01-05T00:00:00.000Z', released_phone_number: '+14155550100', reason: 'platform_refused' } },
+    ]);
+    const gone = fold(events, created())!;
+    expect(gone.status).toBe('deleted');
+    expect(decide(withdraw, gone)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { AgentRuleViolation } from '../agent/agent.js';
 import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { agentReply } from '../agent/agent.view.js';
-import { syncWithin, withdrawRefusedAgent } from '../platform-sync/inline-sync.js';
+import { creationRefusal, syncWithin, withdrawRefusedAgent } from '../platform-sync/inline-sync.js';
 import { PlatformSyncHandler } from '../platform-sync/platform-sync.handler.js';
 import { CreateAgentCommand } from './create-agent.command.js';
 
@@ -63,7 +63,7 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
     const result = await syncWithin(this.sync, agentId, bound);
     if (result?.kind === 'failed') {
       await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
-      throw new AgentRuleViolation({ ...result.error, code: result.error.code as AgentRuleViolation['detail']['code'] });
+      throw new AgentRuleViolation(creationRefusal(result.error));
     }
     const record = await this.store.findLive(account.id, agentId);
     return agentReply(record!);

@@ -6,7 +6,9 @@
  * pending, and the work row, due once the bound has passed, covers a process
  * that dies meanwhile.
  */
+import { ERROR_CATALOG, type ErrorCode, type ServiceError } from '@voice/contracts';
 import { decide } from '../agent/agent.decider.js';
+import type { SyncError } from '../agent/platform-sync.view.js';
 import type { AgentStore } from '../agent/agent.store.js';
 import type { PlatformSyncHandler, SyncRunResult } from './platform-sync.handler.js';
 
@@ -41,4 +43,15 @@ export async function withdrawRefusedAgent(store: AgentStore, sync: PlatformSync
     { inlineForMs: sync.settings.inlineBoundMs },
   );
   await syncWithin(sync, agentId, sync.settings.inlineBoundMs);
+}
+
+/**
+ * A permanent sync failure as the answer to the create it refused. The codes are the API's, but for an
+ * integration whose base URL became unusable (an internal address, a redirect), which the caller fixes like a
+ * refused key: invalid_platform_credentials on base_url, as the integration's PUT says it.
+ */
+export function creationRefusal(error: SyncError): ServiceError {
+  if (error.code === 'platform_base_url_refused') return { code: 'invalid_platform_credentials', field: 'base_url', message: error.message };
+  const code = (error.code in ERROR_CATALOG ? error.code : 'platform_rejected') as ErrorCode;
+  return { code, message: error.message, ...(error.field !== undefined && { field: error.field }) };
 }

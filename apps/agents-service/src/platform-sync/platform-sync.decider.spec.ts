@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { VoicePlatform } from '@voice/contracts';
 import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
 import {
-  applyStep, planPlatformSync, SYNC_PLATFORMS, type DesiredPlatformAgent, type NumberFacts, type PlatformFacts, type PlatformSyncStep,
+  applyStep, DEFAULT_AREA_CODE, desiredPlatformAgent, planPlatformSync, SYNC_PLATFORMS, type DesiredPlatformAgent, type NumberFacts, type PlatformFacts, type PlatformSyncStep,
   type StepResult, type SyncFacts,
 } from './platform-sync.decider.js';
 
@@ -210,5 +210,32 @@ describe('convergence (property)', () => {
         }
       }),
     );
+  });
+});
+
+describe('desiredPlatformAgent', () => {
+  const agent = {
+    id: 'agt_1', account_id: 'acc_1', name: 'Desk', voice_platform: 'platform_b' as const, phone_number: null, voice_id: 'platform_b-default-voice',
+    language: 'en', system_prompt: 'Be kind.', welcome_message: 'Hi', transfer_number: '+13125550100', business_hours: null, recording_enabled: true,
+    transcription_enabled: true, status: 'paused' as const, metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', version: 2,
+  };
+
+  it('carries the agent’s fields, our id as external id and the integration’s webhook URL; maps old default voice ids', () => {
+    expect(desiredPlatformAgent(agent, 'https://api.example/v1/webhooks/platform_b/int_1')).toEqual({
+      status: 'paused',
+      voice_platform: 'platform_b',
+      spec: {
+        external_id: 'agt_1', name: 'Desk', system_prompt: 'Be kind.', welcome_message: 'Hi', voice_id: 'pb-voice-default', language: 'en',
+        transfer_number: '+13125550100', webhook_url: 'https://api.example/v1/webhooks/platform_b/int_1',
+      },
+      phone_number: null,
+      area_code: '312',
+    });
+  });
+
+  it('buys platform_b numbers in the default area without a North American transfer number, and names no area on platform_a', () => {
+    expect(desiredPlatformAgent({ ...agent, transfer_number: '+442071838750' }, '').area_code).toBe(DEFAULT_AREA_CODE);
+    expect(desiredPlatformAgent({ ...agent, transfer_number: null }, '').area_code).toBe(DEFAULT_AREA_CODE);
+    expect(desiredPlatformAgent({ ...agent, voice_platform: 'platform_a', voice_id: 'pa-voice-warm' }, '')).toMatchObject({ area_code: null, spec: { voice_id: 'pa-voice-warm' } });
   });
 });

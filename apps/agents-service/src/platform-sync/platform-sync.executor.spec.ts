@@ -78,3 +78,36 @@ describe('syncAgentToPlatforms: failures', () => {
     await expect(syncAgentToPlatforms(desired, {}, options(adapter))).rejects.toThrow('bug');
   });
 });
+
+describe('syncAgentToPlatforms: numbers an account parked', () => {
+  it('adopts a parked number (bound, not imported again) when the agent imports the same E.164', async () => {
+    const calls: string[] = [];
+    const adopted: string[] = [];
+    const parked = { phone_number: '+14155550100', platform_number_id: '+14155550100', purchased: false };
+    const outcome = await syncAgentToPlatforms(
+      desired,
+      {},
+      options(fakeAdapter({}, calls), {
+        adoptParkedNumber: async (platform, phoneNumber) => {
+          adopted.push(`${platform} ${phoneNumber}`);
+          return parked;
+        },
+      }),
+    );
+    expect(outcome).toMatchObject({ kind: 'synced', facts: { platform_a: { number: { ...parked, bound_to: 'pa-new' } } } });
+    expect(adopted).toEqual(['platform_a +14155550100']);
+    expect(calls).not.toContain('acquireNumber');
+    expect(calls).toContain('bindNumber');
+  });
+
+  it('parks an imported number it lets go, and never a released (bought) one', async () => {
+    const parkedNumbers: string[] = [];
+    const park = { parkNumber: async (_platform: string, n: { phone_number: string }) => void parkedNumbers.push(n.phone_number) };
+    const imported: SyncFacts = { platform_a: { platform_agent_id: 'pa-1', spec, number: { phone_number: '+14155550100', platform_number_id: 'i', purchased: false, bound_to: 'pa-1' } } };
+    const bought: SyncFacts = { platform_a: { platform_agent_id: 'pa-1', spec, number: { phone_number: '+14155550177', platform_number_id: 'b', purchased: true, bound_to: 'pa-1' } } };
+    const deleted = { ...desired, status: 'deleted' as const };
+    expect(await syncAgentToPlatforms(deleted, imported, options(fakeAdapter(), park))).toMatchObject({ kind: 'synced', facts: {} });
+    expect(await syncAgentToPlatforms(deleted, bought, options(fakeAdapter(), park))).toMatchObject({ kind: 'synced', facts: {} });
+    expect(parkedNumbers).toEqual(['+14155550100']);
+  });
+});
