@@ -77,10 +77,22 @@ export class AgentsController {
   @Post()
   @RequireScope('agents:write')
   @HttpCode(201)
-  @ApiRoute('Agents', 'Create an agent', 'Starts active. Without phone_number a number is provisioned (can take a few seconds).')
+  @ApiRoute(
+    'Agents',
+    'Create an agent',
+    'Starts active, and is created on its voice platform before the answer (up to 8 s): with phone_number the number is imported ' +
+      'there, without it one is bought. The account needs an integration for the platform (else 422 platform_not_configured). ' +
+      'Synced → platform_sync.state synced with the platform’s agent id. The platform refusing the agent (platform_rejected, ' +
+      'phone_number_in_use, phone_number_unavailable, invalid_platform_credentials) → 422 and nothing is left on either side. ' +
+      'The platform unreachable, slow, 429 or 5xx → still 201 with platform_sync.state pending (phone_number null while a number to ' +
+      'buy is pending); a background process completes it.',
+  )
   @ApiJsonBody(ref('CreateAgentRequest'))
   @ApiEnvelope(201, 'Agent', { description: 'The created agent.', headers: ['Location', 'ETag'] })
-  @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded', 'duplicate_name', 'platform_not_configured', 'phone_number_in_use')
+  @ApiErrors(
+    'invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded', 'duplicate_name', 'platform_not_configured', 'phone_number_in_use',
+    'phone_number_unavailable', 'platform_rejected', 'invalid_platform_credentials',
+  )
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
     const payload: CreateAgentRequest = { account: callerOf(req).account, body };
     const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, this.syncing(req));
@@ -118,7 +130,13 @@ export class AgentsController {
 
   @Patch(':id')
   @RequireScope('agents:write')
-  @ApiRoute('Agents', 'Update an agent', 'Partial update; status pauses or resumes the agent.')
+  @ApiRoute(
+    'Agents',
+    'Update an agent',
+    'Partial update; status pauses (the platform stops answering the number) or resumes the agent. Only the changed fields are sent to ' +
+      'the platform, before the answer (up to 8 s); a platform refusal does not undo the change: the answer shows platform_sync.state ' +
+      'failed with last_error, and the next change tries again. Switching voice_platform moves the agent and its number to the new platform.',
+  )
   @ApiIdParam('Agent id (agt_…).')
   @ApiIfMatch(false)
   @ApiJsonBody(ref('UpdateAgentRequest'))
@@ -142,7 +160,11 @@ export class AgentsController {
   @Delete(':id')
   @RequireScope('agents:write')
   @HttpCode(204)
-  @ApiRoute('Agents', 'Delete an agent', 'The agent stops answering calls; its conversations stay readable.')
+  @ApiRoute(
+    'Agents',
+    'Delete an agent',
+    'The agent stops answering calls: on its platform the number is unbound (a bought one released) and the agent deleted. Its conversations stay readable.',
+  )
   @ApiIdParam('Agent id (agt_…).')
   @ApiIfMatch(false)
   @ApiNoContent('Deleted.')

@@ -28,6 +28,8 @@ export const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   platform_not_configured: { message: 'platform_b is not configured for this account.', field: 'voice_platform' },
   invalid_platform_credentials: { message: 'platform_a refused the API key.', field: 'api_key' },
   phone_number_in_use: { message: '+14155550100 is already used by another agent.', field: 'phone_number' },
+  phone_number_unavailable: { message: 'platform_b has no number available in area 415.' },
+  platform_rejected: { message: "platform_a refused the agent: voice_id 'x' does not exist", field: 'voice_id' },
   unknown_agent: { message: 'Agent agt_other is not an agent of this account.', field: 'events[0].agent_id' },
   agent_not_answering: {
     message: 'Agent agt_5f0c3b8a9d2e4f6a7b8c9d0e is paused: it does not answer call call-42, which started after it was paused.',

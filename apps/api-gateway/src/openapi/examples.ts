@@ -40,7 +40,7 @@ export const AGENT_EXAMPLE: AgentView = {
   name: 'Front desk',
   voice_platform: 'platform_a',
   phone_number: '+14155550100',
-  voice_id: 'alloy',
+  voice_id: 'pa-voice-warm',
   language: 'en',
   system_prompt: 'You are the receptionist of Acme Dental.',
   welcome_message: 'Hello, Acme Dental, how can I help?',
@@ -52,6 +52,13 @@ export const AGENT_EXAMPLE: AgentView = {
   metadata: { team: 'front-office' },
   created_at: '2025-01-31T14:05:00.000Z',
   updated_at: '2025-01-31T14:05:00.000Z',
+  platform_sync: {
+    state: 'synced',
+    platform_agent_id: 'agent_3f2a9c1e7b5d4a6f8e0c2b4d6a8f1e3c',
+    synced_version: 1,
+    last_attempt_at: '2025-01-31T14:05:00.412Z',
+    last_error: null,
+  },
 };
 
 /** A second agent, for list examples: paused, on the other platform, with most optional fields unset. */
@@ -60,7 +67,7 @@ export const PAUSED_AGENT_EXAMPLE: AgentView = {
   name: 'After hours',
   voice_platform: 'platform_b',
   phone_number: '+14155550101',
-  voice_id: 'verse',
+  voice_id: 'pb-voice-calm',
   language: 'en',
   system_prompt: null,
   welcome_message: 'Acme Dental is closed; leave a message after the tone.',
@@ -72,6 +79,13 @@ export const PAUSED_AGENT_EXAMPLE: AgentView = {
   metadata: {},
   created_at: '2025-01-30T09:12:44.000Z',
   updated_at: '2025-02-02T18:00:03.000Z',
+  platform_sync: {
+    state: 'pending',
+    platform_agent_id: '5b7e0f2c-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
+    synced_version: 2,
+    last_attempt_at: '2025-02-02T18:00:09.730Z',
+    last_error: { code: 'platform_unavailable', message: 'platform_b answered 503; retrying in 4 s' },
+  },
 };
 
 export const TRANSCRIPT_SEGMENTS_EXAMPLE: TranscriptSegment[] = [

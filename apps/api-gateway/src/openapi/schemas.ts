@@ -7,10 +7,12 @@ import {
   ERROR_CATALOG,
   ISO_639_1_CODES,
   MAX_CALL_EVENTS_PER_BATCH,
+  PLATFORM_SYNC_STATES,
   SENTIMENTS,
   VOICE_PLATFORMS,
   INTEGRATION_STATUSES,
   type AgentView,
+  type PlatformSyncView,
   type IntegrationView,
   type ApiError,
   type ConversationDetail,
@@ -61,12 +63,36 @@ import { AGENT_METADATA_RULES, requestComponents } from './request-schemas.js';
 
 const e164 = string({ pattern: E164_PATTERN.source, examples: ['+14155550100'] });
 const metadata: JsonSchema = { type: 'object', ...AGENT_METADATA_RULES };
+const platformSync = viewSchema<PlatformSyncView>(
+  {
+    state: enumOf(PLATFORM_SYNC_STATES, {
+      description:
+        'synced: the platform holds the agent as its current version (ETag) wants it. pending: not yet — just changed, or the platform was ' +
+        'unreachable, slow, 429 or 5xx and a background retry is scheduled. failed: the platform refused the current version for good ' +
+        '(last_error says why); it waits for the next change of the agent or of its integration.',
+    }),
+    platform_agent_id: nullableString({ description: 'The platform’s id of the agent (platform_a agent_id, platform_b assistant id), once created there.' }),
+    synced_version: nullable(integer({ minimum: 1, description: 'The agent version the platform last fully reflected.' })),
+    last_attempt_at: nullable(dateTime),
+    last_error: nullable({
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: string(), message: string(), field: string({ description: 'Our field the platform objected to, when known.' }) },
+      additionalProperties: false,
+    }),
+  },
+  { description: 'Where the agent stands on its voice platform.', examples: [AGENT_EXAMPLE.platform_sync] },
+);
+
 const agent = viewSchema<AgentView>(
   {
     id: string({ examples: ['agt_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
     name: string({ minLength: 1, maxLength: AGENT_LIMITS.name }),
     voice_platform: enumOf(VOICE_PLATFORMS),
-    phone_number: e164,
+    phone_number: nullable({
+      ...e164,
+      description: 'The number the platform answers on. null only while a number to buy is still pending on the platform (platform_sync pending).',
+    }),
     voice_id: string({ maxLength: AGENT_LIMITS.voiceId }),
     language: enumOf(ISO_639_1_CODES, { description: 'ISO 639-1 code.' }),
     system_prompt: nullableString({ maxLength: AGENT_LIMITS.systemPrompt }),
@@ -79,6 +105,7 @@ const agent = viewSchema<AgentView>(
     metadata,
     created_at: dateTime,
     updated_at: dateTime,
+    platform_sync: ref('PlatformSync'),
   },
   { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', examples: [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE] },
 );
@@ -269,6 +296,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
   return {
     ...callEventComponents(),
     Agent: agent,
+    PlatformSync: platformSync,
     BusinessHours: requests.BusinessHours,
     ScheduleItem: requests.ScheduleItem,
     CreateAgentRequest: requests.CreateAgentRequest,
