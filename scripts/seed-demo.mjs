@@ -67,13 +67,24 @@ async function api(baseUrl, token, method, path, body) {
   return json;
 }
 
-export async function seedDemoData({ baseUrl, adminToken, dataDir, calls = 200, log = () => undefined }) {
+/**
+ * `platforms`: the integration body per platform (the bundled simulators), PUT for the demo account before its
+ * agents are created — and again on every start, since the simulators may listen elsewhere than last time.
+ */
+async function configureIntegrations(baseUrl, apiKey, platforms) {
+  for (const [platform, body] of Object.entries(platforms ?? {})) await api(baseUrl, apiKey, 'PUT', `/v1/integrations/${platform}`, body);
+}
+
+export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, calls = 200, log = () => undefined }) {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     // The data dir may outlive the database it was seeded into (another DATABASE_URL): check the key still works.
     const res = await fetch(new URL('/v1/agents?per_page=1', baseUrl), { headers: { authorization: `Bearer ${saved.apiKey}` } });
-    if (res.ok) return saved;
+    if (res.ok) {
+      await configureIntegrations(baseUrl, saved.apiKey, platforms);
+      return saved;
+    }
   }
   log('creating demo data (skip with SEED_DEMO=false)…');
   const account = (await api(baseUrl, adminToken, 'POST', '/v1/admin/accounts', {
@@ -82,6 +93,8 @@ export async function seedDemoData({ baseUrl, adminToken, dataDir, calls = 200, 
     agent_limit: 10,
     voice_platforms: ['platform_a', 'platform_b'],
   })).data;
+  // Agents are created on their voice platform: the account needs an integration for each first.
+  await configureIntegrations(baseUrl, account.api_key, platforms);
   const agentIds = [];
   for (const agent of DEMO_AGENTS) agentIds.push((await api(baseUrl, account.api_key, 'POST', '/v1/agents', agent)).data.id);
 

@@ -31,6 +31,7 @@ const shown = (path) => {
 // PostgreSQL and exit at once; they are removed where it is imported.)
 let embedded;
 let system;
+let simulators; // the bundled voice-platform simulators (zero-setup), stopped after the apps
 let starting; // the one-process start in progress, which a Ctrl-C lets finish (bounded) before closing it
 let stopping = false;
 async function shutdown(code) {
@@ -39,6 +40,7 @@ async function shutdown(code) {
   say('shutting down…');
   if (!system && starting) system = await Promise.race([starting.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
   await system?.close().catch((err) => say(`while stopping the apps: ${err.message}`));
+  await simulators?.stop().catch((err) => say(`while stopping the platform simulators: ${err.message}`));
   await embedded?.stop().catch((err) => say(`while stopping PostgreSQL: ${err.message}`));
   process.exit(code);
 }
@@ -448,6 +450,43 @@ if (!env.INTEGRATIONS_KEY?.trim()) {
 // Zero-setup runs next to local platform simulators: platform base URLs may be internal addresses unless said otherwise.
 if (!env.ALLOW_PRIVATE_PLATFORM_URLS?.trim()) env.ALLOW_PRIVATE_PLATFORM_URLS = 'true';
 
+// ---------- platform simulators ----------
+// Both voice platforms, simulated (tools/platform-simulators), so agents are created on "their platform" out of
+// the box: the demo account's integrations point at them. PLATFORM_SIMULATORS=false leaves them out;
+// PLATFORM_A_SIMULATOR_PORT / PLATFORM_B_SIMULATOR_PORT (4010 / 4020) pick the ports, any free one if taken.
+// Their state is in memory: after a restart the platforms have forgotten the demo agents until they change.
+const simulatorsWanted = !/^(false|0|no)$/i.test(env.PLATFORM_SIMULATORS?.trim() ?? '');
+const simulatorPort = (variable, fallback) => {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) die(`${variable} must be a port number (0–65535), got "${raw}"`);
+  return n;
+};
+async function startPlatformSimulators() {
+  const { startSimulators } = await import(pathToFileURL(join(root, 'tools', 'platform-simulators', 'dist', 'index.js')).href);
+  const keyFile = join(dataDir, 'simulator-credentials.json');
+  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(keyFile)) {
+    const credentials = { apiKey: `sim_${randomBytes(16).toString('hex')}`, webhookSecret: `whsec_${randomBytes(16).toString('hex')}` };
+    writeFileSync(keyFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  }
+  const credentials = JSON.parse(readFileSync(keyFile, 'utf8'));
+  const options = { host: '127.0.0.1', apiKeys: [credentials.apiKey], webhookSecret: credentials.webhookSecret };
+  const portA = simulatorPort('PLATFORM_A_SIMULATOR_PORT', 4010);
+  const portB = simulatorPort('PLATFORM_B_SIMULATOR_PORT', 4020);
+  const running = await startSimulators({ ...options, portA, portB }).catch((err) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    say(`simulator port ${portA} or ${portB} is taken: the simulators use free ports instead`);
+    return startSimulators(options);
+  });
+  return { ...running, credentials };
+}
+if (simulatorsWanted) {
+  simulators = await startPlatformSimulators().catch((err) => die(`the platform simulators did not start: ${err?.message ?? err}`));
+  say(`platform simulators: platform_a ${simulators.urls.platformA}, platform_b ${simulators.urls.platformB}`);
+}
+
 let healthy = false;
 try {
   system = localMode
@@ -477,7 +516,11 @@ let demo;
 let seedProblem;
 if (config.seedDemo) {
   const { seedDemoData } = await import('./seed-demo.mjs');
-  demo = await seedDemoData({ baseUrl: system.url, adminToken, dataDir, log: say }).catch((err) => {
+  const platforms = simulators && {
+    platform_a: { api_key: simulators.credentials.apiKey, webhook_secret: simulators.credentials.webhookSecret, base_url: simulators.urls.platformA },
+    platform_b: { api_key: simulators.credentials.apiKey, webhook_secret: simulators.credentials.webhookSecret, base_url: simulators.urls.platformB },
+  };
+  demo = await seedDemoData({ baseUrl: system.url, adminToken, dataDir, platforms, log: say }).catch((err) => {
     seedProblem = err.message;
     return undefined;
   });
@@ -492,6 +535,7 @@ const lines = [
   `  docs:      ${system.url}/docs   (OpenAPI: ${system.url}/v1/openapi.json)`,
   `  health:    ${system.url}/health`,
 ];
+if (simulators) lines.push(`  platforms: simulated — platform_a ${simulators.urls.platformA}, platform_b ${simulators.urls.platformB} (PLATFORM_SIMULATORS=false to leave out)`);
 if (!config.adminToken) lines.push(`  admin:     token in ${shown(tokenFile)}`);
 if (demo) {
   lines.push(

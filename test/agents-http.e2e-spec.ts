@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 
 const AGENT_FIELDS = [
-  'business_hours', 'created_at', 'id', 'language', 'metadata', 'name', 'phone_number', 'recording_enabled', 'status',
+  'business_hours', 'created_at', 'id', 'language', 'metadata', 'name', 'phone_number', 'platform_sync', 'recording_enabled', 'status',
   'system_prompt', 'transcription_enabled', 'transfer_number', 'updated_at', 'voice_id', 'voice_platform', 'welcome_message',
 ];
 
@@ -45,7 +45,14 @@ describe('agents over HTTP', () => {
       status: 'active',
       metadata: { team: 'support' },
     });
-    expect(res.body.data.voice_id).toEqual(expect.any(String));
+    expect(res.body.data.voice_id).toBe('pa-voice-default');
+    expect(res.body.data.platform_sync).toEqual({
+      state: 'synced',
+      platform_agent_id: expect.stringMatching(/^agent_[0-9a-f]{32}$/),
+      synced_version: 1,
+      last_attempt_at: expect.any(String),
+      last_error: null,
+    });
     expect(res.headers.get('location')).toBe(`/v1/agents/${res.body.data.id}`);
     expect(res.headers.get('etag')).toMatch(/^"\d+"$/);
     expect(res.body.meta.request_id).toBe(res.headers.get('x-request-id'));
@@ -56,10 +63,13 @@ describe('agents over HTTP', () => {
     expect(fetched.headers.get('etag')).toBe(res.headers.get('etag'));
   });
 
-  it('provisions a phone number when none is given', async () => {
+  it('buys a phone number on the platform when none is given, bound to the platform agent', async () => {
     const res = await account.api.post('/v1/agents', { name: 'Provisioned', voice_platform: 'platform_a' });
     expect(res.status).toBe(201);
-    expect(res.body.data.phone_number).toMatch(/^\+[1-9]\d{1,14}$/);
+    expect(res.body.data.phone_number).toMatch(/^\+1\d{10}$/);
+    expect(res.headers.get('etag')).toBe('"2"');
+    const onPlatform = system.platforms.simulators.platformA.phoneNumbers().find((n) => n.phone_number === res.body.data.phone_number);
+    expect(onPlatform).toEqual({ phone_number: res.body.data.phone_number, inbound_agent_id: res.body.data.platform_sync.platform_agent_id, purchased: true });
   });
 
   it.each([

@@ -143,13 +143,15 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
   const adminToken = 'adm_distributed_test';
   let port: number;
   let launcher: ReturnType<typeof run>;
+  const dataDir = mkdtempSync(join(tmpdir(), 'voice-dist-'));
 
   beforeAll(async () => {
     db = await createTestDatabase('dist');
     port = await freePort();
     launcher = run([join(root, 'scripts', 'start.mjs')], {
       DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken,
-      PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false',
+      PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', DATA_DIR: dataDir,
+      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0',
     });
     for (const deadline = Date.now() + 60_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
       if (launcher.child.exitCode !== null) throw new Error(launcher.err());
@@ -160,6 +162,7 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     if (launcher?.child.exitCode === null) launcher.child.kill('SIGKILL');
     await deleteNamespaceStreams(namespace).catch(() => undefined);
     await db?.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('serves the whole API from three processes', async () => {
@@ -168,8 +171,15 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     for (const app of ['agents-service ready', 'conversations-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
     const account = (await apiClient(base, adminToken).post('/v1/admin/accounts', { name: 'Dist', plan: 'starter', agent_limit: 2, voice_platforms: ['platform_a'] })).body.data;
     const api = apiClient(base, account.api_key);
+    // The launcher runs the platform simulators beside the processes: point the account at its platform_a.
+    const simulatorUrl = launcher.out().match(/platform_a (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+    expect(simulatorUrl).toBeDefined();
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'simulator-credentials.json'), 'utf8'));
+    const integration = await api.put('/v1/integrations/platform_a', { api_key: credentials.apiKey, webhook_secret: credentials.webhookSecret, base_url: simulatorUrl });
+    expect(integration.body.data).toMatchObject({ status: 'verified', webhook_url: `${base}/v1/webhooks/platform_a/${integration.body.data.webhook_url.split('/').at(-1)}` });
     const agent = await api.post('/v1/agents', { name: 'Desk', voice_platform: 'platform_a' });
     expect(agent.status).toBe(201);
+    expect(agent.body.data.platform_sync).toMatchObject({ state: 'synced', platform_agent_id: expect.stringMatching(/^agent_/) });
     const at = '2026-11-20T10:00:00Z';
     const posted = await api.post('/v1/call-events', { id: 'd-1', type: 'call.started', conversation_id: 'dist-1', agent_id: agent.body.data.id, occurred_at: at, data: { caller_number: '+14155550101', start_time: at } });
     expect(posted.status).toBe(202);
@@ -200,6 +210,7 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
     const env: Record<string, string | undefined> = {
       DATABASE_URL: undefined, ADMIN_TOKEN: undefined, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace,
       DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), HOST: '127.0.0.1',
+      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0',
     };
     launcher = run([join(root, 'scripts', 'start.mjs')], env);
     for (const deadline = Date.now() + 90_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
@@ -224,6 +235,11 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
     const url = launcher.out().match(/is up in [\d.]+ s — (http:\/\/\S+)/)![1];
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(list.meta.total).toBe(200);
+    // The demo agents live on the bundled platform simulators.
+    const agents: any = await (await fetch(`${url}/v1/agents`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(agents.data.map((a: any) => [a.voice_platform, a.platform_sync.state])).toEqual(
+      expect.arrayContaining([['platform_a', 'synced'], ['platform_b', 'synced']]),
+    );
     processes = descendantsOf(launcher.child.pid!);
     // Three apps and PostgreSQL (the postmaster, which is a child of the launcher, and its workers).
     expect(processes.length).toBeGreaterThanOrEqual(4);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { apiClient, type ApiClient } from './support/http.js';
+import { configureIntegrations } from './support/platforms.js';
 import { startLocalSystem, type LocalSystem } from './support/system.js';
 
 /**
@@ -20,6 +21,7 @@ describe('api-gateway in one-process mode', () => {
     });
     expect(account.status).toBe(201);
     api = apiClient(baseUrl, account.body.data.api_key);
+    await configureIntegrations(api, local.platforms, ['platform_a']);
   }, 60_000);
 
   afterAll(async () => {

@@ -414,18 +414,24 @@ describe('api-gateway over HTTP', () => {
       const db = new pg.Client({ connectionString: system.databaseUrl });
       await db.connect();
       try {
-        const { rows } = await db.query(`SELECT metadata FROM agents.events WHERE stream_id LIKE '%' || $1`, [res.body.data.id]);
-        expect(rows).toEqual([
-          {
-            metadata: {
-              request_id: 'trace-into-agents',
-              correlation_id: 'trace-into-agents',
-              causation_id: expect.stringMatching(/^cmd_[0-9a-f-]{36}$/),
-              account_id: account.id,
-              command: 'CreateAgent',
-            },
-          },
+        const { rows } = await db.query(`SELECT stream_id, type, metadata FROM agents.events WHERE stream_id LIKE '%' || $1 ORDER BY global_position`, [
+          res.body.data.id,
         ]);
+        const agentId = res.body.data.id;
+        expect(rows[0]).toEqual({
+          stream_id: `agent-${agentId}`,
+          type: 'AgentCreated',
+          metadata: {
+            request_id: 'trace-into-agents',
+            correlation_id: 'trace-into-agents',
+            causation_id: expect.stringMatching(/^cmd_[0-9a-f-]{36}$/),
+            account_id: account.id,
+            command: 'CreateAgent',
+          },
+        });
+        // The platform sync the create ran before answering (its own stream, and the number the platform sold) traces back to the request too.
+        expect(rows.map((r) => r.type)).toEqual(expect.arrayContaining(['AgentPhoneNumberAssigned', 'AgentPlatformSyncProgressed', 'AgentSyncedToPlatform']));
+        for (const row of rows) expect(row.metadata).toMatchObject({ request_id: 'trace-into-agents', correlation_id: 'trace-into-agents' });
       } finally {
         await db.end();
       }

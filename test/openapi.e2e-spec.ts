@@ -9,6 +9,7 @@ import { standaloneOpenApiDocument } from '../apps/api-gateway/src/openapi/stand
 import { apiClient, type ApiClient, type ApiResponse } from './support/http.js';
 import { deleteNamespaceStreams, randomNamespace } from './support/nats.js';
 import { checkedClient, checkedSystem, loadOpenApi, openApiValidator, type CheckedSystem, type Operation, type OpenApiValidator } from './support/openapi.js';
+import { configureIntegrations } from './support/platforms.js';
 import { startLocalSystem, startSystem, type LocalSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
 import { DEFAULT_API_KEY, startSimulators } from '@voice/platform-simulators';
@@ -194,9 +195,12 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'POST', '/v1/agents', { name: 'Minimal', voice_platform: 'platform_b' })).status).toBe(201);
       expect((await call(account.api, 'GET', '/v1/agents?per_page=1&status=active')).status).toBe(200);
       expect((await call(account.api, 'GET', `/v1/agents/${id}`)).status).toBe(200);
-      const patched = await call(account.api, 'PATCH', `/v1/agents/${id}`, { status: 'paused', system_prompt: null }, { 'if-match': '"1"' });
+      // A number bought on the platform is the agent's second event: the ETag says which version to match.
+      const etag = created.headers.get('etag')!;
+      expect(etag).toBe('"2"');
+      const patched = await call(account.api, 'PATCH', `/v1/agents/${id}`, { status: 'paused', system_prompt: null }, { 'if-match': etag });
       expect(patched.status).toBe(200);
-      expect(patched.headers.get('etag')).toBe('"2"');
+      expect(patched.headers.get('etag')).toBe('"3"');
 
       expect((await call(account.api, 'POST', '/v1/agents', { voice_platform: 'platform_a' })).body.error.code).toBe('missing_required_field');
       expect((await call(account.api, 'POST', '/v1/agents', { name: 'X', voice_platform: 'nope' })).body.error.code).toBe('invalid_parameter');
@@ -469,6 +473,7 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await admin.post('/v1/admin/accounts', { name: 'Local' })).status).toBe(400);
     expect((await client('wrong').post('/v1/admin/accounts', {})).status).toBe(401);
     const api = client(account.body.data.api_key);
+    await configureIntegrations(apiClient(baseUrl, account.body.data.api_key), local.platforms, ['platform_a']);
 
     const agent = await api.post('/v1/agents', { name: 'Local agent', voice_platform: 'platform_a' });
     expect(agent.status).toBe(201);

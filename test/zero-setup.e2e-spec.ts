@@ -107,6 +107,12 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     expect(health.status).toBe(200);
     const agents: any = await (await fetch(`${url}/v1/agents`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(agents.data.map((a: { name: string }) => a.name).sort()).toEqual(['Billing Support', 'Front Desk']);
+    // The bundled platform simulators run beside the service and the demo agents live on them.
+    expect(running.stdout()).toMatch(/platforms: simulated — platform_a http:\/\/127\.0\.0\.1:\d+, platform_b http:\/\/127\.0\.0\.1:\d+/);
+    for (const agent of agents.data) {
+      expect(agent.platform_sync).toMatchObject({ state: 'synced', platform_agent_id: expect.any(String), last_error: null });
+      expect(agent.phone_number).toMatch(/^\+1\d{10}$/);
+    }
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(list.meta.total).toBe(200);
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);

@@ -2,4 +2,5 @@ export * from './database.js';
 export * from './http.js';
 export * from './nats.js';
 export * from './openapi.js';
+export * from './platforms.js';
 // startSystem lives in ./system.js (imported directly by e2e specs so unit/integration tests do not load every app)

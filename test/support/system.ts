@@ -7,13 +7,18 @@ import { startGateway } from '../../apps/api-gateway/src/app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { apiClient, type ApiClient } from './http.js';
 import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from './nats.js';
+import { configureIntegrations, startTestPlatforms, type TestPlatforms } from './platforms.js';
 
 /**
  * What tests give agents-service for integrations: a fresh INTEGRATIONS_KEY and, like `npm start`,
  * ALLOW_PRIVATE_PLATFORM_URLS=true (the platform simulators listen on 127.0.0.1).
  */
 export function testIntegrationsOptions() {
-  return { secretBox: new SecretBox({ current: randomBytes(32) }), platformHttp: { allowPrivate: true, timeoutMs: 2000 } };
+  return {
+    secretBox: new SecretBox({ current: randomBytes(32) }),
+    platformHttp: { allowPrivate: true, timeoutMs: 2000 },
+    platformSync: { pollIntervalMs: 100 },
+  };
 }
 
 export interface TestAccount {
@@ -36,7 +41,15 @@ export interface RunningSystem {
   /** Unauthenticated client; use `client(key)` for a specific key. */
   anonymous: ApiClient;
   client(apiKey: string): ApiClient;
-  createAccount(input?: Partial<{ name: string; plan: string; agent_limit: number; voice_platforms: string[] }>): Promise<TestAccount>;
+  /** The voice platforms (both simulators) every account of this system is integrated with. */
+  platforms: TestPlatforms;
+  /**
+   * A new account with an all-scopes key. `integrations` (default true): an integration for each of its
+   * voice_platforms, pointing at the simulators, so agents can be created on them.
+   */
+  createAccount(
+    input?: Partial<{ name: string; plan: string; agent_limit: number; voice_platforms: string[]; integrations: boolean }>,
+  ): Promise<TestAccount>;
   /** Stop one service (to test the gateway's behaviour when it is down). */
   stopService(name: 'agents' | 'conversations'): Promise<void>;
   close(): Promise<void>;
@@ -54,6 +67,7 @@ export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Log
   const adminToken = `admin_${randomBytes(12).toString('hex')}`;
   const services: Partial<Record<'agents' | 'conversations', { close(): Promise<void> }>> = {};
   const logger = options.logger ? { logger: options.logger } : {};
+  const platforms = await startTestPlatforms();
   services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
   services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl, namespace });
   const gateway = await startGateway({
@@ -78,16 +92,20 @@ export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Log
     adminToken,
     anonymous: apiClient(baseUrl),
     client: (key) => apiClient(baseUrl, key),
+    platforms,
     async createAccount(input = {}) {
       accounts += 1;
+      const voicePlatforms = input.voice_platforms ?? ['platform_a', 'platform_b'];
       const res = await admin.post('/v1/admin/accounts', {
         name: input.name ?? `Account ${accounts}`,
         plan: input.plan ?? 'starter',
         agent_limit: input.agent_limit ?? 50,
-        voice_platforms: input.voice_platforms ?? ['platform_a', 'platform_b'],
+        voice_platforms: voicePlatforms,
       });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${res.text}`);
-      return { ...res.body.data, api: apiClient(baseUrl, res.body.data.api_key) };
+      const api = apiClient(baseUrl, res.body.data.api_key);
+      if (input.integrations !== false) await configureIntegrations(api, platforms, voicePlatforms);
+      return { ...res.body.data, api };
     },
     async stopService(name) {
       await services[name]?.close();
@@ -96,6 +114,7 @@ export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Log
     async close() {
       await gateway.close().catch(() => undefined);
       for (const s of Object.values(services)) await s?.close().catch(() => undefined);
+      await platforms.stop().catch(() => undefined);
       await deleteNamespaceStreams(namespace).catch(() => undefined);
       await db.drop().catch(() => undefined);
     },
@@ -106,6 +125,8 @@ export interface LocalSystem {
   baseUrl: string;
   adminToken: string;
   db: TestDatabase;
+  /** The simulators accounts are integrated with (configureIntegrations). */
+  platforms: TestPlatforms;
   close(): Promise<void>;
 }
 
@@ -122,6 +143,8 @@ export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
     await db.drop().catch(() => undefined);
   };
   try {
+    const platforms = await startTestPlatforms();
+    closers.push(() => platforms.stop());
     const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
     const agents = await startAgentsService({ databaseUrl: db.url, local, ...testIntegrationsOptions() });
     closers.push(() => agents.close());
@@ -129,7 +152,7 @@ export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
     closers.push(() => conversations.close());
     const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
     closers.push(() => gateway.close());
-    return { baseUrl: gateway.url, adminToken, db, close };
+    return { baseUrl: gateway.url, adminToken, db, platforms, close };
   } catch (err) {
     await close();
     throw err;

@@ -8,7 +8,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { VoicePlatform } from '@voice/contracts';
-import { appendToStream, inTransaction, readStream } from '@voice/service-kit';
+import { appendToStream, currentRequestId, inTransaction, readStream } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
@@ -85,13 +85,16 @@ export class PlatformSyncStore {
    * projects `summary` onto the agent's row, in one transaction. Returns the stream's new version.
    */
   async record(agentId: string, expectedVersion: number, events: PlatformSyncEvent[], summary: PlatformSyncSummary): Promise<number> {
+    // A run started by a request carries its id (the worker's runs have none), so a create's platform calls trace back to it.
+    const requestId = currentRequestId() ?? null;
+    const metadata = { agent_id: agentId, request_id: requestId, correlation_id: requestId };
     return inTransaction(this.dataSource, async (runner) => {
       const version = await appendToStream(
         runner,
         AGENTS_SCHEMA,
         syncStreamIdOf(agentId),
         expectedVersion,
-        events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata: { agent_id: agentId } })),
+        events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
       );
       await runner.query('UPDATE agents.agents SET platform_sync = $2::jsonb WHERE id = $1', [agentId, JSON.stringify(summary)]);
       return version;
