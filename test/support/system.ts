@@ -17,7 +17,7 @@ export function testIntegrationsOptions() {
   return {
     secretBox: new SecretBox({ current: randomBytes(32) }),
     platformHttp: { allowPrivate: true, timeoutMs: 2000 },
-    platformSync: { pollIntervalMs: 100 },
+    platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
   };
 }
 

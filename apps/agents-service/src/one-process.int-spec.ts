@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AGENT_EVENTS_STREAM, AgentsRpc, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
+import { AGENT_EVENTS_STREAM, AgentsRpc, IntegrationsRpc, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
 import { InProcessBus, InProcessClient, InProcessStreams, type RunningConsumer } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import { firstValueFrom, timeout } from 'rxjs';
+import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
 import { startAgentsService, type RunningAgentsService } from './app.js';
 import { newAccount } from './testing/agents-harness.js';
 
@@ -15,18 +16,28 @@ describe('agents-service in one-process mode (no NATS server)', () => {
   const client = new InProcessClient(rpc);
   const send = <T>(subject: string, payload: unknown) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(5000)));
 
+  let simulators: RunningSimulators;
+
   beforeAll(async () => {
     db = await createTestDatabase('agentslocal');
-    service = await startAgentsService({ databaseUrl: db.url, local: { rpc, streams }, relayPollIntervalMs: 50 });
+    simulators = await startSimulators({ apiKeys: ['local-key'] });
+    service = await startAgentsService({ databaseUrl: db.url, local: { rpc, streams }, relayPollIntervalMs: 50, platformHttp: { allowPrivate: true } });
   });
   afterAll(async () => {
     await service?.close();
+    await simulators?.stop();
     await db?.drop();
   });
 
   it('answers the agent RPCs with the same structured errors and relays agent events to the in-process stream', async () => {
     const account = newAccount({ agent_limit: 1 });
-    const { agent } = await send<AgentReply>(AgentsRpc.create, { account, body: { name: 'Local', voice_platform: 'platform_a' } });
+    await send(IntegrationsRpc.configure, {
+      account,
+      platform: 'platform_a',
+      body: { api_key: 'local-key', webhook_secret: 'local-webhook-secret', base_url: simulators.urls.platformA },
+      public_url: 'http://127.0.0.1:3000',
+    });
+    const { agent } = await send<AgentReply>(AgentsRpc.create, { account, body: { name: 'Local', voice_platform: 'platform_a', phone_number: '+14155554001' } });
     await expect(send(AgentsRpc.create, { account, body: { name: 'Second', voice_platform: 'platform_a' } })).rejects.toMatchObject({
       code: 'quota_exceeded',
       limit: 1,

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { AgentsRpc, type AgentReply } from '@voice/contracts';
-import { createLogger, NamespacedNatsClient } from '@voice/service-kit';
+import { AgentsRpc, IntegrationsRpc, type AgentReply } from '@voice/contracts';
+import { createLogger, NamespacedNatsClient, SecretBox } from '@voice/service-kit';
+import { randomBytes } from 'node:crypto';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
 import { firstValueFrom, timeout } from 'rxjs';
+import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
 import { startAgentsService, type RunningAgentsService } from './app.js';
 import { newAccount } from './testing/agents-harness.js';
 
@@ -20,29 +22,51 @@ describe('agents-service replicas on one queue group', () => {
   let db: TestDatabase;
   let replicas: RunningAgentsService[] = [];
   let client: NamespacedNatsClient;
+  let simulators: RunningSimulators;
+  const account = newAccount({ agent_limit: 200 });
+  // Replicas share INTEGRATIONS_KEY: what one sealed, the other opens.
+  const secretBox = new SecretBox({ current: randomBytes(32) });
 
   beforeAll(async () => {
     db = await createTestDatabase('replicas');
+    simulators = await startSimulators({ apiKeys: ['replica-key'] });
     replicas = await Promise.all(
       logs.map((lines, i) => {
         const logger = createLogger(`agents-service-${i}`, { write: (line: string) => void lines.push(JSON.parse(line)) });
         logger.level = 'debug';
-        return startAgentsService({ databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, logger });
+        return startAgentsService({
+          databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, logger, secretBox,
+          platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
+          // A short backoff: the outage below makes every create fail a few times before the platform is back.
+          platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
+        });
       }),
     );
     client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
     await client.connect();
+    for (const [platform, url] of [['platform_a', simulators.urls.platformA], ['platform_b', simulators.urls.platformB]]) {
+      await firstValueFrom(
+        client
+          .send(IntegrationsRpc.configure, {
+            account,
+            platform,
+            body: { api_key: 'replica-key', webhook_secret: 'replica-webhook-secret', base_url: url },
+            public_url: 'http://127.0.0.1:3000',
+          })
+          .pipe(timeout(10_000)),
+      );
+    }
   }, 30_000);
 
   afterAll(async () => {
     await client?.close();
     for (const replica of replicas) await replica.close();
+    await simulators?.stop();
     await deleteNamespaceStreams(namespace).catch(() => undefined);
     await db?.drop();
   });
 
   it('shares the requests: each is handled by exactly one replica, and both take part', async () => {
-    const account = newAccount({ agent_limit: 100 });
     const requests = 24;
     const replies = await Promise.all(
       Array.from({ length: requests }, (_, i) => {
@@ -57,7 +81,9 @@ describe('agents-service replicas on one queue group', () => {
     const conn = new pg.Client({ connectionString: db.url });
     await conn.connect();
     try {
-      const { rows } = await conn.query(`SELECT count(*)::int AS events, count(DISTINCT stream_id)::int AS streams FROM agents.events`);
+      const { rows } = await conn.query(
+        `SELECT count(*)::int AS events, count(DISTINCT stream_id)::int AS streams FROM agents.events WHERE type = 'AgentCreated'`,
+      );
       expect(rows[0]).toEqual({ events: requests, streams: requests });
     } finally {
       await conn.end();
@@ -71,4 +97,52 @@ describe('agents-service replicas on one queue group', () => {
     expect(ids).toEqual(Array.from({ length: requests }, (_, i) => `replica-req-${i}`).sort());
     for (const line of handled.flat()) expect(line).toMatchObject({ level: 'debug', outcome: 'ok', duration_ms: expect.any(Number) });
   }, 30_000);
+
+  it('share the platform sync without doing a step twice: a backlog left by an outage is synced once per agent', async () => {
+    const platform = simulators.platformA;
+    await platform.down('refuse');
+    const agents = 16;
+    const created = await Promise.all(
+      Array.from({ length: agents }, (_, i) =>
+        firstValueFrom(
+          client.send<AgentReply>(AgentsRpc.create, { account, body: { name: `Backlog agent ${i}`, voice_platform: 'platform_a' } }).pipe(timeout(20_000)),
+        ),
+      ),
+    );
+    // The platform refused connections: every create answered at once, pending, without a number yet.
+    for (const { agent } of created) expect(agent).toMatchObject({ phone_number: null, platform_sync: { state: 'pending', platform_agent_id: null } });
+    platform.clearRequests();
+    await platform.up();
+
+    const ids = created.map((r) => r.agent.id);
+    const deadline = Date.now() + 60_000;
+    let states: string[] = [];
+    while (Date.now() < deadline) {
+      const current = await Promise.all(
+        ids.map((agent_id) => firstValueFrom(client.send<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id }).pipe(timeout(10_000)))),
+      );
+      states = current.map((r) => r.agent.platform_sync.state);
+      if (states.every((s) => s === 'synced')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(states).toEqual(ids.map(() => 'synced'));
+
+    const requests = platform.requests();
+    const createsPerAgent = new Map<string, number>();
+    for (const r of requests.filter((r) => r.method === 'POST' && r.path === '/v2/agents')) {
+      const externalId = (r.body as { metadata: { external_id: string } }).metadata.external_id;
+      createsPerAgent.set(externalId, (createsPerAgent.get(externalId) ?? 0) + 1);
+    }
+    expect([...createsPerAgent.keys()].sort()).toEqual([...ids].sort());
+    expect([...createsPerAgent.values()].every((n) => n === 1)).toBe(true);
+    // One number bought per agent, and the platform holds exactly one agent per external id.
+    expect(requests.filter((r) => r.method === 'POST' && r.path === '/v2/phone-numbers')).toHaveLength(agents);
+    const onPlatform = platform.agents().filter((a) => ids.includes(a.metadata.external_id));
+    expect(onPlatform).toHaveLength(agents);
+    // The backlog was the workers' (both replicas' took part), and no agent was synced by two runs.
+    const syncedBy = logs.map((lines) => lines.filter((l) => l.msg === 'platform sync ran' && l.outcome === 'synced').map((l) => String(l.agent_id)));
+    expect(syncedBy[0].length).toBeGreaterThan(0);
+    expect(syncedBy[1].length).toBeGreaterThan(0);
+    expect(new Set(syncedBy.flat()).size).toBe(syncedBy.flat().length);
+  }, 90_000);
 });

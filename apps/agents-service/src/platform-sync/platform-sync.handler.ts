@@ -18,6 +18,7 @@ import { AgentStore } from '../agent/agent.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
 import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
 import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
+import type { RetryPolicy } from '../platforms/retry-delay.js';
 import type { PlatformConnection } from '../platforms/voice-platform.port.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {
@@ -35,6 +36,8 @@ export interface PlatformSyncSettings {
   concurrency: number;
   /** How often the background worker looks for due work. */
   pollIntervalMs: number;
+  /** Backoff of transient failures (PLATFORM_RETRY_POLICY unless given: tests shorten it). */
+  retryPolicy?: RetryPolicy;
   logger: Logger;
 }
 
@@ -125,6 +128,7 @@ export class PlatformSyncHandler {
         adoptParkedNumber: (platform, phoneNumber) => this.store.unparkNumber(accountId, platform, phoneNumber),
         parkNumber: (platform, number) => this.store.parkNumber(accountId, platform, number),
         attempt: work?.attempt ?? 0,
+        retryPolicy: this.settings.retryPolicy,
       });
     } catch (error) {
       // Another run recorded first: it holds the newer facts, and the work row still says what is wanted.

@@ -71,11 +71,20 @@ export class PlatformSyncStore {
     return row;
   }
 
-  /** Agents whose sync is due, oldest first. */
+  /**
+   * Agents whose sync is due, oldest first, but for those another process is syncing right now (their lock is
+   * held): otherwise every replica would take the same oldest rows and all but one would find them busy.
+   * A two-key advisory lock shows in pg_locks as classid = first key, objid = second key (its bits as an oid).
+   */
   async dueAgents(limit: number): Promise<string[]> {
     const rows: Array<{ agent_id: string }> = await this.dataSource.query(
-      'SELECT agent_id FROM agents.platform_sync_work WHERE not_before <= now() ORDER BY not_before LIMIT $1',
-      [limit],
+      `SELECT w.agent_id FROM agents.platform_sync_work w
+        WHERE w.not_before <= now()
+          AND NOT EXISTS (SELECT 1 FROM pg_locks l
+                           WHERE l.locktype = 'advisory' AND l.classid = $2::oid AND l.objsubid = 2
+                             AND l.objid = (hashtext(w.agent_id)::bigint & 4294967295)::oid)
+        ORDER BY w.not_before LIMIT $1`,
+      [limit, SYNC_LOCK_SPACE],
     );
     return rows.map((r) => r.agent_id);
   }

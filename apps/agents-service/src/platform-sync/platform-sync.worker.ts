@@ -67,6 +67,7 @@ export class PlatformSyncWorker implements OnApplicationBootstrap, OnModuleDestr
     const job = this.handler
       .sync(agentId)
       .then((result) => {
+        this.logger.debug({ agent_id: agentId, outcome: result.kind }, 'platform sync ran');
         if (result.kind === 'retry') this.logger.info({ agent_id: agentId, code: result.error.code, retry_in_ms: result.retryAfterMs }, 'platform sync will retry');
         if (result.kind === 'failed') this.logger.warn({ agent_id: agentId, code: result.error.code }, 'platform sync refused');
       })

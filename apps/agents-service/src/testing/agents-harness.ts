@@ -28,6 +28,9 @@ export interface AgentsHarness {
   close(): Promise<void>;
 }
 
+/** Tests recover from platform outages in well under a second instead of up to a minute. */
+export const TEST_RETRY_POLICY = { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 };
+
 export async function startAgentsHarness(label: string, options: Partial<AgentsServiceOptions> = {}): Promise<AgentsHarness> {
   const db = await createTestDatabase(label);
   const namespace = randomNamespace();
@@ -39,7 +42,7 @@ export async function startAgentsHarness(label: string, options: Partial<AgentsS
     namespace,
     relayPollIntervalMs: 50,
     platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
-    platformSync: { pollIntervalMs: 100 },
+    platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY },
     ...options,
   });
   const client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
