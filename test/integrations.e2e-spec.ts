@@ -117,6 +117,29 @@ describe('integrations over HTTP', () => {
     expect(seen(await account.api.get('/v1/integrations')).body.data).toEqual([]);
   });
 
+  it('agents synced with the stored key — created, refused for the key, retried while the platform is down — log no secret either', async () => {
+    seen(await account.api.put('/v1/integrations/platform_a', { api_key: apiKey, webhook_secret: WEBHOOK_SECRET, base_url: simulators.urls.platformA }));
+    const agent = seen(await account.api.post('/v1/agents', { name: 'Logged agent', voice_platform: 'platform_a' }));
+    expect(agent.body.data.platform_sync.state).toBe('synced');
+    simulators.platformA.faults.revokeKeys();
+    try {
+      const refused = seen(await account.api.post('/v1/agents', { name: 'Refused agent', voice_platform: 'platform_a' }));
+      expect([refused.status, refused.body.error.code]).toEqual([422, 'invalid_platform_credentials']);
+    } finally {
+      simulators.platformA.faults.restoreKeys();
+    }
+    await simulators.platformA.down('refuse');
+    try {
+      const pending = seen(await account.api.patch(`/v1/agents/${agent.body.data.id}`, { welcome_message: 'Back soon' }));
+      expect(pending.body.data.platform_sync.state).toBe('pending');
+      await new Promise((r) => setTimeout(r, 500)); // a few background retries, each logged
+    } finally {
+      await simulators.platformA.up();
+    }
+    expect(logs.some((line) => line.includes('platform sync will retry'))).toBe(true);
+    expect(seen(await account.api.delete(`/v1/agents/${agent.body.data.id}`)).status).toBe(204);
+  });
+
   it('no secret appears in any response body or in any log line (debug level)', () => {
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of [apiKey, WEBHOOK_SECRET, 'not-the-key-at-all']) {
