@@ -322,6 +322,19 @@ describe('api-gateway over HTTP', () => {
       for (const path of ['/v1/agents', '/v1/conversations', '/v1/api-keys']) expect((await key.get(path)).status).toBe(200);
     });
 
+    it('entitles an account to both platforms when voice_platforms is omitted', async () => {
+      const admin = system.client(system.adminToken);
+      const res = await admin.post('/v1/admin/accounts', { name: 'Default Co', plan: 'growth', agent_limit: 3 });
+      expect(res.status).toBe(201);
+      expect(res.body.data.voice_platforms).toEqual(['platform_a', 'platform_b']);
+      // Entitled is not configured: an agent still needs the platform's integration.
+      const key = system.client(res.body.data.api_key);
+      const agent = await key.post('/v1/agents', { name: 'Too early', voice_platform: 'platform_b' });
+      expect([agent.status, agent.body.error.code, agent.body.error.field]).toEqual([422, 'platform_not_configured', 'voice_platform']);
+      expect((await key.put('/v1/integrations/platform_b', system.platforms.integrationBody('platform_b'))).status).toBe(200);
+      expect((await key.post('/v1/agents', { name: 'Now', voice_platform: 'platform_b' })).status).toBe(201);
+    });
+
     it('validates the body with precise fields', async () => {
       const admin = system.client(system.adminToken);
       const base = { name: 'X', plan: 'starter', agent_limit: 1, voice_platforms: ['platform_a'] };

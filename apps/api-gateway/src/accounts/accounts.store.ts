@@ -1,3 +1,4 @@
+import { VOICE_PLATFORMS } from '@voice/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { inTransaction } from '@voice/service-kit';
@@ -28,10 +29,11 @@ export class AccountsStore {
   async create(body: CreateAccountBody): Promise<CreatedAccount> {
     return inTransaction(this.db, async (runner) => {
       const id = newAccountId();
+      const voicePlatforms = body.voice_platforms ?? [...VOICE_PLATFORMS];
       const [row] = (await runner.query(
         `INSERT INTO gateway.accounts (id, name, plan, agent_limit, voice_platforms)
          VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
-        [id, body.name.trim(), body.plan.trim(), body.agent_limit, body.voice_platforms],
+        [id, body.name.trim(), body.plan.trim(), body.agent_limit, voicePlatforms],
       )) as Array<{ created_at: Date }>;
       const key: CreatedApiKey = await this.keys.create(id, [...SCOPES], 'bootstrap', runner);
       return {
@@ -39,7 +41,7 @@ export class AccountsStore {
         name: body.name.trim(),
         plan: body.plan.trim(),
         agent_limit: body.agent_limit,
-        voice_platforms: body.voice_platforms,
+        voice_platforms: voicePlatforms,
         api_key: key.api_key,
         created_at: row.created_at.toISOString(),
       };

@@ -10,7 +10,12 @@ describe('CreateAccountBody', () => {
     expect(findProblem(CreateAccountBody, { ...valid, agent_limit: 0 })).toBeUndefined();
   });
 
-  it.each(['name', 'plan', 'agent_limit', 'voice_platforms'])('requires %s', (field) => {
+  it('entitles the account to both platforms when voice_platforms is omitted (the field is optional)', () => {
+    const { voice_platforms: _omitted, ...rest } = valid;
+    expect(findProblem(CreateAccountBody, rest)).toBeUndefined();
+  });
+
+  it.each(['name', 'plan', 'agent_limit'])('requires %s', (field) => {
     const body: Record<string, unknown> = { ...valid };
     delete body[field];
     expect(findProblem(CreateAccountBody, body)).toMatchObject({ code: 'missing_required_field', field });

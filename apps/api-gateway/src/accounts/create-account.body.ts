@@ -1,4 +1,4 @@
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { VOICE_PLATFORMS } from '@voice/contracts';
 
 /** Upper bound on a plan's agent limit: large enough for any real plan, small enough to catch typos. */
@@ -30,10 +30,11 @@ export class CreateAccountBody {
   @IsDefined()
   agent_limit: number;
 
+  /** The platforms the account is entitled to (it still needs an integration for each it uses); default both. */
   @ArrayUnique({ message: 'voice_platforms must not repeat a platform' })
   @IsIn(VOICE_PLATFORMS, { each: true, message: `voice_platforms may only contain ${VOICE_PLATFORMS.join(', ')}`, context: platforms })
   @ArrayNotEmpty({ message: 'voice_platforms must list at least one platform', context: platforms })
   @IsArray({ message: 'voice_platforms must be an array of platform identifiers', context: platforms })
-  @IsDefined()
-  voice_platforms: string[];
+  @IsOptional()
+  voice_platforms?: string[];
 }
