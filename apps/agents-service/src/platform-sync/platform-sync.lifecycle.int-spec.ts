@@ -5,10 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentsRpc, IntegrationsRpc, type AccountContext, type AgentReply, type IntegrationReply, type ServiceError } from '@voice/contracts';
-import { startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
+import { numberSequence, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
 
-let numbers = 0;
-const uniqueNumber = () => `+1646555${String(++numbers).padStart(4, '0')}`;
+const uniqueNumber = numberSequence('+1646555');
 
 describe('agents on their voice platform', () => {
   let h: AgentsHarness;

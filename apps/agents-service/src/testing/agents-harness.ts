@@ -90,3 +90,9 @@ export async function startAgentsHarness(label: string, options: Partial<AgentsS
 export function newAccount(overrides: Partial<AccountContext> = {}): AccountContext {
   return { id: `acc_${randomBytes(6).toString('hex')}`, agent_limit: 50, voice_platforms: ['platform_a', 'platform_b'], ...overrides };
 }
+
+/** Distinct E.164 numbers `<prefix>0001`, `<prefix>0002`, … (prefix of 8 characters such as '+1646555'), for agents that import one. */
+export function numberSequence(prefix: string): () => string {
+  let issued = 0;
+  return () => `${prefix}${String(++issued).padStart(4, '0')}`;
+}

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentsRpc, type AccountContext, type AgentReply } from '@voice/contracts';
-import { newAccount, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
+import { newAccount, numberSequence, startAgentsHarness, type AgentsHarness } from '../testing/agents-harness.js';
 
-let numbers = 0;
-const uniqueNumber = () => `+1415556${String(++numbers).padStart(4, '0')}`;
+const uniqueNumber = numberSequence('+1415556');
 
 describe('agents.update over NATS', () => {
   let h: AgentsHarness;
