@@ -27,7 +27,10 @@ export interface PlatformSyncRunOptions {
   connectionFor(platform: VoicePlatform): PlatformConnection | undefined | Promise<PlatformConnection | undefined>;
   /** Called after each successful step with the facts it produced (record them before the next step to bound crash loss). */
   onStep?(facts: SyncFacts, step: PlatformSyncStep): void | Promise<void>;
-  /** An imported number the account gave up earlier and left registered (unbound) on the platform: adopted instead of imported again. */
+  /**
+   * An imported number the account gave up earlier and left registered (unbound) on the platform: adopted (bound)
+   * instead of imported again. Only looked up: the caller takes it out of the park once the step is recorded.
+   */
   adoptParkedNumber?(platform: VoicePlatform, phoneNumber: string): Promise<PlatformNumber | undefined>;
   /** An imported number was let go and stays registered, unbound, on the platform. */
   parkNumber?(platform: VoicePlatform, number: PlatformNumber): Promise<void>;

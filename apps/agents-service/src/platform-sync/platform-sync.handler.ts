@@ -102,7 +102,6 @@ export class PlatformSyncHandler {
     const loaded = await this.store.loadRecord(agentId);
     let record = loaded.record;
     let syncVersion = loaded.version;
-    const attemptedVersion = () => agent!.version;
     const append = async (events: PlatformSyncEvent[], at: string) => {
       for (const event of events) record = evolvePlatformSync(record, event);
       syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at });
@@ -114,9 +113,12 @@ export class PlatformSyncHandler {
 
     const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
       const at = new Date().toISOString();
-      await append([{ type: PlatformSyncEventTypes.progressed, data: { ...platformFactsData(facts, step.platform), attempted_version: attemptedVersion(), at } }], at);
-      const bought = facts[step.platform]?.number;
-      if (step.type === 'acquire_number' && agent!.phone_number === null && bought) agent = await this.assignNumber(agent!, bought.phone_number);
+      await append([{ type: PlatformSyncEventTypes.progressed, data: { ...platformFactsData(facts, step.platform), attempted_version: agent!.version, at } }], at);
+      const acquired = step.type === 'acquire_number' ? facts[step.platform]?.number : undefined;
+      if (!acquired) return;
+      // Recorded as the agent's: a number adopted from the park leaves it only now, so a failed bind loses nothing.
+      await this.store.unparkNumber(accountId, step.platform, acquired.phone_number);
+      if (agent!.phone_number === null) agent = await this.assignNumber(agent!, acquired.phone_number);
     };
 
     let outcome: PlatformSyncOutcome;
@@ -125,7 +127,7 @@ export class PlatformSyncHandler {
         adapters: this.adapters,
         connectionFor: (platform) => this.open(sealed.get(platform)),
         onStep,
-        adoptParkedNumber: (platform, phoneNumber) => this.store.unparkNumber(accountId, platform, phoneNumber),
+        adoptParkedNumber: (platform, phoneNumber) => this.store.parkedNumber(accountId, platform, phoneNumber),
         parkNumber: (platform, number) => this.store.parkNumber(accountId, platform, number),
         attempt: work?.attempt ?? 0,
         retryPolicy: this.settings.retryPolicy,

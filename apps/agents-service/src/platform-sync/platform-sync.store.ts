@@ -142,14 +142,21 @@ export class PlatformSyncStore {
     );
   }
 
-  /** Takes a parked number of the account out of the park (it is the caller's from now on). */
-  async unparkNumber(accountId: string, platform: VoicePlatform, phoneNumber: string): Promise<PlatformNumber | undefined> {
-    // TypeORM answers a DELETE … RETURNING with [rows, count].
-    const [rows]: [Array<{ phone_number: string; platform_number_id: string }>, number] = await this.dataSource.query(
-      'DELETE FROM agents.parked_numbers WHERE account_id = $1 AND platform = $2 AND phone_number = $3 RETURNING phone_number, platform_number_id',
+  /** A number the account parked on the platform, if it did. */
+  async parkedNumber(accountId: string, platform: VoicePlatform, phoneNumber: string): Promise<PlatformNumber | undefined> {
+    const [row]: Array<{ phone_number: string; platform_number_id: string }> = await this.dataSource.query(
+      'SELECT phone_number, platform_number_id FROM agents.parked_numbers WHERE account_id = $1 AND platform = $2 AND phone_number = $3',
       [accountId, platform, phoneNumber],
     );
-    const row = rows[0];
     return row && { phone_number: row.phone_number, platform_number_id: row.platform_number_id, purchased: false };
+  }
+
+  /** The number is an agent's again (its facts recorded it): it leaves the park. */
+  async unparkNumber(accountId: string, platform: VoicePlatform, phoneNumber: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM agents.parked_numbers WHERE account_id = $1 AND platform = $2 AND phone_number = $3', [
+      accountId,
+      platform,
+      phoneNumber,
+    ]);
   }
 }
