@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import {
   classifyFailure, CONNECTION_LOST_CODES, isBrokenPipe, isDatabaseFailure, isDatabaseUnavailable, isDataFailure, isTransientFailure, sqlStateOf,
   type FailureClass,
@@ -26,6 +27,12 @@ const cases: Array<[string, unknown, FailureClass, { unavailable: boolean }]> = 
   ['administrator shutdown (57P01)', pgError('57P01', 'terminating connection due to administrator command'), 'outage', { unavailable: true }],
   ['connection terminated', new Error('Connection terminated unexpectedly'), 'outage', { unavailable: true }],
   ['no free connection in the pool', new Error('timeout exceeded when trying to connect'), 'outage', { unavailable: true }],
+  [
+    'a transaction whose connection was terminated (TypeORM QueryRunnerAlreadyReleasedError)',
+    new QueryRunnerAlreadyReleasedError(),
+    'outage',
+    { unavailable: true },
+  ],
   ['connection failure (08006), wrapped', wrapped('08006'), 'outage', { unavailable: true }],
   ['connection failure (08006)', pgError('08006'), 'outage', { unavailable: true }],
   ['too many connections (53300)', pgError('53300'), 'outage', { unavailable: true }],

@@ -97,7 +97,10 @@ const DATA_FAULT_SQLSTATE_CLASSES = new Set(['22', '23', '54', 'P0']);
  * opposed to a bug in a query. Callers answer those with 503, not 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
+  const e = err as { name?: string; code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
+  // TypeORM's answer to a query on a transaction whose connection the server terminated meanwhile (57P01 on
+  // the socket, the runner released): the database went away under the request, nothing about the input.
+  if (e?.name === 'QueryRunnerAlreadyReleasedError') return true;
   const code = e?.driverError?.code ?? e?.code;
   if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_LOST_CODES.has(code))) return true;
   return UNAVAILABLE_MESSAGE.test(`${e?.driverError?.message ?? ''} ${e?.message ?? ''}`);
