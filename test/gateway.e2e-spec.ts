@@ -229,6 +229,8 @@ describe('api-gateway over HTTP', () => {
       expect(unknown.body.error.valid_values).toEqual(['agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write']);
       expectError(await account.api.post('/v1/api-keys', {}), 400, { code: 'missing_required_field', field: 'scopes' });
       expectError(await account.api.post('/v1/api-keys', { scopes: ['agents:read'], secret: 'x' }), 400, { code: 'invalid_parameter', field: 'secret' });
+      expectError(await account.api.post('/v1/api-keys', { scopes: ['agents:read'], name: null }), 400, { code: 'invalid_parameter', field: 'name' });
+      expectError(await account.api.post('/v1/api-keys', { scopes: ['agents:read'], name: 7 }), 400, { code: 'invalid_parameter', field: 'name' });
 
       const limited = await account.api.post('/v1/api-keys', { scopes: ['api_keys:write', 'agents:read'] });
       const limitedClient = system.client(limited.body.data.api_key);

@@ -1,4 +1,4 @@
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { SCOPES, type Scope } from '../auth/scopes.js';
 
 const scopes = { valid_values: SCOPES };
@@ -15,6 +15,7 @@ export class CreateApiKeyBody {
   @MaxLength(100)
   @IsNotEmpty({ message: 'name must not be empty' })
   @IsString()
-  @IsOptional()
+  // Optional, but not nullable: a key's name is a label or absent, and the document says string.
+  @ValidateIf((body: { name?: unknown }) => body.name !== undefined)
   name?: string;
 }
