@@ -20,11 +20,11 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches,
-  MaxLength, ValidateIf, ValidateNested, registerDecorator, type ValidationArguments,
+  ValidateIf, ValidateNested, registerDecorator, type ValidationArguments,
 } from 'class-validator';
 import { AGENT_STATUSES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import type { ServiceError } from './errors.js';
-import { findProblem } from './validation.js';
+import { findProblem, MaxChars } from './validation.js';
 
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
 export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -148,7 +148,7 @@ const NameRules = all(
   trim,
   IsString(message('must be a string.')),
   IsNotEmpty(message('must not be empty.')),
-  MaxLength(AGENT_LIMITS.name, message(`must be at most ${AGENT_LIMITS.name} characters.`)),
+  MaxChars(AGENT_LIMITS.name, message(`must be at most ${AGENT_LIMITS.name} characters.`)),
 );
 const VoicePlatformRules = IsIn(VOICE_PLATFORMS, {
   ...message(`must be one of ${VOICE_PLATFORMS.join(', ')}.`),
@@ -161,16 +161,16 @@ const E164Rules = all(
 const VoiceIdRules = all(
   IsString(message('must be a string.')),
   IsNotEmpty(message('must not be empty.')),
-  MaxLength(AGENT_LIMITS.voiceId, message(`must be at most ${AGENT_LIMITS.voiceId} characters.`)),
+  MaxChars(AGENT_LIMITS.voiceId, message(`must be at most ${AGENT_LIMITS.voiceId} characters.`)),
 );
 const LanguageRules = IsIn(ISO_639_1_CODES, message('must be a lowercase ISO 639-1 language code such as en.'));
 const SystemPromptRules = all(
   IsString(message('must be a string.')),
-  MaxLength(AGENT_LIMITS.systemPrompt, message(`must be at most ${AGENT_LIMITS.systemPrompt} characters.`)),
+  MaxChars(AGENT_LIMITS.systemPrompt, message(`must be at most ${AGENT_LIMITS.systemPrompt} characters.`)),
 );
 const WelcomeMessageRules = all(
   IsString(message('must be a string.')),
-  MaxLength(AGENT_LIMITS.welcomeMessage, message(`must be at most ${AGENT_LIMITS.welcomeMessage} characters.`)),
+  MaxChars(AGENT_LIMITS.welcomeMessage, message(`must be at most ${AGENT_LIMITS.welcomeMessage} characters.`)),
 );
 const BooleanRules = IsBoolean(message('must be true or false.'));
 const BusinessHoursRules = all(

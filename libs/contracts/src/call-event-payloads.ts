@@ -8,14 +8,14 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString,
-  Length, Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested, buildMessage, type ValidationArguments,
+  Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested, buildMessage, type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
 import {
   ABANDONMENT_REASONS, CALL_EVENT_TYPES, CONVERSATION_ID_PATTERN, SENTIMENTS, SPEAKERS, type CallEventType,
 } from './call-events.js';
 import type { ServiceError } from './errors.js';
-import { findProblem } from './validation.js';
+import { CharLength, findProblem } from './validation.js';
 
 /** Patterns shared with call-event.schema.json (kept identical on purpose). */
 export const CALL_EVENT_PATTERNS = {
@@ -165,7 +165,7 @@ function OneOf(values: readonly string[]): PropertyDecorator {
 function Text(min: number, max: number): PropertyDecorator {
   return (target: object, key: string | symbol) => {
     IsString({ message: '$property must be a string.' })(target, key);
-    Length(min, max, { message: `$property must be ${min} to ${max} characters long.` })(target, key);
+    CharLength(min, max, { message: `$property must be ${min} to ${max} characters long.` })(target, key);
     Matches(CALL_EVENT_PATTERNS.nonBlank, { message: '$property must not be blank.' })(target, key);
     Storable()(target, key);
   };
@@ -184,7 +184,7 @@ function TextList(maxItems: number, maxLength: number): PropertyDecorator {
     IsArray({ message: '$property must be an array of strings.' })(target, key);
     ArrayMaxSize(maxItems, { message: `$property must hold at most ${maxItems} items.` })(target, key);
     IsString({ each: true, message: '$property must contain only strings.' })(target, key);
-    Length(1, maxLength, { each: true, message: `each item of $property must be 1 to ${maxLength} characters long.` })(target, key);
+    CharLength(1, maxLength, { each: true, message: `each item of $property must be 1 to ${maxLength} characters long.` })(target, key);
     Storable({ each: true })(target, key);
   };
 }
@@ -297,9 +297,9 @@ export class CallEndedDataPayload {
   @Required() @Count() duration: number;
   @Optional() @Text(1, 10_000) summary?: string;
   @Optional() @OneOf(SENTIMENTS) sentiment?: string;
-  @Optional() @Length(1, 64) @Matches(CALL_EVENT_PATTERNS.snakeCase, { message: '$property must be a snake_case label, e.g. appointment_booked.' }) outcome?: string;
+  @Optional() @CharLength(1, 64) @Matches(CALL_EVENT_PATTERNS.snakeCase, { message: '$property must be a snake_case label, e.g. appointment_booked.' }) outcome?: string;
   @Optional() @TextList(50, 100) topics?: string[];
-  @Optional() @Length(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) @Storable() recording_url?: string;
+  @Optional() @CharLength(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) @Storable() recording_url?: string;
   @Optional() @Matches(CALL_EVENT_PATTERNS.language, { message: '$property must be an ISO 639-1 code, e.g. en.' }) language?: string;
   @Optional() @Text(1, 100) intent?: string;
   @Optional() @Nested(() => SatisfactionPayload) satisfaction?: SatisfactionPayload;

@@ -12,11 +12,11 @@
  * - PUT creates or replaces; a replacement keeps the integration's id, so its
  *   webhook URL stays the same.
  */
-import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsOptional, IsString, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
 import type { VoicePlatform } from './agents.js';
 import type { AccountContext } from './rpc.js';
 import type { ServiceError } from './errors.js';
-import { findProblem } from './validation.js';
+import { findProblem, MaxChars } from './validation.js';
 
 /** The platform API used when a PUT gives no base_url. */
 export const DEFAULT_PLATFORM_BASE_URLS: Readonly<Record<VoicePlatform, string>> = {
@@ -141,19 +141,19 @@ export class ConfigureIntegrationPayload {
   @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
   @IsString(message('must be a string.'))
   @IsNotEmpty(message('must not be empty.'))
-  @MaxLength(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   api_key!: string;
 
   @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
   @IsString(message('must be a string.'))
   @IsNotEmpty(message('must not be empty.'))
-  @MaxLength(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   webhook_secret!: string;
 
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString(message('must be a string.'))
-  @MaxLength(INTEGRATION_LIMITS.baseUrl, message(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
+  @MaxChars(INTEGRATION_LIMITS.baseUrl, message(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
   @IsHttpUrl()
   base_url?: string | null;
 }

@@ -1,5 +1,5 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { registerDecorator, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
 
 export { plainToInstance };
 import { isErrorCode, type ServiceError } from './errors.js';
@@ -130,4 +130,55 @@ export function findUnknownParameter(query: Record<string, unknown>, known: read
   const name = Object.keys(query).find((key) => !known.includes(key));
   if (name === undefined) return undefined;
   return { code: 'invalid_parameter', field: name, message: `${name} is not a recognised parameter.`, valid_values: [...known] };
+}
+
+/**
+ * The one way lengths are counted in this API: Unicode code points, as JSON Schema's maxLength (and so the
+ * OpenAPI document), PostgreSQL's char_length and both voice platforms count them. class-validator's own
+ * MaxLength/Length count a surrogate pair as one but drop every variation selector (U+FE0E/U+FE0F), so
+ * 100 × "😀️" (200 code points, 300 UTF-16 units) passed a 100-character limit.
+ */
+export function charCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+}
+
+/**
+ * At most `max` characters (code points). Registered under class-validator's own name, `maxLength`, with the
+ * same constraint, so the OpenAPI schemas derived from the classes state it as `maxLength` unchanged.
+ */
+export function MaxChars(max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'maxLength',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [max],
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && charCount(value) <= max,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be at most ${max} characters.`,
+      },
+    });
+}
+
+/** Between `min` and `max` characters (code points); class-validator's `length`, counted like MaxChars. */
+export function CharLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'length',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [min, max],
+      options,
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const count = charCount(value);
+          return count >= min && count <= max;
+        },
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be ${min} to ${max} characters long.`,
+      },
+    });
 }

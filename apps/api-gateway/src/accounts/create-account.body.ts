@@ -1,5 +1,5 @@
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { VOICE_PLATFORMS } from '@voice/contracts';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
+import { MaxChars, VOICE_PLATFORMS } from '@voice/contracts';
 
 /** Upper bound on a plan's agent limit: large enough for any real plan, small enough to catch typos. */
 export const MAX_AGENT_LIMIT = 100_000;
@@ -11,14 +11,14 @@ const platforms = { valid_values: VOICE_PLATFORMS };
  * so the type check sits lowest and is what a wrongly typed value is told.
  */
 export class CreateAccountBody {
-  @MaxLength(100)
+  @MaxChars(100)
   @IsNotEmpty({ message: 'name must not be empty' })
   @IsString()
   @IsDefined()
   name: string;
 
   /** A free-form plan label such as `starter`; the limit that matters is agent_limit. */
-  @MaxLength(50)
+  @MaxChars(50)
   @IsNotEmpty({ message: 'plan must not be empty' })
   @IsString()
   @IsDefined()

@@ -1,4 +1,5 @@
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsDefined, IsIn, IsNotEmpty, IsString, ValidateIf } from 'class-validator';
+import { MaxChars } from '@voice/contracts';
 import { SCOPES, type Scope } from '../auth/scopes.js';
 
 const scopes = { valid_values: SCOPES };
@@ -12,7 +13,7 @@ export class CreateApiKeyBody {
   @IsDefined()
   scopes: Scope[];
 
-  @MaxLength(100)
+  @MaxChars(100)
   @IsNotEmpty({ message: 'name must not be empty' })
   @IsString()
   // Optional, but not nullable: a key's name is a label or absent, and the document says string.

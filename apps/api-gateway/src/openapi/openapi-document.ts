@@ -22,7 +22,9 @@ The admin routes take the operator token (ADMIN_TOKEN) in the same header instea
 Successful answers are \`{ data, meta }\`; lists add pagination to \`meta\` and \`links\`. Every failure is
 \`{ error: { type, code, message, field?, valid_values?, limit?, current?, request_id } }\`.
 On every path an unknown path is 404 \`route_not_found\` and a known path with another method is 405
-\`method_not_allowed\` (with \`Allow\`). Every response carries \`X-Request-Id\`.`;
+\`method_not_allowed\` (with \`Allow\`). Every response carries \`X-Request-Id\`.
+Lengths (\`maxLength\`, \`minLength\`, "characters" in messages) count Unicode code points, as JSON Schema does: an emoji
+is one, a variation selector (U+FE0E, U+FE0F) or a combining mark one more.`;
 
 /** The error codes a route can answer: its own plus those its access rule and body imply. */
 export function errorCodesOf(access: Access | undefined, method: string, own: ErrorCode[]): ErrorCode[] {
