@@ -1,6 +1,9 @@
 /** Agent resource (section 2.1 of the interface) and its integration events. */
 
 export const VOICE_PLATFORMS = ['platform_a', 'platform_b'] as const;
+
+/** GET /v1/agents: the longest `search` (characters). */
+export const AGENT_LIST_LIMITS = { search: 100 } as const;
 export type VoicePlatform = (typeof VOICE_PLATFORMS)[number];
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;

@@ -14,6 +14,15 @@ export const BOOLEAN_VALUES = ['true', 'false'] as const;
 export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
+/**
+ * Longest values the conversation list's filters take (characters, as everywhere: code points): free text
+ * (agent_id, outcome, topic, search) and ISO 8601 dates (`2025-01-31T14:05:00.123456789+05:30` is the longest form).
+ */
+export const LIST_FILTER_LIMITS = { text: 200, date: 35 } as const;
+
+/** Ids in paths are at most this long (conversation ids: CONVERSATION_ID_PATTERN); a longer one matches nothing (404). */
+export const MAX_ID_LENGTH = 128;
+
 /** Page size rules shared by every list endpoint. */
 export const PAGINATION = { defaultPerPage: 25, maxPerPage: 100 } as const;
 

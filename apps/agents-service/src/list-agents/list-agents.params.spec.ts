@@ -47,6 +47,8 @@ describe('list agents query', () => {
     [{ per_page: 'x' }, 'per_page'],
     [{ per_page: '2.0' }, 'per_page'],
     [{ search: 's'.repeat(101) }, 'search'],
+    // Characters are code points: 60 emoji with a variation selector are 120 of them (the old count said 60).
+    [{ search: '😀\uFE0F'.repeat(60) }, 'search'],
     [{ stauts: 'active' }, 'stauts'],
     [{ status: ['active', 'paused'] }, 'status'],
     [{ search: { nested: 'x' } as unknown as string }, 'search'],

@@ -1,4 +1,4 @@
-import { AGENT_STATUSES, findUnknownParameter, PAGINATION, VOICE_PLATFORMS, type RawQuery, type ServiceError } from '@voice/contracts';
+import { AGENT_LIST_LIMITS, AGENT_STATUSES, charCount, findUnknownParameter, PAGINATION, VOICE_PLATFORMS, type RawQuery, type ServiceError } from '@voice/contracts';
 
 export interface ListAgentsParams {
   status?: (typeof AGENT_STATUSES)[number];
@@ -10,7 +10,7 @@ export interface ListAgentsParams {
 }
 
 const KNOWN = ['status', 'voice_platform', 'search', 'page', 'per_page'] as const;
-const MAX_SEARCH_LENGTH = 100;
+const MAX_SEARCH_LENGTH = AGENT_LIST_LIMITS.search;
 
 /**
  * Turn the raw query string into list parameters, or the first problem.
@@ -44,7 +44,7 @@ export function parseListAgentsQuery(query: RawQuery = {}): { params: ListAgents
   }
   const search = given('search');
   if (search !== undefined) {
-    if (search.length > MAX_SEARCH_LENGTH) {
+    if (charCount(search) > MAX_SEARCH_LENGTH) {
       return { problem: { code: 'invalid_parameter', field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters.` } };
     }
     params.search = search;

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
+  AGENT_LIST_LIMITS,
   AGENT_STATUSES,
   AgentsRpc,
   VOICE_PLATFORMS,
@@ -106,7 +107,7 @@ export class AgentsController {
   @ApiPagination()
   @ApiFilter('status', enumOf(AGENT_STATUSES), 'Only agents in this status.')
   @ApiFilter('voice_platform', enumOf(VOICE_PLATFORMS), 'Only agents on this platform.')
-  @ApiFilter('search', string({ maxLength: 100 }), 'Case-insensitive substring of the name.')
+  @ApiFilter('search', string({ maxLength: AGENT_LIST_LIMITS.search }), 'Case-insensitive substring of the name.')
   @ApiEnvelope(200, 'Agent', { description: 'One page of agents.', list: true })
   @ApiErrors('invalid_parameter')
   async list(@Req() req: Request, @Query() query: RawQuery) {

@@ -3,9 +3,11 @@ import { ApiHeader, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
   BOOLEAN_VALUES,
+  CALL_EVENT_PATTERNS,
   CONVERSATION_SORT_FIELDS,
   CONVERSATION_STATUSES,
   ConversationsRpc,
+  LIST_FILTER_LIMITS,
   SENTIMENTS,
   SORT_ORDERS,
   TRANSCRIPT_FORMATS,
@@ -41,19 +43,19 @@ export class ConversationsController {
   @RequireScope('conversations:read')
   @ApiRoute('Conversations', 'List conversations', 'Filters combine; date filters compare against the start time. Unknown parameters are refused.')
   @ApiPagination()
-  @ApiFilter('agent_id', string(), 'Only conversations of this agent.')
+  @ApiFilter('agent_id', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations of this agent.')
   @ApiFilter('status', enumOf(CONVERSATION_STATUSES), 'Only conversations in this status.')
   @ApiFilter('sentiment', enumOf(SENTIMENTS), 'Only conversations with this sentiment.')
-  @ApiFilter('outcome', string(), 'Only conversations with this outcome (case-insensitive).')
-  @ApiFilter('caller', string({ examples: ['+14155550123'] }), 'Caller phone number, E.164.')
+  @ApiFilter('outcome', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations with this outcome (case-insensitive).')
+  @ApiFilter('caller', string({ pattern: CALL_EVENT_PATTERNS.e164.source, maxLength: 16, examples: ['+14155550123'] }), 'Caller phone number, E.164.')
   @ApiFilter('min_duration', integer({ minimum: 0 }), 'Minimum duration in seconds.')
   @ApiFilter('max_duration', integer({ minimum: 0 }), 'Maximum duration in seconds (not below min_duration).')
-  @ApiFilter('start_date', string({ format: 'date-time' }), 'ISO 8601; conversations starting on or after it.')
-  @ApiFilter('end_date', string({ format: 'date-time' }), 'ISO 8601; conversations starting on or before it (a date alone means the whole day).')
+  @ApiFilter('start_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or after it.')
+  @ApiFilter('end_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or before it (a date alone means the whole day).')
   @ApiFilter('has_recording', enumOf(BOOLEAN_VALUES), 'With or without a recording.')
   @ApiFilter('has_transcript', enumOf(BOOLEAN_VALUES), 'With or without a transcript.')
-  @ApiFilter('search', string(), 'Full-text search over transcripts and summaries, partial words match.')
-  @ApiFilter('topic', string(), 'Detected topic or keyword (case-insensitive).')
+  @ApiFilter('search', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Full-text search over transcripts and summaries, partial words match.')
+  @ApiFilter('topic', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Detected topic or keyword (case-insensitive).')
   @ApiFilter('sort_by', enumOf(CONVERSATION_SORT_FIELDS, { default: 'start_time' }), 'Sort field.')
   @ApiFilter('sort_order', enumOf(SORT_ORDERS, { default: 'desc' }), 'Sort direction.')
   @ApiEnvelope(200, 'ConversationListItem', { description: 'One page of conversations; an empty page has an empty data array.', list: true })

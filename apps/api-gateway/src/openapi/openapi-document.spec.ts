@@ -27,6 +27,20 @@ describe('the document (built from the controllers, without a database or NATS)'
     for (const description of declared.values()) expect(description.length).toBeGreaterThan(20);
   });
 
+  it('states a bound for every path and query parameter: strings a maxLength or an enum, integers a maximum where the server has one', () => {
+    const unbounded: string[] = [];
+    for (const op of oa.operations) {
+      for (const param of (op.spec.parameters ?? []) as Array<{ name: string; in: string; schema: Record<string, unknown> }>) {
+        if (param.in !== 'path' && param.in !== 'query') continue;
+        const { schema } = param;
+        const bounded = schema.type === 'string' ? schema.maxLength !== undefined || schema.enum !== undefined : true;
+        if (!bounded) unbounded.push(`${op.method.toUpperCase()} ${op.path} ${param.in} ${param.name}`);
+        if (param.name === 'per_page') expect(schema).toMatchObject({ minimum: 1, maximum: 100 });
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('drops the Admin tag with the admin route when no admin token is configured', async () => {
     const doc = await standaloneOpenApiDocument({});
     expect(doc.tags!.map((t) => t.name)).not.toContain('Admin');

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PAGINATION, type ErrorCode } from '@voice/contracts';
+import { MAX_ID_LENGTH, PAGINATION, type ErrorCode } from '@voice/contracts';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** Error codes a handler itself (or the service behind it) can answer; access and body errors are added from the route's shape. */
@@ -86,7 +86,8 @@ export function ApiJsonBody(schema: JsonSchema, description?: string): MethodDec
   return ApiBody({ required: true, description, schema: schema as never });
 }
 
-export const ApiIdParam = (description: string) => ApiParam({ name: 'id', required: true, description, schema: { type: 'string' } });
+export const ApiIdParam = (description: string) =>
+  ApiParam({ name: 'id', required: true, description: `${description} A longer id than ${MAX_ID_LENGTH} characters matches nothing (404).`, schema: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } });
 
 export const ApiIfMatch = (required: boolean) =>
   ApiHeader({
@@ -104,8 +105,8 @@ export function ApiPagination(): MethodDecorator {
     ApiQuery({
       name: 'per_page',
       required: false,
-      description: `1 to ${PAGINATION.maxPerPage}; larger values are capped to ${PAGINATION.maxPerPage}.`,
-      schema: { type: 'integer', minimum: 1, default: PAGINATION.defaultPerPage },
+      description: `1 to ${PAGINATION.maxPerPage}; a larger value is not refused but capped to ${PAGINATION.maxPerPage} (meta.per_page says so).`,
+      schema: { type: 'integer', minimum: 1, maximum: PAGINATION.maxPerPage, default: PAGINATION.defaultPerPage },
     }),
     ApiQuery({ name: 'page', required: false, description: 'Starts at 1.', schema: { type: 'integer', minimum: 1, default: 1 } }),
   );

@@ -17,6 +17,12 @@ describe('list query parameters', () => {
     expect(ok({ per_page: '99999999999999999999999' }).per_page).toBe(100);
     expect(ok({ per_page: '007' }).per_page).toBe(7);
   });
+  it('bounds free-text filters at 200 characters, counted as code points', () => {
+    for (const name of ['agent_id', 'outcome', 'topic', 'search']) {
+      expect(parseListQuery({ [name]: '😀'.repeat(200) }).ok).toBe(true);
+      expect(parseListQuery({ [name]: '😀\uFE0F'.repeat(101) })).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: name } });
+    }
+  });
   it('lower-cases search, topic and outcome; empty search means no search', () => {
     expect(ok({ search: 'Refund', topic: 'Billing', outcome: 'Resolved' })).toMatchObject({ search: 'refund', topic: 'billing', outcome: 'resolved' });
     expect(ok({ search: '  ' }).search).toBeUndefined();

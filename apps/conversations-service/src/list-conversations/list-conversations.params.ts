@@ -4,7 +4,7 @@
  * with its field (and valid_values for enumerated parameters).
  */
 import {
-  BOOLEAN_VALUES, CALL_EVENT_PATTERNS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
+  BOOLEAN_VALUES, CALL_EVENT_PATTERNS, charCount, LIST_FILTER_LIMITS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
   findUnknownParameter, timestampEpochNanos, type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
 } from '@voice/contracts';
 
@@ -41,7 +41,7 @@ export const LIST_PARAMETERS = [
 
 /** Any page past the end answers an empty page; beyond this the number is not exact in JavaScript. */
 const MAX_PAGE = Number.MAX_SAFE_INTEGER;
-const MAX_TEXT = 200;
+const MAX_TEXT = LIST_FILTER_LIMITS.text;
 
 export type ParseResult = { ok: true; filter: ConversationListFilter } | { ok: false; problem: ServiceError };
 
@@ -79,7 +79,7 @@ function parse(query: RawQuery): ConversationListFilter {
     if (value === undefined) return undefined;
     const trimmed = value.trim();
     if (trimmed === '') invalid(name, `${name} must not be empty.`);
-    if (trimmed.length > MAX_TEXT) invalid(name, `${name} must be at most ${MAX_TEXT} characters long.`);
+    if (charCount(trimmed) > MAX_TEXT) invalid(name, `${name} must be at most ${MAX_TEXT} characters long.`);
     return trimmed;
   };
   const oneOf = <T extends string>(name: string, values: readonly T[]): T | undefined => {
@@ -161,7 +161,7 @@ function caller(value: string | undefined): string | undefined {
 
 function searchText(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  if (value.length > MAX_TEXT) invalid('search', `search must be at most ${MAX_TEXT} characters long.`);
+  if (charCount(value) > MAX_TEXT) invalid('search', `search must be at most ${MAX_TEXT} characters long.`);
   return value.toLowerCase();
 }
 
