@@ -42,7 +42,20 @@ export interface GatewayOptions {
   logger?: Logger;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the services. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
+  /** Slow-client limits (HTTP_TIMEOUTS by default; tests shorten them). */
+  httpTimeouts?: HttpTimeouts;
 }
+
+export interface HttpTimeouts {
+  /** A request whose headers are not complete by then is answered 408 and closed (slow-header clients hold no socket for long). */
+  headersMs: number;
+  /** The whole request, body included (bodies are at most 1 MiB). */
+  requestMs: number;
+  /** How often Node checks both: its default, 30 s, would let a slow client stay that much longer. */
+  checkEveryMs: number;
+}
+
+export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 60_000, checkEveryMs: 1_000 };
 
 export interface RunningGateway {
   url: string;
@@ -110,11 +123,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     app.useGlobalFilters(new GatewayExceptionFilter(logger));
 
     const host = options.host ?? '0.0.0.0';
+    // Set before listening: Node reads the checking interval when the server starts listening. An idle keep-alive
+    // socket is governed by keepAliveTimeout alone; headersTimeout counts from the first byte of a request.
+    const timeouts = options.httpTimeouts ?? HTTP_TIMEOUTS;
+    // @types/node knows connectionsCheckingInterval only as a constructor option; Node reads the property at listen.
+    const pending = app.getHttpServer() as ReturnType<NestExpressApplication['getHttpServer']> & { connectionsCheckingInterval: number };
+    pending.headersTimeout = timeouts.headersMs;
+    pending.requestTimeout = timeouts.requestMs;
+    pending.connectionsCheckingInterval = timeouts.checkEveryMs;
     await app.listen(options.port, host);
     // Outlive the idle timeout of a load balancer in front (commonly 60 s) so it never reuses a socket we just closed.
     const server = app.getHttpServer();
     server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
     answerMalformedRequests(server, logger);
     const { port } = server.address() as AddressInfo;
     const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;

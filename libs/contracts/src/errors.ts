@@ -55,6 +55,8 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, type: 'invalid_request' },
   unsupported_media_type: { status: 415, type: 'invalid_request' },
   not_acceptable: { status: 406, type: 'invalid_request' },
+  /** A client too slow to send its request (headers, or all of it): the connection is closed. */
+  request_timeout: { status: 408, type: 'invalid_request' },
   // 409 / 422
   concurrent_modification: { status: 409, type: 'conflict_error' },
   /** An integration cannot be removed while live agents of the account use its platform. */

@@ -38,17 +38,19 @@ export function installHttpPipeline(app: NestExpressApplication, routes: RouteEn
  */
 export function answerMalformedRequests(server: Server, logger: Logger): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    if (!socket.writable || !err.code?.startsWith('HPE_')) {
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (!socket.writable || !(timedOut || err.code?.startsWith('HPE_'))) {
       socket.destroy();
       return;
     }
     const requestId = resolveRequestId(undefined);
-    logger.info({ request_id: requestId, reason: err.code }, 'malformed HTTP request refused');
-    const body = JSON.stringify(
-      errorEnvelope({ code: 'invalid_request', message: `The request is not valid HTTP/1.1 (${err.code}).` }, requestId),
-    );
+    logger.info({ request_id: requestId, reason: err.code }, timedOut ? 'slow HTTP request cut off' : 'malformed HTTP request refused');
+    const [status, error] = timedOut
+      ? (['408 Request Timeout', { code: 'request_timeout', message: 'The request (its headers, or all of it) did not arrive in time.' }] as const)
+      : (['400 Bad Request', { code: 'invalid_request', message: `The request is not valid HTTP/1.1 (${err.code}).` }] as const);
+    const body = JSON.stringify(errorEnvelope(error, requestId));
     socket.end(
-      'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

@@ -22,6 +22,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   payload_too_large: { message: 'The request body exceeds 1048576 bytes (1 MiB).' },
   unsupported_media_type: { message: 'Request bodies must be JSON (Content-Type: application/json), got text/plain.' },
   not_acceptable: { message: 'None of the accepted media types can be produced.' },
+  request_timeout: { message: 'The request (its headers, or all of it) did not arrive in time.' },
   integration_in_use: { message: 'The platform_a integration is used by 2 live agents of this account; delete them first.' },
   concurrent_modification: { message: 'The agent was changed by another request at the same time; retry.' },
   duplicate_name: { message: 'An agent named Front desk already exists in this account.', field: 'name' },
