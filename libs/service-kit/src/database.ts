@@ -27,6 +27,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
   });
   await dataSource.initialize();
+  keepClientErrorsHandled(dataSource);
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${options.schema}`]);
@@ -38,6 +39,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     await runner.release();
   }
   return dataSource;
+}
+
+/** The pg pool behind a TypeORM postgres DataSource (`driver.master`), typed to what is used here. */
+interface PgPoolLike {
+  on(event: 'connect', listener: (client: PgClientLike) => void): void;
+  _clients?: PgClientLike[];
+}
+interface PgClientLike {
+  on(event: 'error', listener: (err: Error) => void): void;
+  listeners(event: 'error'): unknown[];
+}
+
+/** Our permanent listener, recognisable so it is attached once per client. */
+const ignoreClientError = Object.assign((_err: Error) => undefined, { permanent: true });
+
+/**
+ * A pg Client emits 'error' when its connection dies (57P01 when an administrator or a failover terminates it,
+ * ECONNRESET…). pg-pool listens only while a client is idle and TypeORM only while a query runner holds it, so
+ * a client between the two has no listener, and an 'error' event without one is thrown: the process exits.
+ * Every client therefore gets a listener of its own for its whole life. It needs to do nothing: the query in
+ * flight on that connection is rejected with the same error (and answered as an outage), and the pool drops
+ * the dead client.
+ */
+export function keepClientErrorsHandled(dataSource: DataSource): void {
+  const pool = (dataSource.driver as unknown as { master?: PgPoolLike }).master;
+  if (!pool) return;
+  const attach = (client: PgClientLike) => {
+    if (!client.listeners('error').includes(ignoreClientError)) client.on('error', ignoreClientError);
+  };
+  pool.on('connect', attach);
+  for (const client of pool._clients ?? []) attach(client);
 }
 
 export function quoteIdent(name: string): string {

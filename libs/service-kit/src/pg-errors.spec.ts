@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import {
   classifyFailure, CONNECTION_LOST_CODES, isBrokenPipe, isDatabaseFailure, isDatabaseUnavailable, isDataFailure, isTransientFailure, sqlStateOf,
   type FailureClass,
@@ -33,6 +33,7 @@ const cases: Array<[string, unknown, FailureClass, { unavailable: boolean }]> = 
     'outage',
     { unavailable: true },
   ],
+  ['the same through a transaction’s EntityManager', new QueryRunnerProviderAlreadyReleasedError(), 'outage', { unavailable: true }],
   ['connection failure (08006), wrapped', wrapped('08006'), 'outage', { unavailable: true }],
   ['connection failure (08006)', pgError('08006'), 'outage', { unavailable: true }],
   ['too many connections (53300)', pgError('53300'), 'outage', { unavailable: true }],

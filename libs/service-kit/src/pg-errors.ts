@@ -98,9 +98,7 @@ const DATA_FAULT_SQLSTATE_CLASSES = new Set(['22', '23', '54', 'P0']);
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { name?: string; code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
-  // TypeORM's answer to a query on a transaction whose connection the server terminated meanwhile (57P01 on
-  // the socket, the runner released): the database went away under the request, nothing about the input.
-  if (e?.name === 'QueryRunnerAlreadyReleasedError') return true;
+  if (e?.name !== undefined && RELEASED_RUNNER_ERRORS.has(e.name)) return true;
   const code = e?.driverError?.code ?? e?.code;
   if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_LOST_CODES.has(code))) return true;
   return UNAVAILABLE_MESSAGE.test(`${e?.driverError?.message ?? ''} ${e?.message ?? ''}`);
@@ -128,6 +126,13 @@ export function isTransientFailure(err: unknown): boolean {
 export function isDataFailure(err: unknown): boolean {
   return classifyFailure(err) === 'data_fault';
 }
+
+/**
+ * TypeORM's answers to a query on a transaction whose connection the server terminated meanwhile (57P01 on the
+ * socket, the runner released under it; the second comes through a transaction's EntityManager): the database
+ * went away under the request, nothing about the input.
+ */
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 /**
  * Reported by the database or its connection, as opposed to thrown by our own code:
