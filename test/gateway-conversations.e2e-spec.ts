@@ -292,6 +292,31 @@ describe('conversations and call events over HTTP', () => {
       expect(res.body.links.prev).toBeNull();
     }, 15_000);
 
+    it('date filters select by start time: a call that starts before a boundary and ends after it is on the start side', async () => {
+      // 23:59:30 → 00:01:10 across midnight, from a caller no other call of this file uses.
+      const start = '2025-03-02T23:59:30Z';
+      const end = '2025-03-03T00:01:10Z';
+      const id = 'conv-midnight';
+      const events = [
+        { id: `${id}-1`, type: 'call.started', conversation_id: id, agent_id: agentId, occurred_at: start, data: { caller_number: '+14155550177', start_time: start } },
+        { id: `${id}-2`, type: 'call.ended', conversation_id: id, agent_id: agentId, occurred_at: end, data: { end_time: end, duration: 100 } },
+      ];
+      expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
+      const ids = async (dates: string) => {
+        const res = await account.api.get(`/v1/conversations?caller=%2B14155550177&${dates}`);
+        expect(res.status).toBe(200);
+        return res.body.data.map((c: { id: string }) => c.id);
+      };
+      await eventually(() => ids(''), (found) => found.includes(id));
+      expect(await ids('start_date=2025-03-02&end_date=2025-03-02')).toEqual([id]); // a date alone is the whole day
+      expect(await ids('start_date=2025-03-03')).toEqual([]); // it ended on the 3rd but started on the 2nd
+      expect(await ids('end_date=2025-03-03T00:00:00Z')).toEqual([id]); // started before, ended after the boundary
+      expect(await ids(`start_date=${encodeURIComponent(start)}`)).toEqual([id]); // inclusive
+      expect(await ids('start_date=2025-03-02T23:59:31Z')).toEqual([]);
+      expect(await ids(`end_date=${encodeURIComponent(start)}`)).toEqual([id]); // inclusive
+      expect(await ids('end_date=2025-03-02T23:59:29Z')).toEqual([]);
+    }, 20_000);
+
     it('relays the service’s validation errors with their HTTP status', async () => {
       const res = await account.api.get('/v1/conversations?sentiment=angry');
       expect(res.status).toBe(400);
