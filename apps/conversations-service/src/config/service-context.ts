@@ -24,6 +24,6 @@ export interface ServiceTuning {
   parkedSweepMs: number;
 }
 
-export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 30_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000 };
+export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');

@@ -23,7 +23,7 @@
 import type { Logger } from 'pino';
 import { createLogger } from '../logging.js';
 import { isDatabaseFailure, isDataFailure, isTransientFailure } from '../pg-errors.js';
-import type { DurableConsumerSpec, RunningConsumer, StreamMessage } from './message-streams.js';
+import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type RunningConsumer, type StreamMessage } from './message-streams.js';
 
 /** Redelivery delay after a transient failure: 1 s, doubling per delivery, at most 30 s. */
 export function transientRetryDelay(deliveryCount: number): number {
@@ -44,11 +44,14 @@ function payloadId(data: unknown): string | null {
 interface Tracked {
   message: StreamMessage;
   settled: boolean;
+  /** The message as the runner holds it (what `held` knows). */
+  holder: StreamMessage;
 }
 
 function track(message: StreamMessage): Tracked {
   const tracked: Tracked = {
     settled: false,
+    holder: message,
     message: {
       subject: message.subject,
       data: message.data,
@@ -76,16 +79,48 @@ function track(message: StreamMessage): Tracked {
  * batch is being handled form the next batch; the source is not read further
  * while two batches are waiting, which bounds memory. A batch whose handler
  * throws is never dropped silently: see the rules at the top of this file.
+ *
+ * `source` is an iterable, or a function that makes one given `room()`, a promise
+ * that resolves when a whole batch more fits: a source that pulls from a server
+ * awaits it before each pull, so every message the server handed out is in this
+ * runner's hands (and kept alive with `working`) rather than in a client buffer.
  */
 export function runBatches<M>(
-  source: AsyncIterable<M>,
+  source: AsyncIterable<M> | ((room: () => Promise<void>) => AsyncIterable<M>),
   batchSize: number,
   handle: (batch: StreamMessage[]) => Promise<void>,
   wrap: (m: M) => StreamMessage,
   stopSource: () => void,
-  spec: Pick<DurableConsumerSpec, 'stream' | 'durable' | 'logger' | 'isTransientFailure'>,
+  spec: Pick<DurableConsumerSpec, 'stream' | 'durable' | 'logger' | 'isTransientFailure' | 'ackWaitMs'>,
 ): RunningConsumer {
   const buffer: StreamMessage[] = [];
+  // Every message received and not yet settled, buffered or in a batch: its ack wait is restarted every half of
+  // it, so a short ack wait (a dead consumer's messages come back in seconds) never redelivers a message a live
+  // consumer is still holding behind a slow batch.
+  const held = new Set<StreamMessage>();
+  const hold = (message: StreamMessage): StreamMessage => {
+    const holder: StreamMessage = {
+      ...message,
+      ack: () => {
+        held.delete(holder);
+        message.ack();
+      },
+      nak: (delayMs) => {
+        held.delete(holder);
+        message.nak(delayMs);
+      },
+      term: (reason) => {
+        held.delete(holder);
+        message.term(reason);
+      },
+    };
+    held.add(holder);
+    return holder;
+  };
+  const progress = setInterval(() => {
+    for (const message of held) message.working?.();
+  }, Math.max(100, Math.floor((spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) / 2)));
+  progress.unref();
   let stopped = false;
   let wakeWorker: (() => void) | undefined;
   let wakeFeeder: (() => void) | undefined;
@@ -160,11 +195,17 @@ export function runBatches<M>(
     }
   };
 
+  const room = async () => {
+    while (buffer.length >= batchSize && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
+  };
+  const pulled = typeof source === 'function';
+  const messages = typeof source === 'function' ? source(room) : source;
   const feeder = (async () => {
-    for await (const m of source) {
-      buffer.push(wrap(m));
+    for await (const m of messages) {
+      buffer.push(hold(wrap(m)));
       wakeWorker?.();
-      while (buffer.length >= batchSize * 2 && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
+      // A pulling source waits for room itself, between pulls: pausing inside a pull would leave its rest unseen.
+      while (!pulled && buffer.length >= batchSize * 2 && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
       if (stopped) break;
     }
   })();
@@ -185,12 +226,15 @@ export function runBatches<M>(
           logger.error({ err: failure, ...where }, 'recovering a failed batch failed');
         });
       }
+      // A message its batch left unsettled is no longer worked on: it stops being kept alive and comes back after the ack wait.
+      for (const t of batch) if (!t.settled) held.delete(t.holder);
     }
   })();
 
   return {
     async stop() {
       stopped = true;
+      clearInterval(progress);
       stopSource();
       wakeWorker?.();
       wakeFeeder?.();

@@ -79,4 +79,46 @@ describe.each(STREAM_ADAPTERS)('durable streams over %s', (_name, kind) => {
     expect(seen.map((s) => (s.data as { n: number }).n)).toEqual([...Array(50).keys()]);
     await consumer.stop();
   });
+
+  it('never redelivers messages a live consumer holds behind a slow batch, however short the ack wait', async () => {
+    const { stream, subject } = nextStream();
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    for (let i = 0; i < 12; i++) await harness.streams.publish(`${subject}.x`, { n: i }, `slow-${i}`);
+    const seen: Array<{ n: number; deliveryCount: number }> = [];
+    const ackWaitMs = 600;
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', batchSize: 4, ackWaitMs }, async (batch) => {
+      // Each batch takes three ack waits; the next ones wait in the buffer meanwhile.
+      await new Promise((r) => setTimeout(r, 3 * ackWaitMs));
+      for (const m of batch) {
+        seen.push({ n: (m.data as { n: number }).n, deliveryCount: m.deliveryCount });
+        m.ack();
+      }
+    });
+    await eventually(() => expect(seen).toHaveLength(12), 20_000);
+    await new Promise((r) => setTimeout(r, 2 * ackWaitMs));
+    expect(seen.map((s) => s.n)).toEqual([...Array(12).keys()]);
+    expect(seen.every((s) => s.deliveryCount === 1)).toBe(true);
+    await consumer.stop();
+  }, 30_000);
+
+  it('gives the messages a consumer died holding to its successor within about the ack wait', async () => {
+    const { stream, subject } = nextStream();
+    const ackWaitMs = 1_500;
+    let stopDying: () => void = () => undefined;
+    const received = new Promise<void>((resolve) => (stopDying = resolve));
+    // The first consumer takes the messages and never settles them (its process "dies": it stops signalling).
+    const dying = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs }, async () => {
+      stopDying();
+      await new Promise(() => undefined);
+    });
+    await harness.streams.publish(`${subject}.x`, { n: 1 }, 'held-1');
+    await received;
+    void dying.stop();
+    const diedAt = Date.now();
+    const { seen, handle } = recorder();
+    const successor = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd', ackWaitMs }, handle);
+    await eventually(() => expect(seen.map((s) => s.data)).toEqual([{ n: 1 }]), 10_000);
+    expect(Date.now() - diedAt).toBeLessThan(ackWaitMs + 2_500);
+    await successor.stop();
+  }, 30_000);
 });

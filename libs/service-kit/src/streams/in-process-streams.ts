@@ -1,5 +1,5 @@
 import { runBatches } from './batch-runner.js';
-import type { DurableConsumerSpec, MessageStreams, RunningConsumer, StreamMessage } from './message-streams.js';
+import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type MessageStreams, type RunningConsumer, type StreamMessage } from './message-streams.js';
 import { subjectMatches } from './subject-matching.js';
 
 interface Stored {
@@ -62,7 +62,7 @@ export class InProcessStreams implements MessageStreams {
       }),
     };
     let closed = false;
-    const ackWaitMs = spec.ackWaitMs ?? 30_000;
+    const ackWaitMs = spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const running = runBatches(source, spec.batchSize ?? 256, handle, (item) => {
       let settled = false;
       const settle = (redeliverAfterMs?: number) => {
@@ -72,7 +72,7 @@ export class InProcessStreams implements MessageStreams {
         this.timers.delete(ackTimer);
         if (redeliverAfterMs !== undefined) this.later(redeliverAfterMs, () => this.enqueue(target, item.stored, item.deliveryCount + 1));
       };
-      const ackTimer = this.later(ackWaitMs, () => settle(0));
+      let ackTimer = this.later(ackWaitMs, () => settle(0));
       return {
         subject: item.stored.subject,
         data: JSON.parse(item.stored.payload),
@@ -81,6 +81,12 @@ export class InProcessStreams implements MessageStreams {
         ack: () => settle(),
         nak: (delayMs) => settle(delayMs ?? 0),
         term: () => settle(),
+        working: () => {
+          if (settled) return;
+          clearTimeout(ackTimer);
+          this.timers.delete(ackTimer);
+          ackTimer = this.later(ackWaitMs, () => settle(0));
+        },
       };
     }, () => {
       closed = true;

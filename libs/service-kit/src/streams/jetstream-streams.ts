@@ -4,9 +4,11 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ensureStream } from '../jetstream.js';
 import { runBatches } from './batch-runner.js';
-import type { DurableConsumerSpec, MessageStreams, RunningConsumer, StreamMessage } from './message-streams.js';
+import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type MessageStreams, type RunningConsumer, type StreamMessage } from './message-streams.js';
 
 const nanos = (ms: number) => ms * 1_000_000;
+/** How long one pull request waits on the server for messages before the next is sent. */
+const PULL_EXPIRES_MS = 1_000;
 
 /** A message that is not JSON must reach the handler (to be terminated), not stop the consumer. */
 function jsonOrUndefined(m: JsMsg): unknown {
@@ -40,7 +42,7 @@ export class JetStreamStreams implements MessageStreams {
       durable_name: spec.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(spec.ackWaitMs ?? 30_000),
+      ack_wait: nanos(spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
       max_deliver: -1,
       max_ack_pending: 10_000,
     };
@@ -57,8 +59,21 @@ export class JetStreamStreams implements MessageStreams {
     }
     const consumer = await this.js.consumers.get(spec.stream, spec.durable);
     const batchSize = spec.batchSize ?? 256;
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: batchSize * 2 });
-    return runBatches(messages, batchSize, handle, (m: JsMsg) => ({
+    let stopped = false;
+    let current: ConsumerMessages | undefined;
+    // Pull a batch at a time, and only when the runner has room for it: every message the server handed out is
+    // then in the runner's hands, which keeps it alive (`working`) until it is settled. A pull waits at most
+    // PULL_EXPIRES_MS for messages (delivered as they arrive), then the next one starts.
+    const pull = (room: () => Promise<void>) =>
+      (async function* () {
+        while (!stopped) {
+          await room();
+          if (stopped) return;
+          current = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS });
+          yield* current;
+        }
+      })();
+    return runBatches(pull, batchSize, handle, (m: JsMsg) => ({
       subject: m.subject,
       data: jsonOrUndefined(m),
       deliveryCount: m.info.deliveryCount,
@@ -67,6 +82,10 @@ export class JetStreamStreams implements MessageStreams {
       nak: (delayMs) => m.nak(delayMs),
       // nats-server 2.9 does not parse `+TERM <reason>` and would redeliver; the caller logs the reason.
       term: () => m.term(),
-    }), () => messages.stop(), spec);
+      working: () => m.working(),
+    }), () => {
+      stopped = true;
+      current?.stop();
+    }, spec);
   }
 }

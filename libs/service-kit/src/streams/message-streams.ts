@@ -14,7 +14,12 @@ export interface StreamMessage {
   nak(delayMs?: number): void;
   /** Never deliver again (poison message). */
   term(reason?: string): void;
+  /** Still being worked on: restart its ack wait (JetStream's in-progress ack) so it is not redelivered meanwhile. */
+  working?(): void;
 }
+
+/** A consumer that stops signalling progress has its messages redelivered after this long. */
+export const DEFAULT_ACK_WAIT_MS = 5_000;
 
 export interface DurableConsumerSpec {
   stream: string;
@@ -23,7 +28,11 @@ export interface DurableConsumerSpec {
   durable: string;
   /** Most messages handed to one `handle` call. */
   batchSize?: number;
-  /** An unsettled message is redelivered after this long. */
+  /**
+   * An unsettled message is redelivered after this long — once its consumer stopped signalling progress: the
+   * consumer signals it (`working`) every half of it for every message it holds, so only the messages of a
+   * consumer that died come back, and soon.
+   */
   ackWaitMs?: number;
   /** Where failed batches and terminated poison messages are reported (error level). Defaults to a service-kit logger. */
   logger?: Pick<Logger, 'error'>;
