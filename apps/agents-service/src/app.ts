@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReplyClaimInterceptor, ReplyClaims,
   RequestContextInterceptor, SecretBox, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import type { Logger } from 'pino';
@@ -78,12 +78,14 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
   try {
     let streams: MessageStreams;
     let strategy: CustomStrategy['strategy'];
+    let claims: ReplyClaims | undefined;
     if (options.local) {
       streams = options.local.streams;
       strategy = new InProcessServer(options.local.rpc);
     } else {
       nc = await connectNats(options.natsUrl!, `${AGENTS_SERVICE_NAME}-relay`);
       streams = new JetStreamStreams(nc);
+      claims = await ReplyClaims.open(nc, namespace);
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(AGENTS_SERVICE_NAME, options.natsUrl!));
     }
     relay = await AgentEventsRelay.start({ dataSource, streams, namespace, logger, pollIntervalMs: options.relayPollIntervalMs });
@@ -101,7 +103,8 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
       { strategy, logger: new PinoNestLogger(logger) },
     );
     app.useGlobalFilters(new ServiceErrorFilter(logger));
-    app.useGlobalInterceptors(new RequestContextInterceptor(logger), new DomainErrorInterceptor());
+    // Over NATS a reply bigger than the bus carries (a page of agents at their largest) leaves as a claim check.
+    app.useGlobalInterceptors(new RequestContextInterceptor(logger), new DomainErrorInterceptor(), ...(claims ? [new ReplyClaimInterceptor(claims)] : []));
     await app.listen();
   } catch (err) {
     await close();

@@ -12,6 +12,8 @@ import {
   JetStreamStreams,
   NamespacedNatsClient,
   PinoNestLogger,
+  redeemClaims,
+  ReplyClaims,
   type InProcessBus,
   type MessageStreams,
 } from '@voice/service-kit';
@@ -77,9 +79,12 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   if (!options.natsUrl) throw new Error('startGateway needs natsUrl (or local for one-process mode)');
   const nats = await connectNats(options.natsUrl, 'api-gateway');
   cleanups.push(() => closeNats(nats));
-  const rpc = new NamespacedNatsClient(namespace ?? '', { servers: options.natsUrl.split(','), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
-  await rpc.connect();
-  cleanups.push(() => rpc.close());
+  const client = new NamespacedNatsClient(namespace ?? '', { servers: options.natsUrl.split(','), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
+  await client.connect();
+  cleanups.push(() => client.close());
+  // A reply too big for the bus arrives as a claim check: redeemed here, so every caller sees the reply itself.
+  const claims = await ReplyClaims.open(nats, namespace ?? '');
+  const rpc: RpcSender = { send: (pattern, data) => redeemClaims(claims, client.send(pattern, data)) };
   const busProbe: BusProbe = () => (nats.isClosed() ? Promise.reject(new Error('NATS connection closed')) : nats.flush());
   return { rpc, streams: new JetStreamStreams(nats), busProbe };
 }

@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReplyClaimInterceptor, ReplyClaims,
   RequestContextInterceptor, serviceTransportOptions, ServiceErrorFilter, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
@@ -45,6 +45,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
   let nc: NatsConnection | undefined;
   let streams: MessageStreams;
   let strategy: CustomStrategy['strategy'];
+  let claims: ReplyClaims | undefined;
   try {
     if (options.local) {
       streams = options.local.streams;
@@ -52,6 +53,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
     } else {
       nc = await connectNats(options.natsUrl!, SERVICE_NAME);
       streams = new JetStreamStreams(nc);
+      claims = await ReplyClaims.open(nc, options.namespace ?? '');
       strategy = new NamespacedNatsServer(options.namespace ?? '', serviceTransportOptions(SERVICE_NAME, options.natsUrl!));
     }
   } catch (err) {
@@ -61,7 +63,8 @@ export async function startConversationsService(options: ConversationsServiceOpt
   const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning } };
   const app = await NestFactory.createMicroservice(ConversationsModule.register(context), { strategy, logger: new PinoNestLogger(logger) });
   app.useGlobalFilters(new ServiceErrorFilter(logger));
-  app.useGlobalInterceptors(new RequestContextInterceptor(logger));
+  // Over NATS a reply bigger than the bus carries (a long transcript, a page of long records) leaves as a claim check.
+  app.useGlobalInterceptors(new RequestContextInterceptor(logger), ...(claims ? [new ReplyClaimInterceptor(claims)] : []));
   await app.listen();
 
   // Agent knowledge first, so the first call events find their agents where possible; the replay of

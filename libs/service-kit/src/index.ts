@@ -14,3 +14,4 @@ export * from './streams/index.js';
 export * from './run-service.js';
 export * from './outbound/index.js';
 export * from './secrets/index.js';
+export * from './reply-claims.js';
