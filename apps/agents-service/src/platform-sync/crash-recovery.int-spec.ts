@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentsRpc, IntegrationsRpc, type AgentReply } from '@voice/contracts';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
 import { NamespacedNatsClient } from '@voice/service-kit';
-import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { createTestDatabase, deleteNamespaceStreams, randomNamespace, startBuiltProcess, testNatsUrl, type TestDatabase } from '@voice/testing';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +27,9 @@ describe('agents-service killed (SIGKILL) between the platform’s 201 and our c
 
   /** Starts the built service and resolves once it serves (its "ready" log line). */
   async function startProcess(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [main], {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        LOG_LEVEL: 'info',
+    const child = await startBuiltProcess(
+      main,
+      {
         DATABASE_URL: db.url,
         NATS_URL: testNatsUrl(),
         NATS_NAMESPACE: namespace,
@@ -42,16 +40,9 @@ describe('agents-service killed (SIGKILL) between the platform’s 201 and our c
         PLATFORM_SYNC_INLINE_MS: '3000',
         PLATFORM_SYNC_POLL_MS: '100',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+      'agents-service ready',
+    );
     processes.push(child);
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    for (const deadline = Date.now() + 30_000; !out.includes('agents-service ready'); ) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agents-service did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
     return child;
   }
 

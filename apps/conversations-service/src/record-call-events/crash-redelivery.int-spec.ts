@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { agentEventSubject, callEventSubject, namespacedSubject, type AgentIntegrationEvent, type CallEvent } from '@voice/contracts';
-import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { createTestDatabase, deleteNamespaceStreams, randomNamespace, startBuiltProcess, testNatsUrl, type TestDatabase } from '@voice/testing';
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -25,18 +25,8 @@ describe('conversations-service killed (SIGKILL) mid-ingest', () => {
   const processes: ChildProcess[] = [];
 
   async function startProcess(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [main], {
-      env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'info', DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = await startBuiltProcess(main, { DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace }, 'conversations-service ready');
     processes.push(child);
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    for (const deadline = Date.now() + 30_000; !out.includes('conversations-service ready'); ) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`conversations-service did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
     return child;
   }
   const recorded = async () => Number((await pool.query('SELECT count(*)::int AS n FROM conversations.events')).rows[0].n);
