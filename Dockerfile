@@ -5,7 +5,8 @@ COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
 COPY libs ./libs
 COPY apps ./apps
 COPY tools ./tools
-RUN npm ci --no-audit --no-fund && npx tsc -b tsconfig.build.json && npm prune --omit=dev
+COPY scripts ./scripts
+RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -7,49 +7,27 @@
 // the same run: the ratio is what the service adds (database, bus, HTTP, recording the sync) on top of the platform.
 // Writes the figures into BENCHMARKS.md between the agent-create markers. Needs `npm run build`.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { apiCaller, freshDatabase, importBuilt, ms, percentiles as summary, writeBenchmarkSection } from './support.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CREATES = Number(process.env.BENCH_CREATES ?? 200);
 const DELAY_MS = Number(process.env.BENCH_PLATFORM_DELAY_MS ?? 50);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dist = (...p) => pathToFileURL(join(root, ...p)).href;
-const modules = {
+const built = await importBuilt({
   kit: 'libs/service-kit/dist/index.js',
   sims: 'tools/platform-simulators/dist/index.js',
   agents: 'apps/agents-service/dist/app.js',
   conversations: 'apps/conversations-service/dist/app.js',
   gateway: 'apps/api-gateway/dist/app.js',
-};
-for (const p of Object.values(modules)) {
-  if (!existsSync(join(root, p))) {
-    console.error('bench: build first (npm run build)');
-    process.exit(1);
-  }
-}
-const { InProcessBus, InProcessStreams, SecretBox } = await import(dist(modules.kit));
-const { startSimulators } = await import(dist(modules.sims));
-const { startAgentsService } = await import(dist(modules.agents));
-const { startConversationsService } = await import(dist(modules.conversations));
-const { startGateway } = await import(dist(modules.gateway));
+});
+const { InProcessBus, InProcessStreams, SecretBox } = built.kit;
+const { startSimulators } = built.sims;
+const { startAgentsService } = built.agents;
+const { startConversationsService } = built.conversations;
+const { startGateway } = built.gateway;
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-const summary = (samples) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: sorted.at(-1) };
-};
-const ms = (n) => n.toFixed(1);
-
-const dbName = `voice_bench_create_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE "${dbName}"`);
-const dbUrl = new URL(adminUrl);
-dbUrl.pathname = `/${dbName}`;
+const database = await freshDatabase(adminUrl, 'create');
+const dbUrl = new URL(database.url);
 
 const apiKey = `sim_${randomBytes(8).toString('hex')}`;
 const simulators = await startSimulators({ apiKeys: [apiKey], webhookSecret: 'whsec_bench_secret_0000' });
@@ -68,14 +46,7 @@ try {
   const adminToken = `admin_${randomBytes(8).toString('hex')}`;
   const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: dbUrl.toString(), local, adminToken, rpcTimeoutMs: 5000 });
   closers.unshift(() => gateway.close());
-  const call = async (method, path, token, body) => {
-    const res = await fetch(`${gateway.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json().catch(() => undefined) };
-  };
+  const call = apiCaller(gateway.url);
   const account = await call('POST', '/v1/admin/accounts', adminToken, { name: 'Bench', plan: 'bench', agent_limit: CREATES + 10, voice_platforms: ['platform_a'] });
   const key = account.body.data.api_key;
   const put = await call('PUT', '/v1/integrations/platform_a', key, { api_key: apiKey, webhook_secret: 'whsec_bench_secret_0000', base_url: simulators.urls.platformA });
@@ -117,7 +88,6 @@ try {
   const base = summary(raw);
   const headline = `POST /v1/agents (number bought on the platform, simulator answering in ${DELAY_MS} ms): p50 ${ms(ours.p50)} ms, p99 ${ms(ours.p99)} ms — ${(ours.p50 / base.p50).toFixed(2)}× the raw platform calls' p50 (${ms(base.p50)} ms), ${(ours.p99 / base.p99).toFixed(2)}× at p99`;
   const section = [
-    '<!-- agent-create:start -->',
     '## Agent create with the platform sync',
     '',
     `**${headline}.**`,
@@ -129,15 +99,10 @@ try {
     '|---|---|---|---|---|',
     `| POST /v1/agents (gateway → agents-service → 3 platform calls → recorded) | ${ms(ours.p50)} | ${ms(ours.p90)} | ${ms(ours.p99)} | ${ms(ours.max)} |`,
     `| raw: the same 3 calls straight to the simulator | ${ms(base.p50)} | ${ms(base.p90)} | ${ms(base.p99)} | ${ms(base.max)} |`,
-    '<!-- agent-create:end -->',
   ].join('\n');
-  const file = join(root, 'BENCHMARKS.md');
-  const current = readFileSync(file, 'utf8');
-  const marked = /<!-- agent-create:start -->[\s\S]*<!-- agent-create:end -->/;
-  writeFileSync(file, marked.test(current) ? current.replace(marked, section) : `${current.trimEnd()}\n\n${section}\n`);
+  writeBenchmarkSection('agent-create', section);
   console.log(headline);
 } finally {
   for (const close of closers) await close().catch(() => undefined);
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
+  await database.drop();
 }

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { fetchPaced } from './fetch-paced.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -108,7 +109,7 @@ async function call(opts, method, path, { token, body, accept } = {}) {
   const url = new URL(path, opts.url);
   let res;
   try {
-    res = await fetch(url, {
+    res = await fetchPaced(url, {
       method,
       headers: {
         authorization: `Bearer ${token}`,

@@ -1,6 +1,8 @@
 // First-start demo data: an account with an all-scopes key, two agents and about
 // 200 realistic conversations with transcripts — created through the public API,
-// so the demo exercises exactly what clients use. Remembered in <DATA_DIR>/demo.json.
+// so the demo exercises exactly what clients use: the history through POST /v1/call-events,
+// and the latest calls placed on the platform simulators, which deliver them as signed
+// webhooks (with retries, duplicates and reordering). Remembered in <DATA_DIR>/demo.json.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -75,6 +77,24 @@ async function configureIntegrations(baseUrl, apiKey, platforms) {
   for (const [platform, body] of Object.entries(platforms ?? {})) await api(baseUrl, apiKey, 'PUT', `/v1/integrations/${platform}`, body);
 }
 
+/** Calls of the demo placed through the platform simulators, on top of the generated history. */
+const PLATFORM_CALLS = 12;
+
+/** The latest calls, placed on the simulators once the agents are live there; resolves with how many were delivered whole. */
+async function placePlatformCalls(baseUrl, apiKey, platforms) {
+  const { agentsOnPlatforms, placeCalls } = await import('./platform-calls.mjs');
+  const request = (method, path) => api(baseUrl, apiKey, method, path);
+  let agents = [];
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline && agents.length < DEMO_AGENTS.length; ) {
+    agents = await agentsOnPlatforms(request);
+    if (agents.length < DEMO_AGENTS.length) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (agents.length === 0) return 0;
+  const simulatorUrls = Object.fromEntries(Object.entries(platforms).map(([platform, body]) => [platform, body.base_url]));
+  const result = await placeCalls({ agents, simulatorUrls, calls: PLATFORM_CALLS, seed: 20261126, spanMs: 6 * 3_600_000 });
+  return result.placed;
+}
+
 export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, calls = 200, log = () => undefined }) {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
@@ -103,15 +123,16 @@ export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, ca
   for (let i = 0; i < events.length; i += 500) {
     await api(baseUrl, account.api_key, 'POST', '/v1/call-events', { events: events.slice(i, i + 500) });
   }
+  const placed = platforms ? await placePlatformCalls(baseUrl, account.api_key, platforms) : 0;
   // Ingest is asynchronous (202 once the events are queued): wait until the calls are listed,
   // so the curl printed next already shows them.
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     const page = await api(baseUrl, account.api_key, 'GET', '/v1/conversations?per_page=1');
-    if (page.meta.total >= calls) break;
+    if (page.meta.total >= calls + placed) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const saved = { accountId: account.id, apiKey: account.api_key, agentIds, calls, createdAt: new Date().toISOString() };
+  const saved = { accountId: account.id, apiKey: account.api_key, agentIds, calls: calls + placed, createdAt: new Date().toISOString() };
   writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-  log(`demo data: 1 account, ${agentIds.length} agents, ${calls} calls (${events.length} events)`);
+  log(`demo data: 1 account, ${agentIds.length} agents, ${calls + placed} calls (${events.length} events, ${placed} calls through the platform simulators' webhooks)`);
   return saved;
 }

@@ -1,25 +1,38 @@
 #!/usr/bin/env node
-// `npm run simulate -- --calls N` — publishes realistic calls (every status, transcripts,
-// topics, outcomes, sentiment) through either ingest path:
+// `npm run simulate -- --calls N` — realistic calls (every status, transcripts, topics, outcomes,
+// sentiment), by one of three paths:
+//   --via platforms  placed through the bundled platform simulators, which deliver signed webhooks to each
+//                    agent's webhook_url (needs --api-key to find the agents and their platform ids; the
+//                    simulators' URLs default to those `npm start` runs them on)
 //   --via http       POST /v1/call-events (needs --url and --api-key with call_events:write;
 //                    agents are read from GET /v1/agents when --agent-id is not given)
-//   --via jetstream  straight to the CALL_EVENTS stream (needs --nats-url and --agent-id)
+//   --via jetstream  straight to the CALL_EVENTS stream (needs --nats-url, --agent-id and, for a deployment
+//                    whose publishers are scoped to an account, --account-id)
 // The generator is tools/call-generator (a workspace package, built to its dist/ by `npm run build`).
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fetchPaced } from './fetch-paced.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: npm run simulate -- --calls N [options]
 
   --calls N            number of calls to simulate (required, 1..1000000)
-  --via http|jetstream ingest path (default: http when --url is given, else jetstream)
+  --via platforms|http|jetstream
+                       platforms: placed on the platform simulators, delivered as signed webhooks
+                       (default when an API key is given); http: POST /v1/call-events;
+                       jetstream: straight onto the stream (default without an API key)
+  --platform-a-url URL platform_a simulator (env PLATFORM_A_SIMULATOR_URL, default http://127.0.0.1:4010)
+  --platform-b-url URL platform_b simulator (env PLATFORM_B_SIMULATOR_URL, default http://127.0.0.1:4020)
   --url URL            API base URL for --via http (env VOICE_API_URL, default http://127.0.0.1:3000)
   --api-key KEY        API key with call_events:write (env VOICE_API_KEY)
   --nats-url URL       NATS server for --via jetstream (env NATS_URL, default nats://127.0.0.1:4222)
   --namespace NS       NATS namespace of the deployment (env NATS_NAMESPACE)
   --agent-id ID        agent to attribute calls to; repeat or comma-separate for several
+  --account-id ID      --via jetstream: the agents' account, published as call_events.<account_id>.<type>
+                       (what a publisher scoped to the account may publish; without it call_events.<type>,
+                       which a deployment with CALL_EVENTS_REQUIRE_ACCOUNT_SUBJECT=true refuses)
   --seed N             random seed (default: time based); the same seed gives the same calls
   --span-days N        spread call start times over the last N days (default 7)
   --batch N            events per POST / publishes in flight (default 500)
@@ -42,9 +55,12 @@ try {
       'nats-url': { type: 'string' },
       namespace: { type: 'string' },
       'agent-id': { type: 'string', multiple: true },
+      'account-id': { type: 'string' },
       seed: { type: 'string' },
       'span-days': { type: 'string' },
       batch: { type: 'string' },
+      'platform-a-url': { type: 'string' },
+      'platform-b-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -70,8 +86,8 @@ const spanDays = int('span-days', args['span-days'], 7, 1, 3650);
 const batch = int('batch', args.batch, 500, 1, 500);
 const env = process.env;
 const apiUrl = args.url ?? env.VOICE_API_URL;
-const via = args.via ?? (apiUrl || args['api-key'] || env.VOICE_API_KEY ? 'http' : 'jetstream');
-if (!['http', 'jetstream'].includes(via)) fail(`--via must be http or jetstream (got "${via}")`);
+const via = args.via ?? (args['api-key'] || env.VOICE_API_KEY ? 'platforms' : apiUrl ? 'http' : 'jetstream');
+if (!['platforms', 'http', 'jetstream'].includes(via)) fail(`--via must be platforms, http or jetstream (got "${via}")`);
 let agentIds = (args['agent-id'] ?? []).flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
 
 const generatorPath = join(root, 'tools', 'call-generator', 'dist', 'index.js');
@@ -90,15 +106,15 @@ const summary = (generated) => {
   return byStatus;
 };
 
-if (via === 'http') {
+if (via === 'http' || via === 'platforms') {
   const base = apiUrl ?? 'http://127.0.0.1:3000';
   if (!/^https?:\/\/[^/]/.test(base) || !URL.canParse(base)) fail(`--url must be an http or https URL (got "${base}")`);
   const key = args['api-key'] ?? env.VOICE_API_KEY;
-  if (!key) fail('--via http needs --api-key (or VOICE_API_KEY) with the call_events:write scope');
+  if (!key) fail(`--via ${via} needs --api-key (or VOICE_API_KEY)${via === 'http' ? ' with the call_events:write scope' : ' with agents:read'}`);
   const call = async (method, path, body) => {
     let res;
     try {
-      res = await fetch(new URL(path, base), {
+      res = await fetchPaced(new URL(path, base), {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
@@ -117,6 +133,31 @@ if (via === 'http') {
     if (!res.ok) fail(`${method} ${path} → ${res.status} ${json?.error?.code ?? ''}: ${json?.error?.message ?? text}`, [502, 503, 504].includes(res.status) ? 3 : 1);
     return json;
   };
+  if (via === 'platforms') {
+    const { agentsOnPlatforms, placeCalls } = await import('./platform-calls.mjs');
+    const simulatorUrls = {
+      platform_a: args['platform-a-url'] ?? env.PLATFORM_A_SIMULATOR_URL ?? 'http://127.0.0.1:4010',
+      platform_b: args['platform-b-url'] ?? env.PLATFORM_B_SIMULATOR_URL ?? 'http://127.0.0.1:4020',
+    };
+    for (const [platform, url] of Object.entries(simulatorUrls)) {
+      if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) fail(`the ${platform} simulator URL must be an http or https URL (got "${url}")`);
+    }
+    const agents = await agentsOnPlatforms(call, agentIds);
+    if (agents.length === 0) fail('no active agent of the account is live on a platform yet (platform_sync.platform_agent_id): create one, or wait for its sync', 1);
+    let placed;
+    try {
+      placed = await placeCalls({ agents, simulatorUrls, calls, seed, spanMs: spanDays * 86_400_000 });
+    } catch (err) {
+      fail(err.message, err.unreachable ? 3 : 1);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(
+      `placed ${placed.placed} calls on ${agents.length} agents through the platform simulators in ${seconds.toFixed(1)} s, seed ${seed}: ` +
+        `${placed.deliveries} webhook deliveries, ${placed.undelivered} not delivered\n` +
+        `outcomes: ${Object.entries(placed.byOutcome).map(([k, v]) => `${k} ${v}`).join(', ')}\n`,
+    );
+    process.exit(placed.undelivered > 0 ? 1 : 0);
+  }
   if (agentIds.length === 0) {
     const page = await call('GET', '/v1/agents?per_page=100&status=active');
     agentIds = page.data.map((a) => a.id);
@@ -134,21 +175,26 @@ if (via === 'http') {
   const { jetstream } = await import('@nats-io/jetstream');
   const natsUrl = args['nats-url'] ?? env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const namespace = args.namespace ?? env.NATS_NAMESPACE;
+  const accountId = args['account-id']?.trim();
+  if (accountId !== undefined && !/^[A-Za-z0-9_-]+$/.test(accountId)) fail(`--account-id must be an account id (got "${accountId}")`);
+  // Credentials in the URL (nats://user:password@host) are honoured as the apps honour them.
+  const kit = await import(pathToFileURL(join(root, 'libs', 'service-kit', 'dist', 'index.js')).href);
   let nc;
   try {
-    nc = await connect({ servers: natsUrl.split(','), name: 'simulator' });
+    nc = await connect({ ...kit.natsConnectionOptions(natsUrl), name: 'simulator' });
   } catch (err) {
     fail(`cannot connect to NATS at ${natsUrl.replace(/\/\/[^@/]*@/g, '//')}: ${err.message}`, 3);
   }
   const js = jetstream(nc);
   const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
   const events = generated.flatMap((c) => c.events);
-  const subject = (type) => `${namespace ? `${namespace}.` : ''}call_events.${type}`;
+  const subject = (type) => `${namespace ? `${namespace}.` : ''}call_events.${accountId ? `${accountId}.` : ''}${type}`;
   try {
     for (let i = 0; i < events.length; i += batch) {
-      // Nats-Msg-Id = <agent>:<event id> (ids are unique per account only): a re-run with the same seed is
-      // de-duplicated by JetStream and by the service, and never collides with another account's events.
-      await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: `${e.agent_id}:${e.id}` })));
+      // Nats-Msg-Id = <account>:<event id> as the gateway sets it (<agent>:<event id> without --account-id; ids are
+      // unique per account only): a re-run with the same seed is de-duplicated by JetStream and by the service,
+      // and never collides with another account's events.
+      await Promise.all(events.slice(i, i + batch).map((e) => js.publish(subject(e.type), JSON.stringify(e), { msgID: `${accountId ?? e.agent_id}:${e.id}` })));
     }
   } catch (err) {
     // No stream answering (no responders, timeouts) means the service is not there: "unreachable".

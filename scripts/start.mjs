@@ -58,6 +58,12 @@ function build() {
   say('building…');
   const result = spawnSync(process.execPath, [tsc, '-b', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (result.status !== 0) die('the TypeScript build failed (see above)');
+  // The operator console (served at /app) is built once; `npm run build` rebuilds it after a change.
+  if (!existsSync(join(root, 'apps', 'console', 'dist', 'index.html'))) {
+    say('building the console…');
+    const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.mjs')], { stdio: 'inherit' });
+    if (built.status !== 0) die('the console build failed (see above)');
+  }
 }
 build();
 const kit = await import(pathToFileURL(join(root, 'libs', 'service-kit', 'dist', 'index.js')).href);
@@ -76,9 +82,13 @@ const config = (() => {
     adminToken: rules.adminToken(c),
     publicUrl: rules.publicUrl(c),
     rpcTimeoutMs: rules.rpcTimeoutMs(c),
+    webhookRetentionDays: rules.webhookRetentionDays(c),
+    rateLimits: rules.rateLimits(c),
+    conversationStreams: rules.conversationStreams(c),
     batchSize: rules.callEventsBatchSize(c),
     ackWaitMs: rules.callEventsAckWaitMs(c),
     logLevel: rules.logLevel(c),
+    logFormat: rules.logFormat(c),
     seedDemo: rules.seedDemo(c),
     dataDir: resolve(root, rules.dataDir(c)),
     embeddedPgPort: rules.embeddedPgPort(c),
@@ -94,6 +104,9 @@ const config = (() => {
 if (env.LOG_LEVEL?.trim()) env.LOG_LEVEL = config.logLevel;
 const { port, host, dataDir } = config;
 const localMode = !config.natsUrl;
+// On a terminal, the apps' info lines (a line per route mapped, per seeding request…) would bury the banner:
+// until it is printed, only warnings and errors show. An explicit LOG_LEVEL shows start-up at that level.
+const quietStart = process.stdout.isTTY === true && !env.LOG_LEVEL?.trim();
 
 const portInUse = (p, h, variable) => `${variable === 'PORT' ? 'HTTP' : 'embedded PostgreSQL'} port ${p} on ${h} is already in use (set ${variable} to another port, or stop what is using it)`;
 async function ensurePortFree(p, h, variable) {
@@ -366,7 +379,10 @@ async function startInProcess(databaseUrl, adminToken) {
     running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp }));
     running.push(await startConversationsService({ databaseUrl, local, namespace, tuning }));
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
-    const gateway = await startGateway({ port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs, publicUrl: config.publicUrl });
+    const gateway = await startGateway({
+      port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs, publicUrl: config.publicUrl, webhookRetentionDays: config.webhookRetentionDays,
+      rateLimits: config.rateLimits, conversationStreams: config.conversationStreams,
+    });
     running.push(gateway);
     return { url: gateway.url, close };
   } catch (err) {
@@ -379,7 +395,7 @@ function startProcesses(databaseUrl, adminToken, onExit) {
   const children = new Map();
   for (const app of ['agents-service', 'conversations-service', 'api-gateway']) {
     // The IPC channel is a lifeline: the apps stop when it closes, even if this launcher is killed with SIGKILL.
-    const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'apps', app, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'apps', app, 'dist', 'main.js'), ...(quietStart ? [kit.QUIET_START_ARGUMENT] : [])], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: { ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: host, ADMIN_TOKEN: adminToken ?? '' },
     });
@@ -399,6 +415,9 @@ function startProcesses(databaseUrl, adminToken, onExit) {
     },
     kill() {
       for (const c of children.values()) c.kill('SIGTERM');
+    },
+    resumeInfoLogs() {
+      for (const c of children.values()) if (c.connected) c.send({ type: kit.RESUME_INFO_LOGS }, () => undefined);
     },
   };
 }
@@ -487,10 +506,11 @@ if (simulatorsWanted) {
   say(`platform simulators: platform_a ${simulators.urls.platformA}, platform_b ${simulators.urls.platformB}`);
 }
 
+const resumeInProcessInfoLogs = quietStart ? kit.quietInfoLogs() : () => undefined;
 let healthy = false;
 try {
   system = localMode
-    ? await (starting = startInProcess(databaseUrl, adminToken))
+    ? await (starting = startInProcess(databaseUrl, adminToken).then((running) => ({ ...running, resumeInfoLogs: resumeInProcessInfoLogs })))
     : startProcesses(databaseUrl, adminToken, (app, why) => {
         if (stopping) return;
         if (!healthy) {
@@ -530,6 +550,8 @@ const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const lines = [
   '',
   `Voice agent operations API is up in ${seconds} s — ${system.url}`,
+  // The console reads the key from the fragment once (a fragment never reaches a server or its logs) and removes it.
+  `  console:   ${system.url}/app${demo ? `#api_key=${encodeURIComponent(demo.apiKey)}` : ''}`,
   `  mode:      ${localMode ? 'one process, in-process transport (set NATS_URL for the distributed mode)' : `distributed, over NATS (${kit.redactUrl(config.natsUrl)})`}`,
   `  database:  ${embedded ? `embedded PostgreSQL, data in ${shown(dataDir)}/` : kit.redactUrl(databaseUrl)}`,
   `  docs:      ${system.url}/docs   (OpenAPI: ${system.url}/v1/openapi.json)`,
@@ -551,3 +573,4 @@ if (demo) {
 }
 lines.push('', 'Ctrl-C to stop.', '');
 process.stdout.write(lines.join('\n'));
+system.resumeInfoLogs?.();

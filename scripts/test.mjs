@@ -22,6 +22,9 @@ const env = {
 const tsc = require.resolve('typescript/bin/tsc');
 const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// The browser tests drive the operator console the gateway serves: rebuilt when a source is newer than the build.
+const consoleBuild = spawnSync(process.execPath, ['scripts/build-console.mjs', '--if-stale'], { stdio: 'inherit' });
+if (consoleBuild.status !== 0) process.exit(consoleBuild.status ?? 1);
 
 // Jest's own summary is kept; its JSON result also gives a plain closing line ("tests: N passed, N failed")
 // that CI systems which do not parse jest's output can read.

@@ -215,13 +215,31 @@ describe('operator CLI', () => {
 
   it('runs the simulator through the HTTP ingest', async () => {
     const before = (await account.api.get('/v1/conversations')).body.meta.total;
-    const r = await cli(['simulate', '--calls', '5', '--seed', '7', '--url', system.baseUrl, '--api-key', account.api_key], env);
+    const r = await cli(['simulate', '--calls', '5', '--seed', '7', '--via', 'http', '--url', system.baseUrl, '--api-key', account.api_key], env);
     expect(r.code).toBe(0);
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
       if ((await account.api.get('/v1/conversations')).body.meta.total === before + 5) break;
       await new Promise((res) => setTimeout(res, 50));
     }
     expect((await account.api.get('/v1/conversations')).body.meta.total).toBe(before + 5);
+  });
+
+  it('places calls through the platform simulators, which deliver them as signed webhooks', async () => {
+    const before = (await account.api.get('/v1/conversations')).body.meta.total;
+    const urls = system.platforms.simulators.urls;
+    const r = await cli(
+      ['simulate', '--calls', '6', '--seed', '11', '--url', system.baseUrl, '--api-key', account.api_key, '--platform-a-url', urls.platformA, '--platform-b-url', urls.platformB],
+      env,
+    );
+    expect(r.stdout).toMatch(/placed 6 calls on \d+ agents through the platform simulators .* 0 not delivered/);
+    expect(r.code).toBe(0);
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+      if ((await account.api.get('/v1/conversations')).body.meta.total === before + 6) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect((await account.api.get('/v1/conversations')).body.meta.total).toBe(before + 6);
+    const deliveries = await account.api.get('/v1/webhook-deliveries?outcome=accepted');
+    expect(deliveries.body.meta.total).toBeGreaterThanOrEqual(6);
   });
 
   it('says so, with exit 3, when the service cannot be reached', async () => {

@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TRANSCRIPT_FORMATS } from '@voice/contracts';
+import { signPlatformAWebhook } from '@voice/platform-simulators';
+import { openStream } from './support/event-stream.js';
 import { openApiValidator, type OpenApiValidator } from './support/openapi.js';
 import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
@@ -37,6 +39,11 @@ describe('cross-tenant sweep over every documented operation', () => {
     ];
     expect((await owner.api.post('/v1/call-events', { events })).status).toBe(202);
     await pollUntil(() => owner.api.get(`/v1/conversations/${ids.conversation}`), (r) => r.status === 200 && r.body.data.has_transcript, 10_000);
+    // A webhook delivery of the owner's platform_a integration, for the delivery log's routes.
+    const webhook = JSON.stringify({ event: 'call_started', call: { call_id: 'owner-call-2', agent_id: agent.body.data.platform_sync.platform_agent_id, start_timestamp: Date.parse(at) } });
+    const { webhook_url } = (await owner.api.get('/v1/integrations/platform_a')).body.data;
+    const delivered = await fetch(webhook_url, { method: 'POST', body: webhook, headers: { 'content-type': 'application/json', ...signPlatformAWebhook(webhook, system.platforms.webhookSecret) } });
+    ids.delivery = ((await delivered.json()) as { data: { delivery_id: string } }).data.delivery_id;
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -47,6 +54,7 @@ describe('cross-tenant sweep over every documented operation', () => {
     if (path.startsWith('/v1/agents/{id}')) return ids.agent;
     if (path.startsWith('/v1/conversations/{id}')) return ids.conversation;
     if (path.startsWith('/v1/api-keys/{id}')) return ids.key;
+    if (path.startsWith('/v1/webhook-deliveries/{id}')) return ids.delivery;
     return undefined;
   };
   const bodies: Record<string, unknown> = { 'PATCH /v1/agents/{id}': { name: 'Taken over', status: 'paused' } };
@@ -58,6 +66,7 @@ describe('cross-tenant sweep over every documented operation', () => {
       agent: (await owner.api.get(`/v1/agents/${ids.agent}`)).body.data,
       keys: (await owner.api.get('/v1/api-keys?per_page=100')).body.data.map((k: { id: string }) => k.id).sort(),
       conversation: (await owner.api.get(`/v1/conversations/${ids.conversation}`)).body.data,
+      deliveries: (await owner.api.get('/v1/webhook-deliveries')).body.data,
     };
     const answers: string[] = [];
     for (const op of byId) {
@@ -75,13 +84,41 @@ describe('cross-tenant sweep over every documented operation', () => {
     expect((await owner.api.get(`/v1/agents/${ids.agent}`)).body.data).toEqual(before.agent);
     expect((await owner.api.get('/v1/api-keys?per_page=100')).body.data.map((k: { id: string }) => k.id).sort()).toEqual(before.keys);
     expect((await owner.api.get(`/v1/conversations/${ids.conversation}`)).body.data).toEqual(before.conversation);
+    // No replay happened: the log holds the one delivery, untouched.
+    expect((await owner.api.get('/v1/webhook-deliveries')).body.data).toEqual(before.deliveries);
+    expect(before.deliveries).toHaveLength(1);
   });
 
   it('filters by another account’s agent_id find nothing, and its agent cannot be written to', async () => {
     const withAgentFilter = oa.operations.filter((op) => (op.spec.parameters ?? []).some((p: { name: string; in: string }) => p.in === 'query' && p.name === 'agent_id'));
-    expect(withAgentFilter.map((op) => `${op.method} ${op.path}`)).toEqual(['GET /v1/conversations']);
+    expect(withAgentFilter.map((op) => `${op.method} ${op.path}`)).toEqual(['GET /v1/conversations', 'GET /v1/conversations/stats', 'GET /v1/conversations/stream']);
     for (const op of withAgentFilter) {
+      if (op.path.endsWith('/stream')) {
+        // Live: the owner's stream sees the owner's next call; the other account's, filtered on the owner's agent, sees nothing.
+        const intruding = await openStream(system.baseUrl, intruder.api_key, { query: `agent_id=${ids.agent}` });
+        const owning = await openStream(system.baseUrl, owner.api_key, { query: `agent_id=${ids.agent}` });
+        expect([op.path, intruding.status, owning.status]).toEqual([op.path, 200, 200]);
+        const at = '2025-05-01T09:30:00Z';
+        const next = { id: 'oc-live', type: 'call.started', conversation_id: 'owner-call-live', agent_id: ids.agent, occurred_at: at, data: { caller_number: '+14155550181', start_time: at } };
+        expect((await owner.api.post('/v1/call-events', { events: [next] })).status).toBe(202);
+        await owning.waitFor(1);
+        await new Promise((r) => setTimeout(r, 300));
+        expect([op.path, owning.events.map((e) => e.data.id), intruding.events]).toEqual([op.path, ['owner-call-live'], []]);
+        intruding.close();
+        owning.close();
+        continue;
+      }
       const res = await intruder.api.get(`${op.path}?agent_id=${ids.agent}`);
+      if (op.path.endsWith('/stats')) {
+        // The owner's agent has conversations; the other account's figures are all zeros.
+        expect((await owner.api.get(`${op.path}?agent_id=${ids.agent}`)).body.data.total).toBeGreaterThan(0);
+        expect([op.path, res.status, res.body.data]).toEqual([op.path, 200, expect.objectContaining({
+          total: 0, by_status: { in_progress: 0, completed: 0, failed: 0, abandoned: 0 }, by_sentiment: { positive: 0, neutral: 0, negative: 0, unknown: 0 },
+          by_outcome: {}, top_topics: [], duration: { avg: null, p50: null, p90: null }, timeline: { bucket: 'hour', points: [] }, cost: { total: 0, currency: 'USD' },
+        })]);
+        expect(res.body.data.duration_histogram.every((b: { count: number }) => b.count === 0)).toBe(true);
+        continue;
+      }
       expect([op.path, res.status, res.body.data, res.body.meta.total]).toEqual([op.path, 200, [], 0]);
     }
     const at = '2025-05-01T10:00:00Z';
@@ -90,6 +127,8 @@ describe('cross-tenant sweep over every documented operation', () => {
     });
     expect([forged.status, forged.body.error.code]).toEqual([422, 'unknown_agent']);
     expect((await intruder.api.get('/v1/conversations')).body.meta.total).toBe(0);
+    expect((await intruder.api.get('/v1/conversations/stats')).body.data.total).toBe(0);
     expect((await intruder.api.get('/v1/agents')).body.meta.total).toBe(0);
+    expect((await intruder.api.get(`/v1/webhook-deliveries?conversation_id=owner-call-2`)).body.meta.total).toBe(0);
   });
 });

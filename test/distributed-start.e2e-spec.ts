@@ -72,13 +72,14 @@ describe('app entry points', () => {
     expect(p.err()).not.toMatch(noStackTrace);
   }, 30_000);
 
-  it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s refuses a bad LOG_LEVEL and bad tunables in the same message, without a stack trace', async (app) => {
+  it.each(['api-gateway', 'agents-service', 'conversations-service'])('%s refuses a bad LOG_LEVEL, LOG_FORMAT and bad tunables in the same message, without a stack trace', async (app) => {
     const p = run([join(root, 'apps', app, 'dist', 'main.js')], {
-      DATABASE_URL: 'postgres://127.0.0.1/x', NATS_URL: 'nats://127.0.0.1:4222', LOG_LEVEL: 'bogus', NATS_NAMESPACE: 'a.b',
+      DATABASE_URL: 'postgres://127.0.0.1/x', NATS_URL: 'nats://127.0.0.1:4222', LOG_LEVEL: 'bogus', LOG_FORMAT: 'yaml', NATS_NAMESPACE: 'a.b',
       RPC_TIMEOUT_MS: 'abc', CALL_EVENTS_BATCH_SIZE: 'many',
     });
     expect(await p.closed).toBe(1);
     expect(p.err()).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "bogus")');
+    expect(p.err()).toContain('LOG_FORMAT must be one of auto, json, pretty (got "yaml")');
     expect(p.err()).toContain('NATS_NAMESPACE may contain only');
     if (app === 'api-gateway') expect(p.err()).toContain('RPC_TIMEOUT_MS must be an integer');
     if (app === 'conversations-service') expect(p.err()).toContain('CALL_EVENTS_BATCH_SIZE must be an integer');
@@ -116,6 +117,43 @@ describe('app entry points', () => {
       expect(p.err().trim()).toBe(`${app} cannot start: NATS at nats://127.0.0.1:${port} is unreachable (ECONNREFUSED); is it running (with JetStream), and is NATS_URL right?`);
       expect(p.out()).not.toMatch(/"level":"fatal"/);
     } finally {
+      await db.drop().catch(() => undefined);
+    }
+  }, 30_000);
+
+  it.each([
+    ['LOG_FORMAT=pretty', 'human-readable lines', 'pretty'],
+    ['LOG_FORMAT=json', 'JSON lines', 'json'],
+    ['LOG_FORMAT unset, stdout not a terminal', 'JSON lines', undefined],
+  ])('%s: an app logs %s', async (_setting, _what, format) => {
+    const db = await createTestDatabase('log-format');
+    const namespace = randomNamespace();
+    try {
+      const p = run([join(root, 'apps', 'conversations-service', 'dist', 'main.js')], { DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace, LOG_FORMAT: format });
+      for (const deadline = Date.now() + 20_000; !p.out().includes('conversations-service ready') && p.child.exitCode === null && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      p.child.kill('SIGTERM');
+      expect(await p.closed).toBe(0);
+      const lines = p.out().replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n');
+      expect(lines.length).toBeGreaterThan(2);
+      const isJson = (line: string) => {
+        try {
+          return typeof JSON.parse(line) === 'object';
+        } catch {
+          return false;
+        }
+      };
+      if (format === 'pretty') {
+        expect(lines.filter(isJson)).toEqual([]);
+        expect(lines).toContainEqual(expect.stringMatching(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: conversations-service ready( \{.*\})?$/));
+        expect(lines).toContainEqual(expect.stringMatching(/^\[[\d:.]+\] INFO: conversations-service stopping \{"signal":"SIGTERM"\}$/));
+      } else {
+        expect(lines.filter((line) => !isJson(line))).toEqual([]);
+        expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ level: 'info', service: 'conversations-service', msg: 'conversations-service ready' }));
+      }
+    } finally {
+      await deleteNamespaceStreams(namespace).catch(() => undefined);
       await db.drop().catch(() => undefined);
     }
   }, 30_000);
@@ -168,6 +206,7 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
   it('serves the whole API from three processes', async () => {
     expect(launcher.out()).toContain('distributed, over NATS');
     const base = `http://127.0.0.1:${port}`;
+    expect(launcher.out()).toContain(`\n  console:   ${base}/app\n`); // no demo data (SEED_DEMO=false): no key to sign in with
     for (const app of ['agents-service ready', 'conversations-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
     const account = (await apiClient(base, adminToken).post('/v1/admin/accounts', { name: 'Dist', plan: 'starter', agent_limit: 2, voice_platforms: ['platform_a'] })).body.data;
     const api = apiClient(base, account.api_key);
@@ -233,8 +272,10 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
     const key = launcher.out().match(/demo key:\s+(vk_\w+)/)?.[1];
     expect(key).toBeDefined();
     const url = launcher.out().match(/is up in [\d.]+ s — (http:\/\/\S+)/)![1];
+    // The console link signs in with the demo key.
+    expect(launcher.out()).toContain(`\n  console:   ${url}/app#api_key=${key}\n`);
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).json();
-    expect(list.meta.total).toBe(200);
+    expect(list.meta.total).toBe(212); // 200 of history, 12 through the simulators' signed webhooks
     // The demo agents live on the bundled platform simulators.
     const agents: any = await (await fetch(`${url}/v1/agents`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(agents.data.map((a: any) => [a.voice_platform, a.platform_sync.state])).toEqual(

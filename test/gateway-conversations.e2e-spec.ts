@@ -317,6 +317,33 @@ describe('conversations and call events over HTTP', () => {
       expect(await ids('end_date=2025-03-02T23:59:29Z')).toEqual([]);
     }, 20_000);
 
+    it('min_cost/max_cost filter by the cost the platform reported (USD decimals); bad values are 400 on the parameter', async () => {
+      const call = (id: string, cost?: number) => [
+        { id: `${id}-1`, type: 'call.started', conversation_id: id, agent_id: agentId, occurred_at: '2025-03-04T10:00:00Z', data: { start_time: '2025-03-04T10:00:00Z' } },
+        { id: `${id}-2`, type: 'call.ended', conversation_id: id, agent_id: agentId, occurred_at: '2025-03-04T10:01:00Z',
+          data: { end_time: '2025-03-04T10:01:00Z', ...(cost === undefined ? {} : { cost: { amount: cost, currency: 'USD' } }) } },
+      ];
+      const events = [...call('conv-cost-cheap', 0.05), ...call('conv-cost-mid', 0.25), ...call('conv-cost-dear', 1.5), ...call('conv-cost-unknown')];
+      expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
+      const ids = async (query: string) => {
+        const res = await account.api.get(`/v1/conversations?${query}`);
+        expect(res.status).toBe(200);
+        return res.body.data.map((c: { id: string }) => c.id).sort();
+      };
+      await eventually(() => ids('min_cost=0'), (found) => found.length === 3);
+      expect(await ids('min_cost=0')).toEqual(['conv-cost-cheap', 'conv-cost-dear', 'conv-cost-mid']);
+      expect(await ids('min_cost=0.25')).toEqual(['conv-cost-dear', 'conv-cost-mid']);
+      expect(await ids('max_cost=0.25')).toEqual(['conv-cost-cheap', 'conv-cost-mid']);
+      expect(await ids('min_cost=0.06&max_cost=1.49')).toEqual(['conv-cost-mid']);
+      const detail = await account.api.get('/v1/conversations/conv-cost-mid');
+      expect(detail.body.data.technical).toMatchObject({ cost: { amount: 0.25, currency: 'USD', breakdown: [] }, latency: [], end_reason: null, platform_call_id: null });
+      expect(detail.body.data.caller_number).toBeNull();
+      for (const [query, field] of [['min_cost=-1', 'min_cost'], ['max_cost=cheap', 'max_cost'], ['min_cost=2&max_cost=1', 'min_cost']]) {
+        const res = await account.api.get(`/v1/conversations?${query}`);
+        expect([query, res.status, res.body.error]).toEqual([query, 400, expect.objectContaining({ type: 'invalid_request', code: 'invalid_parameter', field })]);
+      }
+    }, 20_000);
+
     it('relays the service’s validation errors with their HTTP status', async () => {
       const res = await account.api.get('/v1/conversations?sentiment=angry');
       expect(res.status).toBe(400);

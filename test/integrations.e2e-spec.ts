@@ -7,7 +7,7 @@ import { startSystem, type RunningSystem, type TestAccount } from './support/sys
 
 /** A webhook secret long enough to get a hint, and nothing like any other value in the logs. */
 const WEBHOOK_SECRET = 'whsec_e2e_Q9v7R3k1Zt5M';
-const VIEW_FIELDS = ['api_key_hint', 'base_url', 'created_at', 'platform', 'status', 'updated_at', 'webhook_secret_hint', 'webhook_url'];
+const VIEW_FIELDS = ['api_key_hint', 'base_url', 'created_at', 'id', 'last_rejection', 'platform', 'rejected_deliveries_24h', 'status', 'updated_at', 'webhook_secret_hint', 'webhook_url'];
 
 /**
  * Integrations as an HTTP client meets them, with every log line of the gateway and agents-service

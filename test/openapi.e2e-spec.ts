@@ -6,13 +6,14 @@ import { gatewayControllers } from '../apps/api-gateway/src/gateway.module.js';
 import { AGENT_EXAMPLE } from '../apps/api-gateway/src/openapi/examples.js';
 import { documentationGaps } from '../apps/api-gateway/src/openapi/openapi-document.js';
 import { standaloneOpenApiDocument } from '../apps/api-gateway/src/openapi/standalone-document.js';
+import { checkStreamOpens } from './support/event-stream.js';
 import { apiClient, type ApiClient, type ApiResponse } from './support/http.js';
 import { deleteNamespaceStreams, randomNamespace } from './support/nats.js';
 import { checkedClient, checkedSystem, loadOpenApi, openApiValidator, type CheckedSystem, type Operation, type OpenApiValidator } from './support/openapi.js';
 import { configureIntegrations } from './support/platforms.js';
 import { startLocalSystem, startSystem, type LocalSystem, type TestAccount } from './support/system.js';
 import { pollUntil } from './support/poll.js';
-import { DEFAULT_API_KEY, startSimulators } from '@voice/platform-simulators';
+import { DEFAULT_API_KEY, signPlatformAWebhook, signPlatformBWebhook, startSimulators } from '@voice/platform-simulators';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -31,6 +32,18 @@ function completedCall(conversationId: string, agentId: string) {
         satisfaction: { score: 5 }, quality: { mos: 4.2 }, follow_up_tasks: [{ description: 'Send confirmation' }],
         integrations: [{ system: 'crm', action: 'crm_updated' }], errors: [{ code: 'jitter', message: 'brief jitter' }] } },
   ];
+}
+
+/** The signature headers of a platform's webhook over exactly the bytes the test client sends (JSON.stringify of the body). */
+const signed = (platform: string, body: unknown, secret: string): Record<string, string> =>
+  platform === 'platform_a' ? signPlatformAWebhook(JSON.stringify(body), secret) : signPlatformBWebhook(JSON.stringify(body), secret);
+
+/** A platform webhook body naming a call of the given platform agent (the platforms' shapes, platforms.md). */
+function webhookBody(platform: string, platformAgentId: string, callId: string) {
+  const now = Date.now();
+  return platform === 'platform_a'
+    ? { event: 'call_ended', call: { call_id: callId, agent_id: platformAgentId, from_number: '+14155550100', start_timestamp: now - 60_000, end_timestamp: now, duration_ms: 60_000, disconnection_reason: 'dial_busy', transcript_object: [] } }
+    : { message: { type: 'status-update', status: 'ended', endedReason: 'customer-busy', timestamp: now, call: { id: callId, assistantId: platformAgentId, type: 'inboundPhoneCall', customer: { number: '+14155550100' } } } };
 }
 
 const eventually = <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => pollUntil(probe, accept, timeoutMs);
@@ -137,13 +150,20 @@ describe('OpenAPI document and docs page', () => {
         Object.fromEntries(oa.operationFor('GET', path).spec.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
       const conversations = params('/v1/conversations');
       expect(Object.keys(conversations).sort()).toEqual(
-        ['page', 'per_page', 'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'start_date', 'end_date',
+        ['page', 'per_page', 'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'min_cost', 'max_cost', 'start_date', 'end_date',
           'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order'].sort(),
       );
       expect(conversations.status.enum).toEqual(['in_progress', 'completed', 'failed', 'abandoned']);
       expect(conversations.sentiment.enum).toEqual(['positive', 'neutral', 'negative']);
       expect(conversations.sort_by.enum).toEqual(['start_time', 'duration', 'sentiment']);
       expect(conversations.start_date.format).toBe('date-time');
+      // The stats take the list's filters (not its paging or sorting) and a timeline bucket.
+      const stats = params('/v1/conversations/stats');
+      expect(Object.keys(stats).sort()).toEqual(
+        [...Object.keys(conversations).filter((name) => !['page', 'per_page', 'sort_by', 'sort_order'].includes(name)), 'bucket'].sort(),
+      );
+      expect(stats.status).toEqual(conversations.status);
+      expect(stats.bucket.enum).toEqual(['hour', 'day']);
       expect(Object.keys(params('/v1/agents')).sort()).toEqual(['page', 'per_page', 'search', 'status', 'voice_platform']);
       expect(Object.keys(params('/v1/conversations/x/transcript'))).toEqual(['format']);
     });
@@ -247,6 +267,14 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'GET', '/v1/conversations?sentiment=happy')).body.error.valid_values).toEqual(['positive', 'neutral', 'negative']);
       expect((await call(account.api, 'GET', '/v1/conversations?start_date=yesterday')).body.error.code).toBe('invalid_date_format');
       expect((await call(account.api, 'GET', '/v1/conversations/nope')).status).toBe(404);
+      const stats = await call(account.api, 'GET', `/v1/conversations/stats?agent_id=${agentId}&start_date=2025-03-01&end_date=2025-03-01&bucket=hour`);
+      expect(stats.body.data).toMatchObject({ total: 2, by_status: { completed: 1, in_progress: 1 }, timeline: { bucket: 'hour' } });
+      expect(stats.body.data.timeline.points).toHaveLength(24);
+      expect((await call(account.api, 'GET', '/v1/conversations/stats?bucket=week')).body.error).toMatchObject({ code: 'invalid_parameter', field: 'bucket' });
+      expect((await call(account.api, 'GET', '/v1/conversations/stats?per_page=10')).body.error).toMatchObject({ code: 'invalid_parameter', field: 'per_page' });
+      // The live stream: its opening as documented (it never ends, so it is read until its first lines), and a filter it refuses.
+      expect((await checkStreamOpens(oa, system.baseUrl, account.api_key, `agent_id=${agentId}&status=completed`)).status).toBe(200);
+      expect((await call(account.api, 'GET', '/v1/conversations/stream?status=done')).body.error).toMatchObject({ code: 'invalid_parameter', field: 'status' });
 
       // The other terminal states carry their own fields (failure_reason, abandonment_reason, technical.errors): validated too.
       const failed = { id: 'oa-call-3-f', type: 'call.failed', conversation_id: 'oa-call-3', agent_id: agentId, occurred_at: at(5),
@@ -304,6 +332,28 @@ describe('OpenAPI document and docs page', () => {
       } finally {
         await simulators.stop();
       }
+    });
+
+    it('webhooks and the delivery log: signed deliveries 200, unsigned 401, list, get, replay 202 and their errors', async () => {
+      for (const platform of ['platform_a', 'platform_b'] as const) {
+        const agent = await call(account.api, 'POST', '/v1/agents', { name: `Webhook target ${platform}`, voice_platform: platform });
+        const platformAgentId = agent.body.data.platform_sync.platform_agent_id;
+        const { webhook_url: url } = (await call(account.api, 'GET', `/v1/integrations/${platform}`)).body.data;
+        const path = new URL(url).pathname;
+        const body = webhookBody(platform, platformAgentId, `oa-webhook-${platform}`);
+        const delivered = await call(system.anonymous, 'POST', path, body, signed(platform, body, system.platforms.webhookSecret));
+        expect([platform, delivered.status, delivered.body.data.outcome]).toEqual([platform, 200, 'accepted']);
+        expect((await call(system.anonymous, 'POST', path, body, signed(platform, body, 'wrong-secret'))).body.error.code).toBe('invalid_signature');
+        expect((await call(system.anonymous, 'POST', path, body, signed(platform, { other: true }, system.platforms.webhookSecret))).status).toBe(401);
+        const id = delivered.body.data.delivery_id;
+        expect((await call(account.api, 'GET', `/v1/webhook-deliveries/${id}`)).body.data.body).toBe(JSON.stringify(body));
+        expect((await call(account.api, 'POST', `/v1/webhook-deliveries/${id}/replay`)).body.data.outcome).toBe('duplicate');
+      }
+      // The delivery and its replay (a new delivery, replay_of the first).
+      expect((await call(account.api, 'GET', '/v1/webhook-deliveries?platform=platform_b')).body.data).toHaveLength(2);
+      expect((await call(account.api, 'GET', '/v1/webhook-deliveries?outcome=sometimes')).status).toBe(400);
+      expect((await call(account.api, 'GET', '/v1/webhook-deliveries/whd_000000000000000000000000')).status).toBe(404);
+      expect((await call(account.api, 'POST', '/v1/webhook-deliveries/whd_000000000000000000000000/replay')).status).toBe(404);
     });
 
     it('admin accounts: 201, 400 and 401', async () => {
@@ -365,16 +415,28 @@ describe('OpenAPI document and docs page', () => {
       const agentId = target.body.data.id;
       const withBodies = oa.operations.filter((op) => op.spec.requestBody);
       expect(withBodies.map(nameOf).sort()).toEqual([
-        'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events', 'PUT /v1/integrations/{platform}',
+        'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events',
+        'POST /v1/webhooks/platform_a/{integration_id}', 'POST /v1/webhooks/platform_b/{integration_id}', 'PUT /v1/integrations/{platform}',
       ]);
+      // Webhook examples go to another account's integrations: the PUT examples below replace fresh's secrets.
+      const receiving = await system.createAccount({ voice_platforms: ['platform_a', 'platform_b'] });
+      const integrations = (await call(receiving.api, 'GET', '/v1/integrations')).body.data as Array<{ platform: string; id: string }>;
       for (const op of withBodies) {
         const examples = requestExamples(op);
         expect([nameOf(op), examples.length > 0]).toEqual([nameOf(op), true]);
         for (const [name, value] of examples) {
           const client = op.spec['x-required-scope'] === 'admin' ? admin : fresh.api;
           // Integration examples name the platforms' public APIs, which do not resolve here: saved as unreachable.
-          const path = op.path.replace('{id}', agentId).replace('{platform}', 'platform_a');
-          const res = await call(client, op.method, path, forAgent(value, agentId));
+          let path = op.path.replace('{id}', agentId).replace('{platform}', 'platform_a');
+          let headers: Record<string, string> | undefined;
+          const body = forAgent(value, agentId);
+          const webhookPlatform = /^\/v1\/webhooks\/(platform_[ab])\//.exec(op.path)?.[1];
+          if (webhookPlatform) {
+            // Signed for the account's integration: the example's platform agent is none of the account's, so it is logged as ignored.
+            path = op.path.replace('{integration_id}', integrations.find((i) => i.platform === webhookPlatform)!.id);
+            headers = signed(webhookPlatform, body, system.platforms.webhookSecret);
+          }
+          const res = await call(webhookPlatform ? system.anonymous : client, op.method, path, body, headers);
           expect([nameOf(op), name, res.status < 300 ? 'accepted' : res.text]).toEqual([nameOf(op), name, 'accepted']);
           // Agent examples share a name and a number: free them for the next one.
           if (op.path === '/v1/agents') expect((await call(fresh.api, 'DELETE', `/v1/agents/${res.body.data.id}`)).status).toBe(204);
@@ -418,7 +480,7 @@ describe('OpenAPI document and docs page', () => {
           }
         }
         expect(unavailable.sort()).toEqual([
-          'DELETE /v1/agents/{id}', 'GET /v1/agents', 'GET /v1/agents/{id}', 'GET /v1/conversations', 'GET /v1/conversations/{id}',
+          'DELETE /v1/agents/{id}', 'GET /v1/agents', 'GET /v1/agents/{id}', 'GET /v1/conversations', 'GET /v1/conversations/stats', 'GET /v1/conversations/stream', 'GET /v1/conversations/{id}',
           'GET /v1/conversations/{id}/transcript', 'GET /v1/integrations', 'GET /v1/integrations/{platform}', 'PATCH /v1/agents/{id}', 'POST /v1/agents',
           'POST /v1/call-events', 'PUT /v1/integrations/{platform}', 'DELETE /v1/integrations/{platform}',
         ].sort());
@@ -468,7 +530,7 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     for (const path of ['/v1/openapi.json', '/docs', '/docs/swagger-initializer.js']) expect([path, (await anonymous.get(path)).status]).toEqual([path, 200]);
     expect((await anonymous.get('/docs/nothing.js')).status).toBe(404);
 
-    const account = await admin.post('/v1/admin/accounts', { name: 'Local', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a'] });
+    const account = await admin.post('/v1/admin/accounts', { name: 'Local', plan: 'starter', agent_limit: 5, voice_platforms: ['platform_a', 'platform_b'] });
     expect(account.status).toBe(201);
     expect((await admin.post('/v1/admin/accounts', { name: 'Local' })).status).toBe(400);
     expect((await client('wrong').post('/v1/admin/accounts', {})).status).toBe(401);
@@ -491,6 +553,9 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect(detail.body.data.has_transcript).toBe(true);
     expect((await api.get('/v1/conversations?has_transcript=true')).body.data).toHaveLength(1);
     expect((await api.get('/v1/conversations?sentiment=happy')).body.error.code).toBe('invalid_parameter');
+    expect((await api.get('/v1/conversations/stats?has_transcript=true')).body.data).toMatchObject({ total: 1, by_status: { completed: 1 }, top_topics: [{ topic: 'booking', count: 1 }] });
+    expect((await api.get('/v1/conversations/stats?start_date=yesterday')).body.error.code).toBe('invalid_date_format');
+    expect((await checkStreamOpens(oa, baseUrl, account.body.data.api_key, 'status=completed')).status).toBe(200);
     expect((await api.get('/v1/conversations/local-oa-1/transcript')).body.data.segments).toHaveLength(2);
     expect((await api.get('/v1/conversations/local-oa-1/transcript?format=vtt')).text).toMatch(/^WEBVTT/);
     expect((await api.get('/v1/conversations/nope/transcript')).status).toBe(404);
@@ -501,9 +566,29 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await client(key.body.data.api_key).get('/v1/agents')).status).toBe(403);
     expect((await api.delete(`/v1/api-keys/${key.body.data.id}`)).status).toBe(204);
     expect((await api.delete('/v1/api-keys/key_000000000000000000000000')).status).toBe(404);
+    const platformAgentId = agent.body.data.platform_sync.platform_agent_id;
+    const webhookPath = new URL((await api.get('/v1/integrations/platform_a')).body.data.webhook_url).pathname;
+    const webhook = webhookBody('platform_a', platformAgentId, 'local-oa-webhook');
+    const delivered = await anonymous.request('POST', webhookPath, { body: webhook, headers: signed('platform_a', webhook, local.platforms.webhookSecret) });
+    expect([delivered.status, delivered.body.data.outcome]).toEqual([200, 'accepted']);
+    expect((await anonymous.request('POST', webhookPath, { body: webhook })).status).toBe(401);
+    const pbPath = new URL((await api.get('/v1/integrations/platform_a')).body.data.webhook_url.replace('/platform_a/', '/platform_b/')).pathname;
+    expect((await anonymous.request('POST', pbPath, { body: webhook })).body.error.code).toBe('invalid_signature');
+    const pbBody = webhookBody('platform_b', 'assistant-elsewhere', 'local-oa-webhook-b');
+    // platform_b's route with platform_a's integration: the integration is not platform_b's, so the same 401 as any bad signature.
+    expect((await anonymous.request('POST', pbPath, { body: pbBody, headers: signed('platform_b', pbBody, local.platforms.webhookSecret) })).status).toBe(401);
+    await configureIntegrations(apiClient(baseUrl, account.body.data.api_key), local.platforms, ['platform_b']);
+    const agentB = await api.post('/v1/agents', { name: 'Local agent B', voice_platform: 'platform_b' });
+    const pbPathOfB = new URL((await api.get('/v1/integrations/platform_b')).body.data.webhook_url).pathname;
+    const forB = webhookBody('platform_b', agentB.body.data.platform_sync.platform_agent_id, 'local-oa-webhook-b');
+    expect((await anonymous.request('POST', pbPathOfB, { body: forB, headers: signed('platform_b', forB, local.platforms.webhookSecret) })).body.data.outcome).toBe('accepted');
+    expect((await api.delete(`/v1/agents/${agentB.body.data.id}`)).status).toBe(204);
+    expect((await api.get('/v1/webhook-deliveries')).body.data).toHaveLength(2);
+    expect((await api.get(`/v1/webhook-deliveries/${delivered.body.data.delivery_id}`)).status).toBe(200);
+    expect((await api.post(`/v1/webhook-deliveries/${delivered.body.data.delivery_id}/replay`)).body.data.outcome).toBe('duplicate');
     const integration = await api.put('/v1/integrations/platform_a', { api_key: 'pa_live_0123456789abcdef', webhook_secret: 'whsec_0123456789abcdef' });
     expect([integration.status, integration.body.data.status]).toEqual([200, 'unreachable']);
-    expect((await api.get('/v1/integrations')).body.data).toHaveLength(1);
+    expect((await api.get('/v1/integrations')).body.data).toHaveLength(2);
     expect((await api.get('/v1/integrations/platform_a')).status).toBe(200);
     expect((await api.delete('/v1/integrations/platform_a')).body.error.code).toBe('integration_in_use');
     expect((await api.delete(`/v1/agents/${agentId}`)).status).toBe(204);

@@ -114,7 +114,10 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
       expect(agent.phone_number).toMatch(/^\+1\d{10}$/);
     }
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
-    expect(list.meta.total).toBe(200);
+    // 200 calls of history through the call-event ingest, 12 placed on the simulators and delivered as signed webhooks.
+    expect(list.meta.total).toBe(212);
+    const webhooks: any = await (await fetch(`${url}/v1/webhook-deliveries?outcome=accepted&per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    expect(webhooks.meta.total).toBeGreaterThanOrEqual(12);
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
     // Realistic: a handful of calls still going on, the rest finished.
     const live: any = await (await fetch(`${url}/v1/conversations?status=in_progress`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
@@ -143,7 +146,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     expect(running.stderr()).not.toContain('creating demo data');
     expect(apiKey).toBe(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).apiKey);
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
-    expect(list.meta.total).toBe(200);
+    expect(list.meta.total).toBe(212);
   }, 120_000);
 
   it('a second instance on the same data directory is refused with a clear message', async () => {
@@ -186,6 +189,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     const refused = launch({
       ...env(),
       LOG_LEVEL: 'bogus',
+      LOG_FORMAT: 'yaml',
       EMBEDDED_PG_PORT: 'abc',
       SEED_DEMO: 'maybe',
       RPC_TIMEOUT_MS: 'abc',
@@ -200,6 +204,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
       '  - CALL_EVENTS_BATCH_SIZE must be an integer from 1 to 5000 (got "0")',
       '  - DATABASE_URL must be a postgres or postgresql URL (got "mysql://nope")',
       '  - EMBEDDED_PG_PORT must be an integer from 1 to 65535 (got "abc")',
+      '  - LOG_FORMAT must be one of auto, json, pretty (got "yaml")',
       '  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "bogus")',
       "  - NATS_NAMESPACE may contain only letters, digits, '_' and '-' (at most 64) (got \"has space\")",
       '  - RPC_TIMEOUT_MS must be an integer from 100 to 120000 (got "abc")',

@@ -43,8 +43,45 @@ describe('findCallEventProblem', () => {
     delete e.agent_id;
     expect(findCallEventProblem(e)).toMatchObject({ code: 'missing_required_field', field: 'agent_id' });
     const d = started();
+    delete (d.data as Partial<typeof d.data>).start_time;
+    expect(findCallEventProblem(d, 'events[3]')).toMatchObject({ code: 'missing_required_field', field: 'events[3].data.start_time' });
+  });
+
+  it('accepts a call started without a caller number (withheld), but not a null one', () => {
+    const d = started();
     delete (d.data as Partial<typeof d.data>).caller_number;
-    expect(findCallEventProblem(d, 'events[3]')).toMatchObject({ code: 'missing_required_field', field: 'events[3].data.caller_number' });
+    expect(findCallEventProblem(d)).toBeUndefined();
+    expect(findCallEventProblem({ ...d, data: { ...d.data, caller_number: null } })).toMatchObject({ field: 'data.caller_number' });
+  });
+
+  it('checks the end details every way a call ends may carry, naming the nested field', () => {
+    const end = (type: string, data: object) => ({ id: 'e1', type, conversation_id: 'c1', agent_id: 'a1', occurred_at: '2025-01-31T14:05:00Z', data });
+    const ended = (extra: object) => end('call.ended', { end_time: '2025-01-31T14:10:00Z', ...extra });
+    expect(findCallEventProblem(ended({}))).toBeUndefined();
+    expect(findCallEventProblem(ended({ cost: { amount: 0.25, currency: 'USD', breakdown: [{ component: 'llm', amount: 0.2 }] }, latency: [{ component: 'llm', p50_ms: 300 }] }))).toBeUndefined();
+    expect(findCallEventProblem(ended({ cost: { amount: 1, currency: 'EUR' } }))).toMatchObject({ field: 'data.cost.currency', valid_values: ['USD'] });
+    expect(findCallEventProblem(ended({ cost: { amount: 1 } }))).toMatchObject({ code: 'missing_required_field', field: 'data.cost.currency' });
+    expect(findCallEventProblem(ended({ cost: { amount: -0.01, currency: 'USD' } }))).toMatchObject({ field: 'data.cost.amount' });
+    expect(findCallEventProblem(ended({ cost: { amount: '1', currency: 'USD' } }))).toMatchObject({ field: 'data.cost.amount' });
+    expect(findCallEventProblem(ended({ cost: { amount: 1, currency: 'USD', breakdown: [{ component: 'llm', amount: -1 }] } }))).toMatchObject({ field: 'data.cost.breakdown[0].amount' });
+    const many = Array.from({ length: 21 }, (_, i) => ({ component: `c${i}`, amount: 0 }));
+    expect(findCallEventProblem(ended({ cost: { amount: 1, currency: 'USD', breakdown: many } }))).toMatchObject({ field: 'data.cost.breakdown' });
+    expect(findCallEventProblem(ended({ latency: [{ component: 'tts', p99_ms: -5 }] }))).toMatchObject({ field: 'data.latency[0].p99_ms' });
+    expect(findCallEventProblem(ended({ latency: [{ p50_ms: 5 }] }))).toMatchObject({ field: 'data.latency[0].component' });
+    expect(findCallEventProblem(ended({ end_reason: ' ' }))).toMatchObject({ field: 'data.end_reason' });
+    expect(findCallEventProblem(ended({ platform_call_id: 'x'.repeat(201) }))).toMatchObject({ field: 'data.platform_call_id' });
+    expect(findCallEventProblem(end('call.failed', { failure_reason: 'sip', cost: { amount: 0, currency: 'USD' }, end_reason: 'sip-503' }))).toBeUndefined();
+    expect(findCallEventProblem(end('call.abandoned', { reason: 'busy', end_time: '2025-01-31T14:06:00Z', latency: [] }))).toBeUndefined();
+    expect(findCallEventProblem(end('call.abandoned', { reason: 'busy', end_time: 'soon' }))).toMatchObject({ field: 'data.end_time' });
+    expect(findCallEventProblem(end('call.progress', { cost: { amount: 0, currency: 'USD' } }))).toMatchObject({ field: 'data.cost' });
+  });
+
+  it('reads provisional and anchor of a transcript strictly', () => {
+    const tr = (extra: object) => ({ id: 'e1', type: 'call.transcript', conversation_id: 'c1', agent_id: 'a1', occurred_at: '2025-01-31T14:05:00Z',
+      data: { segments: [{ speaker: 'agent', text: 'Hi', start_ms: 0, end_ms: 1 }], ...extra } });
+    expect(findCallEventProblem(tr({ provisional: true, anchor: 'occurred_at' }))).toBeUndefined();
+    expect(findCallEventProblem(tr({ provisional: 'true' }))).toMatchObject({ field: 'data.provisional' });
+    expect(findCallEventProblem(tr({ anchor: 'wall_clock' }))).toMatchObject({ field: 'data.anchor', valid_values: ['call_start', 'occurred_at'] });
   });
 
   it('refuses prototype keys, which class-transformer would silently drop, by their path', () => {

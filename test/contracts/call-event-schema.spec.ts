@@ -34,6 +34,24 @@ const VALID: object[] = [
   },
   { ...base, type: 'call.failed', data: { failure_reason: 'sip_503', end_time: '2025-01-31T14:06:00Z', duration: 4, error: { code: 'sip', message: '503' } } },
   { ...base, type: 'call.abandoned', data: { reason: 'busy', caller_number: '+442071838750', start_time: '2025-01-31T14:05:00Z' } },
+  // What platforms' webhooks map to: a withheld caller, live transcripts, an end without a duration, costs and latencies.
+  { ...base, type: 'call.started', data: { start_time: '2025-01-31T14:05:00Z', platform_call_id: 'vapi-call-7f3a' } },
+  { ...base, type: 'call.transcript', data: { provisional: true, anchor: 'occurred_at', segments: [{ speaker: 'caller', text: 'Hi', start_ms: 0, end_ms: 400 }] } },
+  { ...base, type: 'call.transcript', data: { provisional: false, anchor: 'call_start', segments: [{ speaker: 'agent', text: 'Hello', start_ms: 0, end_ms: 900 }] } },
+  { ...base, type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', end_reason: 'customer-ended-call', platform_call_id: 'vapi-call-7f3a' } },
+  {
+    ...base, type: 'call.ended',
+    data: {
+      end_time: '2025-01-31T14:10:00Z', duration: 300,
+      cost: { amount: 0.1234, currency: 'USD', breakdown: [{ component: 'llm', amount: 0.05 }, { component: 'tts', amount: 0 }] },
+      latency: [{ component: 'llm', p50_ms: 420, p90_ms: 610.5, p99_ms: 900, average_ms: 450 }, { component: 'turn' }],
+    },
+  },
+  { ...base, type: 'call.failed', data: { failure_reason: 'sip_503', end_reason: 'twilio-failed', cost: { amount: 0, currency: 'USD' }, latency: [] } },
+  {
+    ...base, type: 'call.abandoned',
+    data: { reason: 'no_answer', end_time: '2025-01-31T14:05:30Z', platform_call_id: 'x', end_reason: 'customer-did-not-answer', cost: { amount: 0.01, currency: 'USD', breakdown: [] } },
+  },
 ];
 
 const ODD_VALUES: unknown[] = [
@@ -48,6 +66,8 @@ const ODD_VALUES: unknown[] = [
   '9999-12-31T23:59:59.999999999-00:00', '10000-01-01T00:00:00Z', '2016-12-31T23:59:60Z', '2025-01-31T14:05:00+24:00', '2025-01-31T14:05:00.1234567891Z',
   // Control characters: refused in an event id (it travels in a header), allowed in free text.
   'evt-1\r\n', 'a\tb', '\u001F', 'x\u007F', 'x\u0085', '\u009Fx', 'no\u00A0break',
+  // The newer fields' edges: booleans, anchors, currencies, amounts.
+  false, 'true', 'call_start', 'occurred_at', 'USD', 'usd', 'EUR', 0.0001, -0.01, 1e308, { amount: 1, currency: 'USD' }, { component: 'llm' },
 ];
 
 /** Text around the edges of the control ranges (C0, DEL, C1) and of what can be stored, mixed with ordinary characters. */

@@ -60,16 +60,23 @@ export interface RunningSystem {
  * both services over the real NATS server, all on a fresh PostgreSQL database
  * and a NATS namespace of their own.
  */
-export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Logger } = {}): Promise<RunningSystem> {
+export async function startSystem(
+  options: {
+    rpcTimeoutMs?: number;
+    logger?: Logger;
+    /** A NATS server of the test's own, one URL (credentials) per app; its streams die with it. */
+    nats?: { agents: string; conversations: string; gateway: string; namespace: string };
+  } = {},
+): Promise<RunningSystem> {
   const db = await createTestDatabase('e2e');
-  const namespace = randomNamespace();
-  const natsUrl = testNatsUrl();
+  const namespace = options.nats?.namespace ?? randomNamespace();
+  const natsUrl = options.nats?.gateway ?? testNatsUrl();
   const adminToken = `admin_${randomBytes(12).toString('hex')}`;
   const services: Partial<Record<'agents' | 'conversations', { close(): Promise<void> }>> = {};
   const logger = options.logger ? { logger: options.logger } : {};
   const platforms = await startTestPlatforms();
-  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
-  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl, namespace });
+  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
+  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace });
   const gateway = await startGateway({
     port: 0,
     host: '127.0.0.1',
@@ -115,7 +122,7 @@ export async function startSystem(options: { rpcTimeoutMs?: number; logger?: Log
       await gateway.close().catch(() => undefined);
       for (const s of Object.values(services)) await s?.close().catch(() => undefined);
       await platforms.stop().catch(() => undefined);
-      await deleteNamespaceStreams(namespace).catch(() => undefined);
+      if (!options.nats) await deleteNamespaceStreams(namespace).catch(() => undefined);
       await db.drop().catch(() => undefined);
     },
   };
@@ -134,7 +141,7 @@ export interface LocalSystem {
  * One-process mode (what `npm start` does without NATS_URL): the three apps over the in-process bus
  * and streams, on a fresh database. No NATS server is involved.
  */
-export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
+export async function startLocalSystem(label = 'local', gatewayOptions: Partial<Parameters<typeof startGateway>[0]> = {}): Promise<LocalSystem> {
   const db = await createTestDatabase(label);
   const closers: Array<() => Promise<void>> = [];
   const adminToken = `admin_${randomBytes(8).toString('hex')}`;
@@ -150,7 +157,7 @@ export async function startLocalSystem(label = 'local'): Promise<LocalSystem> {
     closers.push(() => agents.close());
     const conversations = await startConversationsService({ databaseUrl: db.url, local });
     closers.push(() => conversations.close());
-    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000 });
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000, ...gatewayOptions });
     closers.push(() => gateway.close());
     return { baseUrl: gateway.url, adminToken, db, platforms, close };
   } catch (err) {

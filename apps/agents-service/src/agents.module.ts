@@ -12,6 +12,9 @@ import { ConfigureIntegrationHandler } from './integrations/configure-integratio
 import { GetIntegrationsHandler } from './integrations/get-integrations.handler.js';
 import { IntegrationStore } from './integrations/integration.store.js';
 import { IntegrationsMessageController } from './integrations/integrations.message.controller.js';
+import { WebhookSecretHandler } from './integrations/webhook-secret.handler.js';
+import { FindPlatformAgentMessageController } from './find-platform-agent/find-platform-agent.message.controller.js';
+import { FindPlatformAgentStore } from './find-platform-agent/find-platform-agent.store.js';
 import { INTEGRATIONS_SETTINGS, type IntegrationsSettings } from './integrations/integrations.settings.js';
 import { RemoveIntegrationHandler } from './integrations/remove-integration.handler.js';
 import { HealthMessageController } from './health/health.message.controller.js';
@@ -47,6 +50,7 @@ export class AgentsModule {
         UpdateAgentMessageController,
         DeleteAgentMessageController,
         VerifyOwnershipMessageController,
+        FindPlatformAgentMessageController,
         IntegrationsMessageController,
         HealthMessageController,
       ],
@@ -67,6 +71,8 @@ export class AgentsModule {
         ConfigureIntegrationHandler,
         GetIntegrationsHandler,
         RemoveIntegrationHandler,
+        WebhookSecretHandler,
+        FindPlatformAgentStore,
         PlatformSyncStore,
         PlatformSyncHandler,
         PlatformSyncWorker,

@@ -28,6 +28,8 @@ export const AGENTS_SERVICE_NAME = 'agents-service';
 
 export interface AgentsServiceOptions {
   databaseUrl: string;
+  /** DATABASE_MIGRATION_URL: the schema owner, migrations only (service-kit openDatabase). */
+  databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
   /** NATS subject/stream namespace; empty in production. */
@@ -63,7 +65,7 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
   if (!options.local && !options.natsUrl) throw new Error('startAgentsService needs natsUrl (or local for one-process mode)');
   const secretBox = options.secretBox;
   if (!secretBox) logger.warn('no INTEGRATIONS_KEY given: integration secrets are sealed with a key that dies with this process');
-  const dataSource = await openDatabase({ url: options.databaseUrl, schema: AGENTS_SCHEMA, migrations: agentsMigrations, applicationName: AGENTS_SERVICE_NAME });
+  const dataSource = await openDatabase({ url: options.databaseUrl, migrationUrl: options.databaseMigrationUrl, schema: AGENTS_SCHEMA, migrations: agentsMigrations, applicationName: AGENTS_SERVICE_NAME });
   let nc: NatsConnection | undefined;
   let relay: AgentEventsRelay | undefined;
   let app: INestMicroservice | undefined;

@@ -5,6 +5,7 @@ import { AGENTS_SERVICE_NAME, DEFAULT_PLATFORM_SYNC, startAgentsService } from '
 
 runService(AGENTS_SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
+  const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
   const namespace = environment.natsNamespace(config);
   const platformHttp = platformHttpOptionsFrom(config);
@@ -16,6 +17,6 @@ runService(AGENTS_SERVICE_NAME, async (config) => {
   config.done();
   // INTEGRATIONS_KEY (and INTEGRATIONS_KEY_PREVIOUS during a rotation): required; a ConfigError names the problem.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startAgentsService({ databaseUrl, natsUrl, namespace, secretBox, platformHttp, platformSync });
+  const service = await startAgentsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, secretBox, platformHttp, platformSync });
   return { service, details: { namespace: namespace ?? '' } };
 });

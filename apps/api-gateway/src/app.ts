@@ -3,7 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, namespacedStream, namespacedSubject } from '@voice/contracts';
+import {
+  CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, CONVERSATION_CHANGES_RETENTION, CONVERSATION_CHANGES_STREAM, CONVERSATION_CHANGES_SUBJECT_ROOT,
+  namespacedStream, namespacedSubject,
+} from '@voice/contracts';
 import {
   closeNats,
   connectNats,
@@ -11,12 +14,14 @@ import {
   InProcessClient,
   JetStreamStreams,
   NamespacedNatsClient,
+  natsConnectionOptions,
   PinoNestLogger,
   redeemClaims,
   ReplyClaims,
   type InProcessBus,
   type MessageStreams,
 } from '@voice/service-kit';
+import { DEFAULT_CONVERSATION_STREAM_SETTINGS, type ConversationStreamSettings } from './conversation-stream/conversation-stream.rules.js';
 import { openGatewayDatabase } from './database/gateway-database.js';
 import { gatewayControllers, GatewayModule } from './gateway.module.js';
 import { shareSettingsWithEnvelopes } from './http/envelope.js';
@@ -25,12 +30,15 @@ import { answerMalformedRequests, installHttpPipeline } from './http/http-pipeli
 import { routesOf } from './http/route-table.js';
 import { OpenApiDocumentHolder } from './openapi/docs.controller.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { planLimitProblems, rateLimitSettings, type RateLimitOptions } from './rate-limits/rate-limits.rules.js';
 import type { BusProbe, GatewaySettings, RpcSender } from './tokens.js';
 
 export interface GatewayOptions {
   port: number;
   host?: string;
   databaseUrl: string;
+  /** DATABASE_MIGRATION_URL: the schema owner, migrations only (service-kit openDatabase). */
+  databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
   namespace?: string;
@@ -40,12 +48,18 @@ export interface GatewayOptions {
   rpcTimeoutMs?: number;
   /** PUBLIC_URL: base of the integrations' webhook URLs and, when given, of pagination links; defaults to the gateway's own address (http://127.0.0.1:<port>). */
   publicUrl?: string;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default). */
+  webhookRetentionDays?: number;
   /** Where logs go; defaults to JSON lines on stdout. */
   logger?: Logger;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the services. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
   /** Slow-client limits (HTTP_TIMEOUTS by default; tests shorten them). */
   httpTimeouts?: HttpTimeouts;
+  /** Per-key, per-account and failed-authentication limits over DEFAULT_RATE_LIMITS (RATE_LIMIT_*; tests set low ones). */
+  rateLimits?: RateLimitOptions;
+  /** Live conversation streams (CONVERSATION_STREAM_HEARTBEAT_MS, CONVERSATION_STREAMS_PER_KEY / _PER_ACCOUNT; tests shorten the heartbeat). */
+  conversationStreams?: Partial<ConversationStreamSettings>;
 }
 
 export interface HttpTimeouts {
@@ -79,7 +93,7 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   if (!options.natsUrl) throw new Error('startGateway needs natsUrl (or local for one-process mode)');
   const nats = await connectNats(options.natsUrl, 'api-gateway');
   cleanups.push(() => closeNats(nats));
-  const client = new NamespacedNatsClient(namespace ?? '', { servers: options.natsUrl.split(','), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
+  const client = new NamespacedNatsClient(namespace ?? '', { ...natsConnectionOptions(options.natsUrl), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
   await client.connect();
   cleanups.push(() => client.close());
   // A reply too big for the bus arrives as a claim check: redeemed here, so every caller sees the reply itself.
@@ -89,13 +103,23 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   return { rpc, streams: new JetStreamStreams(nats), busProbe };
 }
 
+/** The options given, without the ones left undefined (an unset variable keeps its default). */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('api-gateway');
+  const planProblems = planLimitProblems(options.rateLimits?.plans);
+  if (planProblems.length) throw new Error(`RATE_LIMIT_PLANS: ${planProblems.join('; ')}`);
   const settings: GatewaySettings = {
     namespace: options.namespace || undefined,
     adminToken: options.adminToken || undefined,
     rpcTimeoutMs: options.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
     publicUrl: options.publicUrl?.replace(/\/+$/, '') || undefined,
+    webhookRetentionDays: options.webhookRetentionDays,
+    rateLimits: rateLimitSettings(options.rateLimits),
+    conversationStreams: { ...DEFAULT_CONVERSATION_STREAM_SETTINGS, ...definedOnly(options.conversationStreams ?? {}) },
   };
   settings.publicUrlConfigured = settings.publicUrl !== undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -104,13 +128,19 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
 
   try {
-    const dataSource = await openGatewayDatabase(options.databaseUrl);
+    const dataSource = await openGatewayDatabase(options.databaseUrl, options.databaseMigrationUrl);
     cleanups.push(() => dataSource.destroy());
     const bus = await openBus(options, settings.namespace, cleanups);
     // The gateway publishes call events, so it makes sure their stream exists even if conversations-service has not started yet.
     await bus.streams.ensureStream(namespacedStream(settings.namespace, CALL_EVENTS_STREAM), [
       namespacedSubject(settings.namespace, `${CALL_EVENTS_SUBJECT_ROOT}.>`),
     ]);
+    // Live streams follow the conversation changes conversations-service publishes; they open even before it has started.
+    await bus.streams.ensureStream(
+      namespacedStream(settings.namespace, CONVERSATION_CHANGES_STREAM),
+      [namespacedSubject(settings.namespace, `${CONVERSATION_CHANGES_SUBJECT_ROOT}.>`)],
+      CONVERSATION_CHANGES_RETENTION,
+    );
 
     const app = await NestFactory.create<NestExpressApplication>(
       GatewayModule.forRoot({ settings, dataSource, logger, ...bus }),

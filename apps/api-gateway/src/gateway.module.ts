@@ -12,10 +12,24 @@ import { ApiKeysStore } from './auth/api-keys.store.js';
 import { CallEventPublisher } from './call-events/call-event-publisher.js';
 import { CallEventsController } from './call-events/call-events.controller.js';
 import { ConversationsController } from './conversations/conversations.controller.js';
+import { ConversationStreams } from './conversation-stream/conversation-streams.js';
+import { StreamLeasesStore } from './conversation-stream/stream-leases.store.js';
 import { HealthController } from './health/health.controller.js';
 import { IntegrationsController } from './integrations/integrations.controller.js';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
+import { IdempotencyRetention } from './idempotency/idempotency-retention.js';
+import { IdempotencyStore } from './idempotency/idempotency.store.js';
 import { DocsController, OpenApiDocumentHolder } from './openapi/docs.controller.js';
+import { RateLimiter } from './rate-limits/rate-limiter.js';
+import { RateLimitsStore } from './rate-limits/rate-limits.store.js';
 import { ServiceClient } from './rpc/service-client.js';
+import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller.js';
+import { WebhookDeliveriesStore } from './webhooks/webhook-deliveries.store.js';
+import { WebhookIngest } from './webhooks/webhook-ingest.js';
+import { WebhookIntegrations } from './webhooks/webhook-integrations.js';
+import { PlatformAgentDirectory } from './webhooks/platform-agent-directory.js';
+import { DeliveryRetention } from './webhooks/delivery-retention.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
 import { BUS_PROBE, DATA_SOURCE, GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, RPC_CLIENT, type BusProbe, type GatewaySettings, type RpcSender } from './tokens.js';
 
 export interface GatewayResources {
@@ -36,6 +50,8 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     CallEventsController,
     ApiKeysController,
     IntegrationsController,
+    WebhooksController,
+    WebhookDeliveriesController,
     ...(settings.adminToken ? [AdminAccountsController] : []),
     DocsController,
   ];
@@ -59,7 +75,19 @@ export class GatewayModule {
         AccountsStore,
         ServiceClient,
         CallEventPublisher,
+        WebhookDeliveriesStore,
+        WebhookIntegrations,
+        PlatformAgentDirectory,
+        WebhookIngest,
+        DeliveryRetention,
         OpenApiDocumentHolder,
+        IdempotencyStore,
+        IdempotencyInterceptor,
+        IdempotencyRetention,
+        RateLimitsStore,
+        RateLimiter,
+        StreamLeasesStore,
+        ConversationStreams,
       ],
     };
   }

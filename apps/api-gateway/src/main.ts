@@ -6,13 +6,19 @@ runService('api-gateway', async (config) => {
   const port = environment.port(config);
   const host = environment.host(config, '0.0.0.0');
   const databaseUrl = environment.databaseUrl(config);
+  const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
   const namespace = environment.natsNamespace(config);
   const adminToken = environment.adminToken(config);
   const rpcTimeoutMs = environment.rpcTimeoutMs(config) ?? DEFAULT_RPC_TIMEOUT_MS;
   const publicUrl = environment.publicUrl(config);
+  const webhookRetentionDays = environment.webhookRetentionDays(config);
+  const rateLimits = environment.rateLimits(config);
+  const conversationStreams = environment.conversationStreams(config);
   config.done();
-  const service = await startGateway({ port, host, databaseUrl, natsUrl, namespace, adminToken, rpcTimeoutMs, publicUrl });
+  const service = await startGateway({
+    port, host, databaseUrl, databaseMigrationUrl, natsUrl, namespace, adminToken, rpcTimeoutMs, publicUrl, webhookRetentionDays, rateLimits, conversationStreams,
+  });
   return {
     service,
     details: {

@@ -1,4 +1,6 @@
 import type { Observable } from 'rxjs';
+import type { ConversationStreamSettings } from './conversation-stream/conversation-stream.rules.js';
+import type { RateLimitSettings } from './rate-limits/rate-limits.rules.js';
 
 /** Injection tokens for the resources startGateway opens before Nest boots. */
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
@@ -26,4 +28,10 @@ export interface GatewaySettings {
   publicUrl?: string;
   /** PUBLIC_URL was configured rather than defaulted: it then also roots pagination links, whatever Host the client sent. */
   publicUrlConfigured?: boolean;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS: how long webhook delivery bodies (and their rows) are kept. */
+  webhookRetentionDays?: number;
+  /** Rate limits in force (DEFAULT_RATE_LIMITS when absent). */
+  rateLimits?: RateLimitSettings;
+  /** Live conversation streams: heartbeat and limits (DEFAULT_CONVERSATION_STREAM_SETTINGS when absent). */
+  conversationStreams?: ConversationStreamSettings;
 }

@@ -16,11 +16,15 @@ import { ParkedEventsReplayer } from './replay-parked-events/parked-events.repla
 
 export interface ConversationsServiceOptions {
   databaseUrl: string;
+  /** DATABASE_MIGRATION_URL: the schema owner, migrations only (service-kit openDatabase). */
+  databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
   namespace?: string;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
+  /** Refuse call events whose subject names no account (every publisher is scoped to an account). */
+  requireAccountSubject?: boolean;
   /** Consumer settings; tests shorten ack_wait to see redeliveries quickly. */
   tuning?: Partial<ServiceTuning>;
 }
@@ -38,6 +42,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
   if (!options.local && !options.natsUrl) throw new Error('startConversationsService needs natsUrl (or local for one-process mode)');
   const dataSource = await openDatabase({
     url: options.databaseUrl,
+    migrationUrl: options.databaseMigrationUrl,
     schema: CONVERSATIONS_SCHEMA,
     migrations: conversationsMigrations,
     applicationName: SERVICE_NAME,
@@ -60,7 +65,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
     await dataSource.destroy();
     throw err;
   }
-  const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning } };
+  const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning }, requireAccountSubject: options.requireAccountSubject };
   const app = await NestFactory.createMicroservice(ConversationsModule.register(context), { strategy, logger: new PinoNestLogger(logger) });
   app.useGlobalFilters(new ServiceErrorFilter(logger));
   // Over NATS a reply bigger than the bus carries (a long transcript, a page of long records) leaves as a claim check.

@@ -4,6 +4,8 @@ import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js'
 import { RememberAgentsHandler } from './agent-directory/remember-agents.handler.js';
 import { CheckAnsweringHandler } from './check-answering/check-answering.handler.js';
 import { CheckAnsweringMessageController } from './check-answering/check-answering.message.controller.js';
+import { GetConversationStatsHandler } from './conversation-stats/conversation-stats.handler.js';
+import { ConversationStatsMessageController } from './conversation-stats/conversation-stats.message.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
 import { GetConversationHandler } from './get-conversation/get-conversation.handler.js';
 import { GetConversationMessageController } from './get-conversation/get-conversation.message.controller.js';
@@ -15,6 +17,9 @@ import { ListConversationsMessageController } from './list-conversations/list-co
 import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
 import { RecordCallEventsHandler } from './record-call-events/record-call-events.handler.js';
 import { ParkedEventsReplayer, ReplayWhenAgentsBecomeKnown } from './replay-parked-events/parked-events.replayer.js';
+import { ConversationChangesPublisher } from './publish-conversation-changes/conversation-changes.publisher.js';
+import { CheckStreamFilterHandler } from './stream-filter/stream-filter.handler.js';
+import { StreamFilterMessageController } from './stream-filter/stream-filter.message.controller.js';
 
 @Module({})
 export class ConversationsModule {
@@ -24,16 +29,19 @@ export class ConversationsModule {
       imports: [CqrsModule.forRoot()],
       controllers: [
         ListConversationsMessageController,
+        ConversationStatsMessageController,
         GetConversationMessageController,
         GetTranscriptMessageController,
         HealthMessageController,
         CheckAnsweringMessageController,
+        StreamFilterMessageController,
       ],
       providers: [
         { provide: SERVICE_CONTEXT, useValue: context },
         RecordCallEventsHandler,
         RememberAgentsHandler,
         ListConversationsHandler,
+        GetConversationStatsHandler,
         GetConversationHandler,
         GetTranscriptHandler,
         CheckAnsweringHandler,
@@ -41,6 +49,8 @@ export class ConversationsModule {
         AgentEventsConsumer,
         ParkedEventsReplayer,
         ReplayWhenAgentsBecomeKnown,
+        ConversationChangesPublisher,
+        CheckStreamFilterHandler,
       ],
     };
   }

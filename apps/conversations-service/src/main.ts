@@ -4,13 +4,17 @@ import { SERVICE_NAME, startConversationsService } from './app.js';
 
 runService(SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
+  const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
   const namespace = environment.natsNamespace(config);
   const ackWaitMs = environment.callEventsAckWaitMs(config);
   const batchSize = environment.callEventsBatchSize(config);
+  const requireAccountSubject = environment.callEventsRequireAccountSubject(config);
+  const statsMemoryMinRows = environment.statsMemoryMinRows(config);
+  const statsMemoryMaxRows = environment.statsMemoryMaxRows(config);
   config.done();
   // Unset tunables are left out, so the service's defaults apply.
-  const tuning = { ...(ackWaitMs !== undefined ? { ackWaitMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
-  const service = await startConversationsService({ databaseUrl, natsUrl, namespace, tuning });
-  return { service, details: { namespace: namespace ?? '', ...tuning } };
+  const tuning = Object.fromEntries(Object.entries({ ackWaitMs, batchSize, statsMemoryMinRows, statsMemoryMaxRows }).filter(([, value]) => value !== undefined));
+  const service = await startConversationsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, tuning, requireAccountSubject });
+  return { service, details: { namespace: namespace ?? '', ...tuning, require_account_subject: requireAccountSubject } };
 });

@@ -6,6 +6,10 @@ export const VOICE_PLATFORMS = ['platform_a', 'platform_b'] as const;
 export const AGENT_LIST_LIMITS = { search: 100 } as const;
 export type VoicePlatform = (typeof VOICE_PLATFORMS)[number];
 
+export function isVoicePlatform(value: unknown): value is VoicePlatform {
+  return typeof value === 'string' && (VOICE_PLATFORMS as readonly string[]).includes(value);
+}
+
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 

@@ -7,12 +7,13 @@
  */
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString,
+  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString,
   Matches, Max, Min, ValidateBy, ValidateIf, ValidateNested, buildMessage, type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
 import {
-  ABANDONMENT_REASONS, CALL_EVENT_TYPES, CONVERSATION_ID_PATTERN, SENTIMENTS, SPEAKERS, type CallEventType,
+  ABANDONMENT_REASONS, CALL_EVENT_TYPES, CONVERSATION_ID_PATTERN, COST_CURRENCIES, SENTIMENTS, SPEAKERS, TRANSCRIPT_ANCHORS,
+  type CallEventType,
 } from './call-events.js';
 import type { ServiceError } from './errors.js';
 import { CharLength, findProblem } from './validation.js';
@@ -179,6 +180,14 @@ function Count(max = MAX_INT32): PropertyDecorator {
   };
 }
 
+/** A finite number that is not negative: an amount in USD, or milliseconds of latency. */
+function NonNegative(): PropertyDecorator {
+  return (target: object, key: string | symbol) => {
+    IsNumber({ allowNaN: false, allowInfinity: false }, { message: '$property must be a finite number.' })(target, key);
+    Min(0, { message: '$property must not be negative.' })(target, key);
+  };
+}
+
 function TextList(maxItems: number, maxLength: number): PropertyDecorator {
   return (target: object, key: string | symbol) => {
     IsArray({ message: '$property must be an array of strings.' })(target, key);
@@ -275,11 +284,40 @@ export class NetworkInfoPayload {
   @Optional() @Text(1, 100) region?: string;
 }
 
+export class CostComponentPayload {
+  @Required() @Text(1, 50) component: string;
+  @Required() @NonNegative() amount: number;
+}
+
+export class CallCostPayload {
+  @Required() @NonNegative() amount: number;
+  @Required() @OneOf(COST_CURRENCIES) currency: string;
+  @Optional() @Nested(() => CostComponentPayload, { array: { min: 0, max: 20 } }) breakdown?: CostComponentPayload[];
+}
+
+export class LatencyFiguresPayload {
+  @Required() @Text(1, 50) component: string;
+  @Optional() @NonNegative() p50_ms?: number;
+  @Optional() @NonNegative() p90_ms?: number;
+  @Optional() @NonNegative() p99_ms?: number;
+  @Optional() @NonNegative() average_ms?: number;
+}
+
+/** What any end of a call (ended, failed, abandoned) may carry from its platform. */
+abstract class CallEndDetailsPayload {
+  @Optional() @Text(1, 200) platform_call_id?: string;
+  @Optional() @Text(1, 200) end_reason?: string;
+  @Optional() @Nested(() => CallCostPayload) cost?: CallCostPayload;
+  @Optional() @Nested(() => LatencyFiguresPayload, { array: { min: 0, max: 20 } }) latency?: LatencyFiguresPayload[];
+}
+
 // ---- data of each event type ----
 
 export class CallStartedDataPayload {
-  @Required() @Matches(CALL_EVENT_PATTERNS.e164, { message: '$property must be an E.164 phone number, e.g. +14155550123.' }) caller_number: string;
+  // Absent when the caller withheld the number.
+  @Optional() @Matches(CALL_EVENT_PATTERNS.e164, { message: '$property must be an E.164 phone number, e.g. +14155550123.' }) caller_number?: string;
   @Required() @Timestamp() start_time: string;
+  @Optional() @Text(1, 200) platform_call_id?: string;
 }
 
 export class CallProgressDataPayload {
@@ -290,11 +328,13 @@ export class CallProgressDataPayload {
 
 export class CallTranscriptDataPayload {
   @Required() @Nested(() => TranscriptSegmentPayload, { array: { min: 1, max: 5000 } }) segments: TranscriptSegmentPayload[];
+  @Optional() @IsBoolean({ message: '$property must be true or false.' }) provisional?: boolean;
+  @Optional() @OneOf(TRANSCRIPT_ANCHORS) anchor?: string;
 }
 
-export class CallEndedDataPayload {
+export class CallEndedDataPayload extends CallEndDetailsPayload {
   @Required() @Timestamp() end_time: string;
-  @Required() @Count() duration: number;
+  @Optional() @Count() duration?: number;
   @Optional() @Text(1, 10_000) summary?: string;
   @Optional() @OneOf(SENTIMENTS) sentiment?: string;
   @Optional() @CharLength(1, 64) @Matches(CALL_EVENT_PATTERNS.snakeCase, { message: '$property must be a snake_case label, e.g. appointment_booked.' }) outcome?: string;
@@ -312,17 +352,18 @@ export class CallEndedDataPayload {
   @Optional() @Nested(() => CallErrorPayload, { array: { min: 0, max: 50 } }) errors?: CallErrorPayload[];
 }
 
-export class CallFailedDataPayload {
+export class CallFailedDataPayload extends CallEndDetailsPayload {
   @Required() @Text(1, 500) failure_reason: string;
   @Optional() @Timestamp() end_time?: string;
   @Optional() @Count() duration?: number;
   @Optional() @Nested(() => CallErrorPayload) error?: CallErrorPayload;
 }
 
-export class CallAbandonedDataPayload {
+export class CallAbandonedDataPayload extends CallEndDetailsPayload {
   @Required() @OneOf(ABANDONMENT_REASONS) reason: string;
   @Optional() @Matches(CALL_EVENT_PATTERNS.e164, { message: '$property must be an E.164 phone number, e.g. +14155550123.' }) caller_number?: string;
   @Optional() @Timestamp() start_time?: string;
+  @Optional() @Timestamp() end_time?: string;
 }
 
 export const CALL_EVENT_DATA_CLASSES: Record<CallEventType, new () => object> = {

@@ -1,6 +1,7 @@
 /**
  * The call-event contract voice-platform ingestors publish, on JetStream
- * (stream CALL_EVENTS, subject `call_events.<type>`, header Nats-Msg-Id = `<agent_id>:<id>`:
+ * (stream CALL_EVENTS, subject `call_events.<account_id>.<type>` — or the unscoped `call_events.<type>`
+ * where the deployment still accepts it — header Nats-Msg-Id = `<account_id>:<id>` or `<agent_id>:<id>`:
  * ids are unique per account only, so the bare id could collide across accounts)
  * or through POST /v1/call-events. The JSON Schema twin is call-event.schema.json.
  */
@@ -22,6 +23,17 @@ export type AbandonmentReason = (typeof ABANDONMENT_REASONS)[number];
 
 export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
 export type Sentiment = (typeof SENTIMENTS)[number];
+
+/** The only currency costs are reported in: amounts of different calls can then be compared and filtered. */
+export const COST_CURRENCIES = ['USD'] as const;
+export type CostCurrency = (typeof COST_CURRENCIES)[number];
+
+/**
+ * What a transcript segment's start_ms/end_ms count from: the call's start (the default), or the event's
+ * occurred_at, for platforms whose live transcripts carry only a wall-clock time.
+ */
+export const TRANSCRIPT_ANCHORS = ['call_start', 'occurred_at'] as const;
+export type TranscriptAnchor = (typeof TRANSCRIPT_ANCHORS)[number];
 
 /** 1–128 characters of [A-Za-z0-9._:-]. */
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -70,9 +82,43 @@ export interface Satisfaction {
   indicators?: string[];
 }
 
+/** One part of a call's cost, as the platform itemises it (e.g. `llm`, `tts`, `telephony`). */
+export interface CostComponent {
+  component: string;
+  amount: number;
+}
+/** What the call cost, in USD, as the platform reports it. */
+export interface CallCost {
+  amount: number;
+  currency: CostCurrency;
+  breakdown?: CostComponent[];
+}
+/** Latency of one component of the call's pipeline (e.g. `llm`, `tts`, `endpointing`, `turn`), in milliseconds. */
+export interface LatencyFigures {
+  component: string;
+  p50_ms?: number;
+  p90_ms?: number;
+  p99_ms?: number;
+  average_ms?: number;
+}
+export type CallLatency = LatencyFigures[];
+
+/** What the end of a call may carry from its platform, whichever way the call ended. */
+export interface CallEndDetails {
+  /** The platform's own id of the call. */
+  platform_call_id?: string;
+  /** The platform's end reason, as it wrote it (e.g. `customer-ended-call`). */
+  end_reason?: string;
+  cost?: CallCost;
+  latency?: CallLatency;
+}
+
 export interface CallStartedData {
-  caller_number: string;
+  /** Absent when the caller withheld the number. */
+  caller_number?: string;
   start_time: string;
+  /** The platform's own id of the call. */
+  platform_call_id?: string;
 }
 export interface CallProgressData {
   duration?: number;
@@ -81,10 +127,18 @@ export interface CallProgressData {
 }
 export interface CallTranscriptData {
   segments: TranscriptSegment[];
+  /**
+   * A live "transcript so far" (default false): kept only until a transcript of the call that is not
+   * provisional arrives, which supersedes every provisional one.
+   */
+  provisional?: boolean;
+  /** What start_ms/end_ms count from (default call_start). */
+  anchor?: TranscriptAnchor;
 }
-export interface CallEndedData {
+export interface CallEndedData extends CallEndDetails {
   end_time: string;
-  duration: number;
+  /** Seconds; a platform's "ended" message may not know it yet (its end-of-call report does). */
+  duration?: number;
   summary?: string;
   sentiment?: Sentiment;
   outcome?: string;
@@ -101,16 +155,17 @@ export interface CallEndedData {
   network?: NetworkInfo;
   errors?: CallError[];
 }
-export interface CallFailedData {
+export interface CallFailedData extends CallEndDetails {
   failure_reason: string;
   end_time?: string;
   duration?: number;
   error?: CallError;
 }
-export interface CallAbandonedData {
+export interface CallAbandonedData extends CallEndDetails {
   reason: AbandonmentReason;
   caller_number?: string;
   start_time?: string;
+  end_time?: string;
 }
 
 interface CallEventBase<T extends CallEventType, D> {

@@ -1,7 +1,7 @@
 /** Conversation resources (sections 2.3, 3.1, 4.1, 4.3, 4.4 of the interface). */
 import type {
-  AbandonmentReason, CallError, FollowUpTask, IntegrationRecord, NetworkInfo, QualityMetrics,
-  Satisfaction, Sentiment, TranscriptSegment,
+  AbandonmentReason, CallCost, CallError, CostComponent, FollowUpTask, IntegrationRecord, LatencyFigures, NetworkInfo,
+  QualityMetrics, Satisfaction, Sentiment, TranscriptSegment,
 } from './call-events.js';
 
 export const CONVERSATION_STATUSES = ['in_progress', 'completed', 'failed', 'abandoned'] as const;
@@ -45,6 +45,11 @@ export interface ConversationListItem {
   created_at: string;
 }
 
+/** A call's cost as recorded: the breakdown is [] when the platform did not itemise it. */
+export interface ConversationCost extends CallCost {
+  breakdown: CostComponent[];
+}
+
 /** GET /v1/conversations/{id}: the list fields plus the full record, grouped by category. */
 export interface ConversationDetail extends ConversationListItem {
   updated_at: string;
@@ -72,6 +77,13 @@ export interface ConversationDetail extends ConversationListItem {
     quality: QualityMetrics | null;
     network: NetworkInfo | null;
     errors: CallError[];
+    /** The platform's own id of the call. */
+    platform_call_id: string | null;
+    /** The platform's end reason, as it wrote it. */
+    end_reason: string | null;
+    cost: ConversationCost | null;
+    /** [] when unknown. */
+    latency: LatencyFigures[];
   };
   /** Status-specific data of section 3.1. */
   failure_reason: string | null;

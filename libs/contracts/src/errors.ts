@@ -42,6 +42,10 @@ export const ERROR_CATALOG = {
   // 401 / 403
   authentication_required: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
+  /** A webhook delivery whose signature is missing, malformed or wrong, or whose integration does not exist (one answer, so ids cannot be probed). */
+  invalid_signature: { status: 401, type: 'authentication_error' },
+  /** A correctly signed webhook delivery whose timestamp is more than five minutes from our clock. */
+  stale_timestamp: { status: 401, type: 'authentication_error' },
   insufficient_permissions: { status: 403, type: 'permission_error' },
   quota_exceeded: { status: 403, type: 'permission_error' },
   /** The account's plan does not include this voice platform (the admin's voice_platforms list). */
@@ -61,7 +65,11 @@ export const ERROR_CATALOG = {
   concurrent_modification: { status: 409, type: 'conflict_error' },
   /** An integration cannot be removed while live agents of the account use its platform. */
   integration_in_use: { status: 409, type: 'conflict_error' },
+  /** A request with this Idempotency-Key is still being handled: the retry waits and tries again. */
+  idempotency_key_in_use: { status: 409, type: 'conflict_error' },
   duplicate_name: { status: 422, type: 'validation_error' },
+  /** This Idempotency-Key was already used (within 24 h) for a request with another method, path or body. */
+  idempotency_key_reused: { status: 422, type: 'validation_error' },
   platform_not_configured: { status: 422, type: 'validation_error' },
   phone_number_in_use: { status: 422, type: 'validation_error' },
   /** The voice platform has no number to sell (in the requested area). */

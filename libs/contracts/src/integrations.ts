@@ -40,7 +40,27 @@ export const IntegrationsRpc = {
   get: 'integrations.get',
   list: 'integrations.list',
   remove: 'integrations.remove',
+  /**
+   * The webhook secret of an integration, by the integration id in its webhook URL: the gateway verifies
+   * a delivery's signature over the raw body, which can be far larger than a bus message.
+   */
+  webhookSecret: 'integrations.webhook-secret',
 } as const;
+
+export interface WebhookSecretRequest {
+  integration_id: string;
+}
+export interface WebhookSecretReply {
+  /** null when no integration has this id (the gateway then answers exactly as for a wrong signature). */
+  integration: { id: string; account_id: string; platform: VoicePlatform; webhook_secret: string } | null;
+}
+
+/** Signed-webhook deliveries refused for an integration over the last 24 hours (never stored with their body). */
+export interface WebhookRejections {
+  rejected_deliveries_24h: number;
+  last_rejection: { reason: 'invalid_signature' | 'stale_timestamp'; at: string } | null;
+}
+export const NO_WEBHOOK_REJECTIONS: WebhookRejections = { rejected_deliveries_24h: 0, last_rejection: null };
 
 /** What agents-service answers; the gateway adds webhook_url (it knows the public address). */
 export interface StoredIntegration {
@@ -55,7 +75,8 @@ export interface StoredIntegration {
 }
 
 /** The integration as the API shows it. Secrets are never part of it. */
-export interface IntegrationView {
+export interface IntegrationView extends WebhookRejections {
+  id: string;
   platform: VoicePlatform;
   base_url: string;
   webhook_url: string;
@@ -101,8 +122,9 @@ export function integrationWebhookUrl(publicUrl: string, platform: string, integ
   return `${publicUrl.replace(/\/+$/, '')}/v1/webhooks/${encodeURIComponent(platform)}/${encodeURIComponent(integrationId)}`;
 }
 
-export function toIntegrationView(record: StoredIntegration, publicUrl: string): IntegrationView {
+export function toIntegrationView(record: StoredIntegration, publicUrl: string, rejections: WebhookRejections = NO_WEBHOOK_REJECTIONS): IntegrationView {
   return {
+    id: record.id,
     platform: record.platform,
     base_url: record.base_url,
     webhook_url: integrationWebhookUrl(publicUrl, record.platform, record.id),
@@ -111,6 +133,8 @@ export function toIntegrationView(record: StoredIntegration, publicUrl: string):
     status: record.status,
     created_at: record.created_at,
     updated_at: record.updated_at,
+    rejected_deliveries_24h: rejections.rejected_deliveries_24h,
+    last_rejection: rejections.last_rejection,
   };
 }
 

@@ -34,6 +34,11 @@ export interface CreateAgentRequest {
   account: AccountContext;
   /** The untouched JSON body; agents-service validates it. */
   body: unknown;
+  /**
+   * The client's Idempotency-Key, when it sent one: what lets the service recognise a repeated create
+   * whose first answer never reached the client (the gateway timed out while it committed).
+   */
+  idempotency_key?: string;
 }
 export interface GetAgentRequest {
   account_id: string;
@@ -64,8 +69,22 @@ export interface VerifyAgentOwnershipReply {
   unknown_agent_ids: string[];
 }
 
+export interface FindByPlatformAgentRequest {
+  account_id: string;
+  platform: string;
+  platform_agent_ids: string[];
+}
+export interface FindByPlatformAgentReply {
+  /** Our agent id for each platform agent id the account's agents hold (deleted agents included); absent ids are unknown. */
+  agents: Record<string, string>;
+}
+
 // ---- conversations-service ----
 export interface ListConversationsRequest {
+  account_id: string;
+  query: RawQuery;
+}
+export interface ConversationStatsRequest {
   account_id: string;
   query: RawQuery;
 }

@@ -11,6 +11,8 @@ export const AgentsRpc = {
   delete: 'agents.delete',
   /** Which of the given agent ids belong to the account (used by call-event ingest). */
   verifyOwnership: 'agents.verify-ownership',
+  /** Which of the account's agents a platform knows under the given platform agent ids (used by webhook ingest). */
+  findByPlatformAgent: 'agents.find-by-platform-agent',
   health: 'agents.health',
 } as const;
 
@@ -18,6 +20,10 @@ export const ConversationsRpc = {
   list: 'conversations.list',
   get: 'conversations.get',
   transcript: 'conversations.transcript',
+  /** Aggregate figures over the conversations the list's filters select. */
+  stats: 'conversations.stats',
+  /** The filters of a live stream (GET /v1/conversations/stream), checked with the list's parser. */
+  streamFilter: 'conversations.stream-filter',
   /** Which call events of a batch the service would refuse because their agent does not answer the call (used by call-event ingest). */
   checkAnswering: 'conversations.check-answering',
   health: 'conversations.health',
@@ -28,6 +34,22 @@ export const CALL_EVENTS_STREAM = 'CALL_EVENTS';
 export const CALL_EVENTS_SUBJECT_ROOT = 'call_events';
 /** Publish subject for one call event: `call_events.<type>`, e.g. `call_events.call.started`. */
 export const callEventSubject = (type: string) => `${CALL_EVENTS_SUBJECT_ROOT}.${type}`;
+/**
+ * Publish subject naming the account: `call_events.<account_id>.<type>`. What the gateway publishes, and the
+ * only form a publisher scoped to one account (NATS permissions) can publish; conversations-service refuses
+ * an event whose agent is not of the account its subject names.
+ */
+export const accountCallEventSubject = (accountId: string, type: string) => `${CALL_EVENTS_SUBJECT_ROOT}.${accountId}.${type}`;
+/**
+ * The account a call-event subject names, or undefined for the unscoped form `call_events.<type>` (every
+ * event type starts with `call.`, which no account id is). `subject` as on the wire, with its namespace.
+ */
+export function callEventSubjectAccount(namespace: string | undefined, subject: string): string | undefined {
+  const root = `${namespacedSubject(namespace, CALL_EVENTS_SUBJECT_ROOT)}.`;
+  if (!subject.startsWith(root)) return undefined;
+  const [first, ...type] = subject.slice(root.length).split('.');
+  return first === 'call' || type.length === 0 ? undefined : first;
+}
 
 /** JetStream stream the agents outbox relay publishes agent integration events to. */
 export const AGENT_EVENTS_STREAM = 'AGENT_EVENTS';

@@ -16,6 +16,8 @@ export interface ConfigReader {
   oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T;
   /** true/false, 1/0, yes/no (any case); anything else is a problem. */
   flag(name: string, fallback: boolean): boolean;
+  /** Unset → undefined; set → must be a JSON object (its shape is the consumer's to check). */
+  optionalJsonObject(name: string): Record<string, unknown> | undefined;
   /** Optional string that must match `pattern` (described by `rule` in the message). */
   matching(name: string, pattern: RegExp, rule: string): string | undefined;
   /** Throws one ConfigError listing every problem found. */
@@ -93,6 +95,18 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
       problems.push(`${name} must be true or false (also 1/0, yes/no) (got "${env[name]?.trim()}")`);
       return fallback;
     },
+    optionalJsonObject(name) {
+      const value = raw(name);
+      if (value === undefined) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(value);
+        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      } catch {
+        // reported below
+      }
+      problems.push(`${name} must be a JSON object (got "${value}")`);
+      return undefined;
+    },
     matching(name, pattern, rule) {
       const value = raw(name);
       if (value !== undefined && !pattern.test(value)) problems.push(`${name} ${rule} (got "${value}")`);
@@ -108,6 +122,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
 /** pino's levels, plus `silent`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `auto`: human-readable lines on a terminal, JSON otherwise (logging.ts, chooseLogFormat). */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 
 const POSTGRES_PROTOCOLS = ['postgres', 'postgresql'];
 const NATS_PROTOCOLS = ['nats', 'tls'];
@@ -123,8 +140,17 @@ export const environment = {
   port: (c: ConfigReader) => c.int('PORT', 3000, { min: 0, max: 65535 }),
   host: (c: ConfigReader, fallback: string) => c.string('HOST', fallback),
   databaseUrl: (c: ConfigReader) => c.url('DATABASE_URL', POSTGRES_PROTOCOLS),
+  /**
+   * The app entry points: the owner of the app's schema, used only to migrate it at start; then the
+   * app runs as DATABASE_URL's role (deploy/postgres/roles.sql). Unset → DATABASE_URL migrates too.
+   */
+  databaseMigrationUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_MIGRATION_URL', POSTGRES_PROTOCOLS),
   /** `npm start`: unset → embedded PostgreSQL. */
   optionalDatabaseUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_URL', POSTGRES_PROTOCOLS),
+  /**
+   * `nats://user:password@host:4222` authenticates as that user (password URL-encoded); the
+   * credentials are passed as options and kept out of logs (nats-connection.ts, redactUrl).
+   */
   natsUrl: (c: ConfigReader) => c.url('NATS_URL', NATS_PROTOCOLS),
   /** `npm start`: unset → one process over the in-process transport. */
   optionalNatsUrl: (c: ConfigReader) => c.optionalUrl('NATS_URL', NATS_PROTOCOLS),
@@ -133,9 +159,36 @@ export const environment = {
   /** The address platforms reach the gateway at (webhook URLs); unset → the gateway's own address. */
   publicUrl: (c: ConfigReader) => c.optionalUrl('PUBLIC_URL', ['http', 'https']),
   rpcTimeoutMs: (c: ConfigReader) => c.optionalInt('RPC_TIMEOUT_MS', { min: 100, max: 120_000 }),
+  webhookRetentionDays: (c: ConfigReader) => c.optionalInt('WEBHOOK_DELIVERY_RETENTION_DAYS', { min: 1, max: 3650 }),
   callEventsBatchSize: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_BATCH_SIZE', { min: 1, max: 5_000 }),
   callEventsAckWaitMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_ACK_WAIT_MS', { min: 1_000, max: 3_600_000 }),
+  /** conversations-service: the accounts whose stats come from columns in memory, and how many conversations those hold. */
+  statsMemoryMinRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MIN_ROWS', { min: 0, max: 1_000_000_000 }),
+  statsMemoryMaxRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MAX_ROWS', { min: 0, max: 1_000_000_000 }),
+  /** conversations-service: refuse call events on `call_events.<type>`, which names no account (every publisher is scoped). */
+  callEventsRequireAccountSubject: (c: ConfigReader) => c.flag('CALL_EVENTS_REQUIRE_ACCOUNT_SUBJECT', false),
   logLevel: (c: ConfigReader) => c.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  logFormat: (c: ConfigReader) => c.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
+  /** Gateway rate limits: per API key (an account gets RATE_LIMIT_ACCOUNT_FACTOR times that), and failed authentications per address. */
+  rateLimits: (c: ConfigReader) => {
+    const rate = (name: string) => c.optionalInt(name, { min: 1, max: 1_000_000 });
+    const bucket = (prefix: string) => ({ per_second: rate(`${prefix}_PER_SECOND`), burst: rate(`${prefix}_BURST`) });
+    return {
+      enabled: c.flag('RATE_LIMITS', true),
+      reads: bucket('RATE_LIMIT_READS'),
+      writes: bucket('RATE_LIMIT_WRITES'),
+      call_events: bucket('RATE_LIMIT_CALL_EVENTS'),
+      accountFactor: c.optionalInt('RATE_LIMIT_ACCOUNT_FACTOR', { min: 1, max: 1000 }),
+      failedAuth: bucket('RATE_LIMIT_FAILED_AUTH'),
+      plans: c.optionalJsonObject('RATE_LIMIT_PLANS'),
+    };
+  },
+  /** Gateway live streams (GET /v1/conversations/stream): heartbeat period and how many may be open at once. */
+  conversationStreams: (c: ConfigReader) => ({
+    heartbeatMs: c.optionalInt('CONVERSATION_STREAM_HEARTBEAT_MS', { min: 1_000, max: 300_000 }),
+    perKey: c.optionalInt('CONVERSATION_STREAMS_PER_KEY', { min: 1, max: 1_000 }),
+    perAccount: c.optionalInt('CONVERSATION_STREAMS_PER_ACCOUNT', { min: 1, max: 100_000 }),
+  }),
   seedDemo: (c: ConfigReader) => c.flag('SEED_DEMO', true),
   dataDir: (c: ConfigReader) => c.string('DATA_DIR', '.data'),
   embeddedPgPort: (c: ConfigReader) => c.int('EMBEDDED_PG_PORT', 54329, { min: 1, max: 65535 }),

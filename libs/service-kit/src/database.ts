@@ -2,6 +2,12 @@ import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export interface DatabaseOptions {
   url: string;
+  /**
+   * The schema owner's URL (DATABASE_MIGRATION_URL): schema, extension and migrations are
+   * applied through it, then it is closed and the service runs as `url`'s role, which needs
+   * only rights on the tables of its schema (deploy/postgres/). Unset: `url` does both.
+   */
+  migrationUrl?: string;
   /** The service's own schema; created before migrations run. */
   schema: string;
   migrations: Array<new () => MigrationInterface>;
@@ -14,18 +20,16 @@ export interface DatabaseOptions {
  * under an advisory lock so replicas starting together do not race.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: options.url,
-    schema: options.schema,
-    migrations: options.migrations,
-    migrationsTableName: 'migrations',
-    migrationsTransactionMode: 'each',
-    synchronize: false,
-    logging: false,
-    applicationName: options.applicationName ?? options.schema,
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
-  });
+  if (options.migrationUrl) {
+    // Two connections: one holds the migration lock while the migrations run on another.
+    const owner = await openDatabase({ ...options, url: options.migrationUrl, migrationUrl: undefined, poolSize: 2 });
+    await owner.destroy();
+    const dataSource = createDataSource({ ...options, migrations: [] });
+    await dataSource.initialize();
+    keepClientErrorsHandled(dataSource);
+    return dataSource;
+  }
+  const dataSource = createDataSource(options);
   await dataSource.initialize();
   keepClientErrorsHandled(dataSource);
   const runner = dataSource.createQueryRunner();
@@ -39,6 +43,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     await runner.release();
   }
   return dataSource;
+}
+
+function createDataSource(options: DatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    applicationName: options.applicationName ?? options.schema,
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
+  });
 }
 
 /** The pg pool behind a TypeORM postgres DataSource (`driver.master`), typed to what is used here. */

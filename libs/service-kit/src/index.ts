@@ -4,6 +4,7 @@ export * from './event-store.js';
 export * from './jetstream.js';
 export * from './logging.js';
 export * from './nats.js';
+export * from './nats-connection.js';
 export * from './request-context.interceptor.js';
 export * from './outbox-relay.js';
 export * from './pg-errors.js';

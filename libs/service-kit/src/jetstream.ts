@@ -1,8 +1,9 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { natsConnectionOptions } from './nats-connection.js';
 
 export async function connectNats(natsUrl: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: natsUrl.split(','), name, maxReconnectAttempts: -1 });
+  return connect({ ...natsConnectionOptions(natsUrl), name, maxReconnectAttempts: -1 });
 }
 
 /**
@@ -30,7 +31,12 @@ export async function closeNats(nc: NatsConnection | undefined, drainTimeoutMs =
  * The duplicate window de-duplicates Nats-Msg-Id re-publishes; the real
  * guarantee is the unique event id in PostgreSQL.
  */
-export async function ensureStream(nc: NatsConnection, name: string, subjects: string[]): Promise<JetStreamManager> {
+export async function ensureStream(
+  nc: NatsConnection,
+  name: string,
+  subjects: string[],
+  limits: { maxAgeMs?: number; maxMessages?: number } = {},
+): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   try {
     await jsm.streams.info(name);
@@ -42,6 +48,8 @@ export async function ensureStream(nc: NatsConnection, name: string, subjects: s
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
         duplicate_window: 2 * 60 * 1_000_000_000,
+        ...(limits.maxAgeMs !== undefined ? { max_age: limits.maxAgeMs * 1_000_000 } : {}),
+        ...(limits.maxMessages !== undefined ? { max_msgs: limits.maxMessages } : {}),
       });
     } catch (err) {
       // Another replica may have created it between our info() and add().

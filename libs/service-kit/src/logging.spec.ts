@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { createLogger, serializeError } from './logging.js';
+import { chooseLogFormat, createLogger, prettyLines, quietable, quietInfoLogs, serializeError } from './logging.js';
 
 const CALLER = '+14155550123';
 const TRANSCRIPT = 'my card number is 4111 1111 1111 1111';
@@ -75,5 +75,81 @@ describe('createLogger error serialization', () => {
     expect(() => JSON.stringify(serializeError(a))).not.toThrow();
     expect(serializeError('plain text')).toBe('plain text');
     expect(serializeError(undefined)).toBeUndefined();
+  });
+});
+
+describe('chooseLogFormat', () => {
+  it.each([
+    [undefined, true, 'pretty'],
+    [undefined, false, 'json'],
+    ['auto', true, 'pretty'],
+    ['auto', false, 'json'],
+    ['json', true, 'json'],
+    ['json', false, 'json'],
+    ['pretty', true, 'pretty'],
+    ['pretty', false, 'pretty'],
+    [' Pretty ', false, 'pretty'],
+    ['JSON', true, 'json'],
+    ['', true, 'pretty'],
+  ])('LOG_FORMAT=%j with stdout a terminal: %s → %s', (setting, isTTY, expected) => {
+    expect(chooseLogFormat({ LOG_FORMAT: setting }, isTTY)).toBe(expected);
+  });
+});
+
+describe('human-readable lines', () => {
+  function capturedPretty() {
+    const lines: string[] = [];
+    const logger = createLogger('spec', prettyLines({ write: (line: string) => void lines.push(line) }));
+    logger.level = 'info';
+    return { lines, logger };
+  }
+
+  it('print the level, the service and the message on one line, the fields after it', () => {
+    const { lines, logger } = capturedPretty();
+    logger.info({ request_id: 'req-1', status: 200 }, 'request completed');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: spec: request completed \{"request_id":"req-1","status":200\}\n$/);
+    expect(() => JSON.parse(lines[0])).toThrow();
+  });
+
+  it('leave out what the JSON leaves out: no statement, parameters or payload of a failed query', () => {
+    const { lines, logger } = capturedPretty();
+    logger.error({ err: queryFailed() }, 'batch handler failed');
+    const [line] = lines;
+    expect(line).toContain('ERROR: spec: batch handler failed');
+    expect(line).toContain('duplicate key value violates unique constraint');
+    expect(line).toContain('events_pkey');
+    expect(line).not.toContain(CALLER);
+    expect(line).not.toContain(TRANSCRIPT);
+    expect(line).not.toContain('INSERT INTO');
+    expect(line).not.toMatch(/"(parameters|query|detail|where)"/);
+  });
+});
+
+describe('quietInfoLogs', () => {
+  it('leaves out info lines while held and lets warnings and errors through; the release (once) restores them', () => {
+    const lines: string[] = [];
+    const logger = createLogger('spec', quietable({ write: (line: string) => void lines.push(line) }));
+    logger.level = 'info';
+    const child = logger.child({ context: 'child' });
+    const messages = () => lines.map((line) => JSON.parse(line).msg);
+
+    const release = quietInfoLogs();
+    const otherHold = quietInfoLogs();
+    logger.info('starting');
+    child.info('route mapped');
+    logger.warn('slow start');
+    child.error('failed once');
+    expect(messages()).toEqual(['slow start', 'failed once']);
+
+    release();
+    release(); // a second call must not release the other hold
+    logger.info('still starting');
+    expect(messages()).toEqual(['slow start', 'failed once']);
+
+    otherHold();
+    logger.info('ready');
+    child.info('request completed');
+    expect(messages()).toEqual(['slow start', 'failed once', 'ready', 'request completed']);
   });
 });

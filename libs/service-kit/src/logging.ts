@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { isColorSupported, prettyFactory } from 'pino-pretty';
+import type { LogFormatSetting } from './config.js';
 
 /** Per-request context so every log line of a request carries its request id. */
 export interface RequestContext {
@@ -62,9 +64,92 @@ function serializeErrorAt(err: unknown, depth: number, seen: WeakSet<object>): u
   return out;
 }
 
+export type LogFormat = 'json' | 'pretty';
+
 /**
- * Structured JSON logs (pino); `request_id` is mixed in from the async context.
- * `destination` defaults to stdout; tests pass a stream to read the lines back.
+ * How the logs of a process are written: LOG_FORMAT `json` or `pretty` as set; `auto` (or unset) is
+ * human-readable lines on a terminal and JSON anywhere else (a pipe, a file, a log collector).
+ * LOG_FORMAT is validated at start (config.ts, `environment.logFormat`); a value that slipped past counts as `auto`.
+ */
+export function chooseLogFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): LogFormat {
+  const setting = env.LOG_FORMAT?.trim().toLowerCase() as LogFormatSetting | undefined;
+  if (setting === 'json' || setting === 'pretty') return setting;
+  return stdoutIsTTY ? 'pretty' : 'json';
+}
+
+/**
+ * Human-readable lines (pino-pretty, one line per entry, an error's stack below it) written synchronously to
+ * `destination`. Each line is rendered from the JSON pino has already serialized, so whatever the serializers
+ * leave out of the JSON (serializeError) is left out here too.
+ */
+export function prettyLines(destination: DestinationStream, options: { colorize?: boolean } = {}): DestinationStream {
+  const render = prettyFactory({
+    colorize: options.colorize ?? false,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    messageFormat: (log, messageKey) => {
+      const message = String(log[messageKey] ?? '');
+      // "api-gateway ready" needs no "api-gateway: " before it.
+      return typeof log.service === 'string' && !message.startsWith(log.service) ? `${log.service}: ${message}` : message;
+    },
+  });
+  return { write: (line: string) => void destination.write(render(line)) };
+}
+
+/** Numeric pino level of `warn`: what still shows while info logs are quiet. */
+const WARN = 40;
+let quietInfoLogsHolds = 0;
+
+/**
+ * While held, lines below `warn` are left out of this process's stdout logs: `npm start` on a terminal holds
+ * them while the apps start, so its banner is not buried under start-up lines. Returns the release (idempotent).
+ */
+export function quietInfoLogs(): () => void {
+  quietInfoLogsHolds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    quietInfoLogsHolds--;
+  };
+}
+
+/** `target`, minus the lines below `warn` while `quietInfoLogs` holds them (the stdout of createLogger is one). */
+export function quietable(target: DestinationStream): DestinationStream {
+  // pino sets `lastLevel` on a stream that asks for it, just before writing the line.
+  const stream = {
+    [pino.symbols.needsMetadataGsym]: true,
+    lastLevel: 0,
+    write(line: string) {
+      if (quietInfoLogsHolds > 0 && stream.lastLevel < WARN) return;
+      target.write(line);
+    },
+  };
+  return stream;
+}
+
+const stdoutStreams = new Map<LogFormat, DestinationStream>();
+
+/**
+ * One shared stdout stream per format, quietable. JSON is written as pino does by default (asynchronously,
+ * flushed at exit); human-readable lines synchronously, so on a terminal they interleave with what the
+ * process prints itself (the `npm start` banner) in the order written.
+ */
+function stdoutStream(format: LogFormat): DestinationStream {
+  let stream = stdoutStreams.get(format);
+  if (!stream) {
+    const stdout = pino.destination({ dest: 1, sync: format === 'pretty' });
+    stream = quietable(format === 'pretty' ? prettyLines(stdout, { colorize: isColorSupported }) : stdout);
+    stdoutStreams.set(format, stream);
+  }
+  return stream;
+}
+
+/**
+ * Structured logs (pino); `request_id` is mixed in from the async context.
+ * `destination` defaults to stdout, as JSON or human-readable lines (chooseLogFormat);
+ * tests pass a stream to read the JSON lines back.
  * Errors are logged through `serializeError`: no query parameters or payloads.
  */
 export function createLogger(service: string, destination?: DestinationStream): Logger {
@@ -79,7 +164,7 @@ export function createLogger(service: string, destination?: DestinationStream): 
       return requestId ? { request_id: requestId } : {};
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? stdoutStream(chooseLogFormat(process.env, process.stdout.isTTY === true)));
 }
 
 /** Routes Nest's own log calls into pino so there is one log format. */

@@ -1,5 +1,6 @@
 import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { namespacedSubject } from '@voice/contracts';
+import { natsConnectionOptions } from './nats-connection.js';
 
 type NatsTransportOptions = NonNullable<NatsOptions['options']>;
 
@@ -34,7 +35,7 @@ export class NamespacedNatsClient extends ClientNats {
  */
 export function serviceTransportOptions(serviceName: string, natsUrl: string): NatsTransportOptions {
   return {
-    servers: natsUrl.split(','),
+    ...natsConnectionOptions(natsUrl),
     queue: serviceName,
     name: serviceName,
     gracefulShutdown: true,

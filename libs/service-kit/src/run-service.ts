@@ -2,12 +2,20 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from './config.js';
-import { createLogger } from './logging.js';
+import { createLogger, quietInfoLogs } from './logging.js';
+import { natsConnectionOptions } from './nats-connection.js';
 import { CONNECTION_LOST_CODES } from './pg-errors.js';
 
 export interface Closeable {
   close(): Promise<void>;
 }
+
+/**
+ * `npm start` on a terminal starts each app with this argument: info lines stay quiet (warnings and errors
+ * still show) until the launcher sends `{ type: RESUME_INFO_LOGS }` over IPC, after its banner.
+ */
+export const QUIET_START_ARGUMENT = '--quiet-start';
+export const RESUME_INFO_LOGS = 'resume-info-logs';
 
 /** A start-up failure the operator can act on: printed as one line, no stack trace. */
 export class StartupError extends Error {}
@@ -23,6 +31,7 @@ export class StartupError extends Error {}
 export function runService(name: string, boot: (config: ConfigReader) => Promise<{ service: Closeable; details?: Record<string, unknown> }>): void {
   const config = readConfig(process.env);
   const level = environment.logLevel(config);
+  environment.logFormat(config);
   // pino wants the level in lower case; the rule accepts any case.
   if (process.env.LOG_LEVEL?.trim()) process.env.LOG_LEVEL = level;
   let logger: Logger | undefined;
@@ -49,6 +58,13 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
   // Spawned by `npm start` with an IPC channel: if the launcher dies (even by SIGKILL), stop too.
   if (process.send) {
     process.on('disconnect', () => void stop('parent exited'));
+    // On a terminal the launcher asks for quiet info logs until its banner is printed (QUIET_START_ARGUMENT).
+    if (process.argv.includes(QUIET_START_ARGUMENT)) {
+      const resume = quietInfoLogs();
+      process.on('message', (message: unknown) => {
+        if ((message as { type?: unknown } | null)?.type === RESUME_INFO_LOGS) resume();
+      });
+    }
     process.channel?.unref();
   }
 
@@ -93,6 +109,11 @@ export async function explainStartFailure(err: unknown, env: NodeJS.ProcessEnv =
     const problem = await probePostgres(databaseUrl);
     if (problem) return new StartupError(`PostgreSQL at ${redactUrl(databaseUrl)} ${problem}`);
   }
+  const migrationUrl = env.DATABASE_MIGRATION_URL?.trim();
+  if (migrationUrl) {
+    const problem = await probePostgres(migrationUrl);
+    if (problem) return new StartupError(`PostgreSQL at ${redactUrl(migrationUrl)} (DATABASE_MIGRATION_URL) ${problem}`);
+  }
   const natsUrl = env.NATS_URL?.trim();
   if (natsUrl) {
     const problem = await probeNats(natsUrl);
@@ -131,7 +152,7 @@ async function probePostgres(url: string): Promise<string | undefined> {
 
 async function probeNats(url: string): Promise<string | undefined> {
   try {
-    const nc = await connect({ servers: url.split(',').map((s) => s.trim()), timeout: 5_000, reconnect: false, name: 'start-probe' });
+    const nc = await connect({ ...natsConnectionOptions(url), timeout: 5_000, reconnect: false, name: 'start-probe' });
     await nc.close();
     return undefined;
   } catch (err) {

@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { AgentRuleViolation } from '../agent/agent.js';
 import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
@@ -11,6 +11,15 @@ import { CreateAgentCommand } from './create-agent.command.js';
 
 export function newAgentId(): string {
   return `agt_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The id of the agent a create with this Idempotency-Key makes: derived, so that the same create asked again
+ * names the same agent even when nothing remembers the first answer (the gateway that waited for it died).
+ * Hashed with the account, so a key says nothing about the id and two accounts' keys never meet.
+ */
+export function agentIdForIdempotencyKey(accountId: string, key: string): string {
+  return `agt_${createHash('sha256').update(`${accountId}\u0000${key}`).digest('hex').slice(0, 24)}`;
 }
 
 /** The entries whose value is neither null nor undefined. */
@@ -35,10 +44,15 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
     private readonly sync: PlatformSyncHandler,
   ) {}
 
-  async execute({ account, payload }: CreateAgentCommand): Promise<AgentReply> {
+  async execute({ account, payload, idempotencyKey }: CreateAgentCommand): Promise<AgentReply> {
     // On create, null means "omitted": the decider fills in the defaults; no phone number means "buy one".
     const input = { ...(withoutNulls(payload) as Omit<CreateAgent['input'], 'phone_number'>), phone_number: payload.phone_number ?? null };
-    const agentId = newAgentId();
+    const agentId = idempotencyKey === undefined ? newAgentId() : agentIdForIdempotencyKey(account.id, idempotencyKey);
+    if (idempotencyKey !== undefined) {
+      // The same create again (its first answer was lost): its agent, as it is now, instead of duplicate_name.
+      const existing = await this.store.findLive(account.id, agentId);
+      if (existing) return agentReply(existing);
+    }
     const bound = this.sync.settings.inlineBoundMs;
     await this.store.create(
       account.id,

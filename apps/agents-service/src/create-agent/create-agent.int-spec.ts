@@ -13,6 +13,19 @@ describe('agents.create over NATS', () => {
 
   const create = (account: ReturnType<typeof newAccount>, body: unknown) => h.attempt<AgentReply>(AgentsRpc.create, { account, body });
 
+  it('a create repeated with the same Idempotency-Key is the same agent, never a duplicate_name; another key or account is a new create', async () => {
+    const account = await h.account();
+    const body = { name: 'Keyed desk', voice_platform: 'platform_a' };
+    const first = await h.rpc<AgentReply>(AgentsRpc.create, { account, body, idempotency_key: 'create-7f3a' });
+    const again = await h.rpc<AgentReply>(AgentsRpc.create, { account, body, idempotency_key: 'create-7f3a' });
+    expect(again.agent).toEqual(first.agent);
+    expect(h.simulators.platformA.agents().filter((a) => a.metadata?.external_id === first.agent.id)).toHaveLength(1);
+    expect(await create(account, body)).toMatchObject({ ok: false, error: { code: 'duplicate_name' } });
+    const other = await h.account();
+    const theirs = await h.rpc<AgentReply>(AgentsRpc.create, { account: other, body, idempotency_key: 'create-7f3a' });
+    expect(theirs.agent.id).not.toBe(first.agent.id);
+  });
+
   it('creates an active agent with every field, defaults and a number bought on its platform', async () => {
     const account = await h.account();
     const result = await create(account, { name: '  Front desk  ', voice_platform: 'platform_b' });

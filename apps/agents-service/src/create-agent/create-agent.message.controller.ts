@@ -12,6 +12,7 @@ export class CreateAgentMessageController {
   @MessagePattern(AgentsRpc.create)
   create(@Payload() request: CreateAgentRequest): Promise<AgentReply> {
     const payload = parsePayload(CreateAgentPayload, request.body, findCreateAgentProblem);
-    return this.commands.execute(new CreateAgentCommand(request.account, payload));
+    const key = typeof request.idempotency_key === 'string' && request.idempotency_key.length > 0 ? request.idempotency_key : undefined;
+    return this.commands.execute(new CreateAgentCommand(request.account, payload, key));
   }
 }

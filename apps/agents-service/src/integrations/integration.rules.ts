@@ -1,10 +1,6 @@
 /** Pure rules of integrations: which platform a request names, and what a credentials check means. */
-import { VOICE_PLATFORMS, type AccountContext, type IntegrationStatus, type ServiceError, type VoicePlatform } from '@voice/contracts';
+import { isVoicePlatform, VOICE_PLATFORMS, type AccountContext, type IntegrationStatus, type ServiceError, type VoicePlatform } from '@voice/contracts';
 import type { PlatformFailureKind } from '../platforms/platform-call-failed.js';
-
-export function isVoicePlatform(value: unknown): value is VoicePlatform {
-  return typeof value === 'string' && (VOICE_PLATFORMS as readonly string[]).includes(value);
-}
 
 /** A platform outside the known ones: invalid_parameter with the valid values. */
 export function unknownPlatformProblem(platform: unknown): ServiceError | undefined {

@@ -61,6 +61,15 @@ export class IntegrationStore {
     return rows[0] && toRecord(rows[0]);
   }
 
+  /** The sealed webhook secret of an integration, by its id alone: the id in a webhook URL is all a delivery names. */
+  async findSealedWebhookSecret(integrationId: string): Promise<{ id: string; account_id: string; platform: VoicePlatform; webhook_secret_sealed: string } | undefined> {
+    const rows = await this.dataSource.query(
+      'SELECT id, account_id, platform, webhook_secret_sealed FROM agents.integrations WHERE id = $1',
+      [integrationId],
+    );
+    return rows[0];
+  }
+
   async list(accountId: string): Promise<StoredIntegration[]> {
     const rows: IntegrationRow[] = await this.dataSource.query(
       `SELECT ${COLUMNS} FROM agents.integrations WHERE account_id = $1 ORDER BY platform`,
@@ -72,10 +81,17 @@ export class IntegrationStore {
   /**
    * Creates, or replaces everything but the id and created_at (the webhook URL keeps its integration id).
    * In the same transaction, every live agent of the account on the platform whose sync is not done is
-   * queued again: new credentials are the change a refused or stuck sync waits for.
+   * queued again: new credentials are the change a refused or stuck sync waits for. When the webhook URL
+   * changed (a new PUBLIC_URL), every live agent of the platform is queued: each must be told the new address.
    */
   async save(write: IntegrationWrite): Promise<StoredIntegration> {
     return this.dataSource.transaction(async (manager) => {
+      const [before]: Array<{ webhook_url: string | null }> = await manager.query(
+        'SELECT webhook_url FROM agents.integrations WHERE account_id = $1 AND platform = $2 FOR UPDATE',
+        [write.accountId, write.platform],
+      );
+      // A new public address (PUBLIC_URL changed) must reach every agent already on the platform, synced or not.
+      const webhookMoved = before !== undefined && write.webhookUrl !== null && before.webhook_url !== write.webhookUrl;
       const rows: IntegrationRow[] = await manager.query(
         `INSERT INTO agents.integrations
            (id, account_id, platform, base_url, api_key_sealed, webhook_secret_sealed, api_key_hint, webhook_secret_hint, status, webhook_url,
@@ -100,9 +116,9 @@ export class IntegrationStore {
         `INSERT INTO agents.platform_sync_work (agent_id, account_id, wanted_version, attempt, not_before)
          SELECT id, account_id, version, 0, now() FROM agents.agents
           WHERE account_id = $1 AND voice_platform = $2 AND status <> 'deleted'
-            AND coalesce((platform_sync->>'synced_version')::int, 0) < version
+            AND ($3 OR coalesce((platform_sync->>'synced_version')::int, 0) < version)
          ON CONFLICT (agent_id) DO UPDATE SET attempt = 0, not_before = now()`,
-        [write.accountId, write.platform],
+        [write.accountId, write.platform, webhookMoved],
       );
       return toRecord(rows[0]);
     });

@@ -2,12 +2,13 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   IntegrationsRpc, type ConfigureIntegrationRequest, type GetIntegrationRequest, type IntegrationListReply, type IntegrationReply,
-  type ListIntegrationsRequest, type RemoveIntegrationRequest,
+  type ListIntegrationsRequest, type RemoveIntegrationRequest, type WebhookSecretReply, type WebhookSecretRequest,
 } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
 import { ConfigureIntegrationHandler } from './configure-integration.handler.js';
 import { GetIntegrationsHandler } from './get-integrations.handler.js';
 import { RemoveIntegrationHandler } from './remove-integration.handler.js';
+import { WebhookSecretHandler } from './webhook-secret.handler.js';
 
 function accountIdOf(request: { account_id?: unknown } | undefined): string {
   if (typeof request?.account_id !== 'string') fail('invalid_request', 'account_id is required.');
@@ -20,6 +21,7 @@ export class IntegrationsMessageController {
     private readonly configure: ConfigureIntegrationHandler,
     private readonly read: GetIntegrationsHandler,
     private readonly remover: RemoveIntegrationHandler,
+    private readonly webhookSecrets: WebhookSecretHandler,
   ) {}
 
   @MessagePattern(IntegrationsRpc.configure)
@@ -36,6 +38,11 @@ export class IntegrationsMessageController {
   @MessagePattern(IntegrationsRpc.list)
   list(@Payload() request: ListIntegrationsRequest): Promise<IntegrationListReply> {
     return this.read.list(accountIdOf(request));
+  }
+
+  @MessagePattern(IntegrationsRpc.webhookSecret)
+  webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
+    return this.webhookSecrets.execute(request?.integration_id);
   }
 
   @MessagePattern(IntegrationsRpc.remove)

@@ -61,6 +61,16 @@ describe('agents on their voice platform', () => {
       expect(numberOnA(phone)).toEqual({ phone_number: phone, inbound_agent_id: platformAgent.agent_id, purchased: false });
     });
 
+    it('a new public address reaches every agent already synced: the integration PUT re-queues them', async () => {
+      const account = await h.account({ voice_platforms: ['platform_a'] });
+      const { agent } = await created(account, { name: 'Moving URL', voice_platform: 'platform_a', phone_number: uniqueNumber() });
+      expect(onA(agent.id)[0].webhook_url).toMatch(/^http:\/\/127\.0\.0\.1:8080\//);
+      await h.integrate(account, 'platform_a', 'https://voice.example.com');
+      const moved = await eventually(async () => onA(agent.id)[0].webhook_url, (url) => url?.startsWith('https://voice.example.com/') === true);
+      expect(moved).toMatch(/^https:\/\/voice\.example\.com\/v1\/webhooks\/platform_a\/int_[0-9a-f]{24}$/);
+      expect((await untilSynced(account, agent.id)).platform_sync.state).toBe('synced');
+    });
+
     it('buys a number on platform_b in the area of the transfer number, bound to the assistant', async () => {
       const account = await h.account();
       const { agent, version } = await created(account, { name: 'Bought B', voice_platform: 'platform_b', transfer_number: '+13125550100', language: 'de' });

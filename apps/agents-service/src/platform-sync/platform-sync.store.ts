@@ -106,6 +106,16 @@ export class PlatformSyncStore {
         events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
       );
       await runner.query('UPDATE agents.agents SET platform_sync = $2::jsonb WHERE id = $1', [agentId, JSON.stringify(summary)]);
+      // Every id a platform ever gave the agent stays linked to it: a call's last webhooks may arrive after the
+      // agent was deleted there, or moved to another platform.
+      await runner.query(
+        `INSERT INTO agents.platform_agent_links (platform, platform_agent_id, agent_id, account_id)
+         SELECT ids.key, ids.value, a.id, a.account_id
+           FROM agents.agents a, jsonb_each_text($2::jsonb->'platform_agent_ids') ids
+          WHERE a.id = $1
+         ON CONFLICT DO NOTHING`,
+        [agentId, JSON.stringify(summary)],
+      );
       return version;
     });
   }

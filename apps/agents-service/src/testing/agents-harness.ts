@@ -19,8 +19,8 @@ export interface AgentsHarness {
   simulators: RunningSimulators;
   /** A new account with an integration for each of its platforms, pointing at the simulators. */
   account(overrides?: Partial<AccountContext>): Promise<AccountContext>;
-  /** Configures the account's integration for `platform` with the simulator's credentials. */
-  integrate(account: AccountContext, platform: VoicePlatform): Promise<void>;
+  /** Configures the account's integration for `platform` with the simulator's credentials (and the gateway's public address). */
+  integrate(account: AccountContext, platform: VoicePlatform, publicUrl?: string): Promise<void>;
   /** Reply of a request, or rejects with the structured ServiceError. */
   rpc<T = any>(subject: string, payload: unknown, timeoutMs?: number): Promise<T>;
   /** Resolves to `{ ok: true, value }` or `{ ok: false, error }` so tests can count outcomes. */
@@ -48,13 +48,13 @@ export async function startAgentsHarness(label: string, options: Partial<AgentsS
   const client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
   await client.connect();
   const rpc = <T>(subject: string, payload: unknown, timeoutMs = 10_000) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(timeoutMs)));
-  const integrate = async (account: AccountContext, platform: VoicePlatform) => {
+  const integrate = async (account: AccountContext, platform: VoicePlatform, publicUrl = 'http://127.0.0.1:8080') => {
     const baseUrl = platform === 'platform_a' ? simulators.urls.platformA : simulators.urls.platformB;
     const request: ConfigureIntegrationRequest = {
       account,
       platform,
       body: { api_key: simulatorKey, webhook_secret: 'whsec_harness_secret', base_url: baseUrl },
-      public_url: 'http://127.0.0.1:8080',
+      public_url: publicUrl,
     };
     await rpc(IntegrationsRpc.configure, request);
   };

@@ -7,6 +7,7 @@ import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, ApiRoute } from '../openapi/route-docs.js';
 import { AccountsStore } from './accounts.store.js';
 import { CreateAccountBody } from './create-account.body.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** Operator bootstrap; registered only when ADMIN_TOKEN is set, so without it the route does not exist. */
 @Controller('v1/admin/accounts')
@@ -15,6 +16,7 @@ export class AdminAccountsController {
 
   @Post()
   @AdminOnly()
+  @Idempotent()
   @HttpCode(201)
   // The body holds the account's first key: no cache or proxy may keep a copy.
   @Header('Cache-Control', 'no-store')

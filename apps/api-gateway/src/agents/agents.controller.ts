@@ -25,8 +25,11 @@ import { enumOf, ref, string } from '../openapi/json-schema.js';
 import {
   ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiIfMatch, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute,
 } from '../openapi/route-docs.js';
-import { ServiceClient } from '../rpc/service-client.js';
+import { ServiceClient, type LateReply } from '../rpc/service-client.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { idempotencyOf } from '../idempotency/idempotency.interceptor.js';
+import { LATE_REPLY_WAIT_MS } from '../idempotency/idempotency.rules.js';
 
 /**
  * Creates, updates and deletes wait for the agent's platform sync (agents-service's PLATFORM_SYNC_INLINE_MS,
@@ -63,6 +66,14 @@ async function expectedVersion(req: Request, read: () => Promise<number>): Promi
   }
 }
 
+/** The 201 of a create: the agent, where it lives and its ETag. */
+function created(req: Request, reply: AgentReply) {
+  return {
+    body: success(req, reply.agent),
+    headers: { Location: `/v1/agents/${encodeURIComponent(reply.agent.id)}`, ETag: etagOf(reply.version) },
+  };
+}
+
 @Controller('v1/agents')
 export class AgentsController {
   constructor(
@@ -77,6 +88,7 @@ export class AgentsController {
 
   @Post()
   @RequireScope('agents:write')
+  @Idempotent()
   @HttpCode(201)
   @ApiRoute(
     'Agents',
@@ -95,10 +107,18 @@ export class AgentsController {
     'phone_number_unavailable', 'platform_rejected', 'invalid_platform_credentials',
   )
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
-    const payload: CreateAgentRequest = { account: callerOf(req).account, body };
-    const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, this.syncing(req));
-    res.location(`/v1/agents/${encodeURIComponent(reply.agent.id)}`).set('ETag', etagOf(reply.version));
-    return success(req, reply.agent);
+    const idempotency = idempotencyOf(req);
+    const payload: CreateAgentRequest = { account: callerOf(req).account, body, ...(idempotency ? { idempotency_key: idempotency.key } : {}) };
+    // With a key, a create that outlives the timeout is not forgotten: its reply, when it comes, becomes the
+    // key's answer, so the client's retry gets the agent rather than running the create again (duplicate_name).
+    const lateReply: LateReply<AgentReply> | undefined = idempotency && {
+      waitMs: LATE_REPLY_WAIT_MS,
+      take: (late) => idempotency.answerLater(late.then((reply) => ({ status: 201, ...created(req, reply) }))),
+    };
+    const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, { ...this.syncing(req), lateReply });
+    const answer = created(req, reply);
+    res.set(answer.headers);
+    return answer.body;
   }
 
   @Get()

@@ -13,6 +13,7 @@ import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
 import type { Scope } from '../auth/scopes.js';
 import { CreateApiKeyBody } from './create-api-key.body.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 @Controller('v1/api-keys')
 export class ApiKeysController {
@@ -20,6 +21,7 @@ export class ApiKeysController {
 
   @Post()
   @RequireScope('api_keys:write')
+  @Idempotent()
   @HttpCode(201)
   @ApiRoute('API keys', 'Create an API key', 'The secret is shown only in this response. A key can grant only scopes it holds.')
   @ApiJsonBody(ref('CreateApiKeyRequest'))

@@ -1,12 +1,14 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
-import { apiFailure } from '../http/api-failure.js';
+import type { Request, Response } from 'express';
+import { apiFailure, type ApiFailure } from '../http/api-failure.js';
 import type { GatewayRequest } from '../http/gateway-request.js';
+import { RateLimiter } from '../rate-limits/rate-limiter.js';
+import { budgetOf } from '../rate-limits/rate-limits.rules.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
 import { ACCESS_METADATA, type Access } from './access.decorators.js';
-import { looksLikeApiKey } from './api-key.js';
+import { hashApiKey, looksLikeApiKey } from './api-key.js';
 import { ApiKeysStore } from './api-keys.store.js';
 import { bearerToken } from './bearer.js';
 
@@ -30,6 +32,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -38,21 +41,30 @@ export class AccessGuard implements CanActivate {
     if (access.kind === 'public') return true;
 
     const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    // Before anything is looked up: an address that failed too often waits, whatever it sends now.
+    this.limiter.refuseThrottledAddress(req, res);
+    const failed = (failure: ApiFailure) => this.limiter.failedAuthentication(req, res, failure);
     const bearer = bearerToken(req.get('authorization'));
-    if (bearer.kind === 'missing') throw missingCredentials();
-    if (bearer.kind === 'malformed') throw invalidKey();
+    if (bearer.kind === 'missing') throw await failed(missingCredentials());
+    if (bearer.kind === 'malformed') throw await failed(invalidKey());
 
     if (access.kind === 'admin') {
       // The admin controller is only registered when a token is configured; this guards a misconfiguration.
       if (!this.settings.adminToken || !sameSecret(bearer.token, this.settings.adminToken)) {
-        throw apiFailure('invalid_api_key', 'The admin token is not valid.', {}, { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE });
+        throw await failed(apiFailure('invalid_api_key', 'The admin token is not valid.', {}, { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE }));
       }
       return true;
     }
 
-    if (!looksLikeApiKey(bearer.token)) throw invalidKey();
+    if (!looksLikeApiKey(bearer.token)) throw await failed(invalidKey());
+    // Per key and account, after authentication (a scope refusal spends too: it is the key's request).
+    const keyHash = hashApiKey(bearer.token).toString('base64');
+    const budget = budgetOf(req.method, req.path);
+    this.limiter.refuseWhileRefused(res, keyHash, budget);
     const resolved = await this.keys.resolve(bearer.token);
-    if (!resolved) throw invalidKey();
+    if (!resolved) throw await failed(invalidKey());
+    await this.limiter.admit(res, keyHash, { key_id: resolved.key_id, account_id: resolved.account.id, plan: resolved.plan }, budget);
     if (!resolved.scopes.includes(access.scope)) {
       throw apiFailure('insufficient_permissions', `This API key lacks the ${access.scope} scope required by ${req.method} ${req.path}.`);
     }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { AccountContext } from '@voice/contracts';
+import { RecentAnswers } from '../caching/recent-answers.js';
 import { DATA_SOURCE } from '../tokens.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { newApiKeyId } from './resource-ids.js';
@@ -29,6 +30,8 @@ export interface ResolvedKey {
   key_id: string;
   scopes: Scope[];
   account: AccountContext;
+  /** The account's plan: it selects the rate limits. */
+  plan: string;
 }
 
 interface KeyRow {
@@ -43,11 +46,25 @@ interface KeyRow {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * How long a gateway trusts a key it has just looked up. A revocation forgets the key at once on the
+ * gateway that revoked it; every other replica looks it up again within this time, without depending
+ * on the bus (a lost invalidation message cannot keep a revoked key alive).
+ */
+export const KEY_LOOKUP_TTL_MS = 1_000;
+/** Keys remembered at most (a flood of distinct valid keys evicts the oldest, it cannot grow memory). */
+const MAX_REMEMBERED_KEYS = 10_000;
+
 /** last_used_at is informative only, so it is written at most once a minute per key to keep auth read-mostly. */
 const LAST_USED_RESOLUTION = '1 minute';
 
 @Injectable()
 export class ApiKeysStore {
+  /** Keys found recently, by the secret's hash; unknown and revoked secrets are never remembered. */
+  private readonly recent = new RecentAnswers<ResolvedKey>(MAX_REMEMBERED_KEYS);
+  /** Counts revocations here, so a lookup that began before one is not remembered after it. */
+  private revocations = 0;
+
   constructor(@Inject(DATA_SOURCE) private readonly db: DataSource) {}
 
   async create(accountId: string, scopes: Scope[], name: string | null, runner?: QueryRunner): Promise<CreatedApiKey> {
@@ -61,14 +78,29 @@ export class ApiKeysStore {
     return { id, name, api_key: key.secret, prefix: key.prefix, scopes, created_at: row.created_at.toISOString() };
   }
 
-  /** Looks the key up by its hash on every request: no cache, so a revocation applies to the very next request. */
-  async resolve(secret: string): Promise<ResolvedKey | undefined> {
+  /**
+   * The key behind a secret, looked up by its hash at most once per KEY_LOOKUP_TTL_MS per gateway: a
+   * revocation applies to the next request on the revoking gateway and within that time on the others.
+   */
+  async resolve(secret: string, now = Date.now()): Promise<ResolvedKey | undefined> {
+    const hash = hashApiKey(secret);
+    const cacheKey = hash.toString('base64');
+    const recent = this.recent.get(cacheKey, now);
+    if (recent && recent.ageMs < KEY_LOOKUP_TTL_MS) return recent.value;
+    const revocationsBefore = this.revocations;
+    const resolved = await this.lookUp(hash);
+    if (resolved && revocationsBefore === this.revocations) this.recent.remember(cacheKey, resolved, now);
+    else this.recent.forget(cacheKey);
+    return resolved;
+  }
+
+  private async lookUp(hash: Buffer): Promise<ResolvedKey | undefined> {
     const rows = (await this.db.query(
-      `SELECT k.id, k.scopes, a.id AS account_id, a.agent_limit, a.voice_platforms
+      `SELECT k.id, k.scopes, a.id AS account_id, a.agent_limit, a.voice_platforms, a.plan
          FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
         WHERE k.secret_sha256 = $1 AND k.revoked_at IS NULL`,
-      [hashApiKey(secret)],
-    )) as Array<{ id: string; scopes: string[]; account_id: string; agent_limit: number; voice_platforms: string[] }>;
+      [hash],
+    )) as Array<{ id: string; scopes: string[]; account_id: string; agent_limit: number; voice_platforms: string[]; plan: string }>;
     const row = rows[0];
     if (!row) return undefined;
     void this.db
@@ -82,6 +114,7 @@ export class ApiKeysStore {
       key_id: row.id,
       scopes: row.scopes.filter(isScope),
       account: { id: row.account_id, agent_limit: row.agent_limit, voice_platforms: row.voice_platforms },
+      plan: row.plan,
     };
   }
 
@@ -119,11 +152,14 @@ export class ApiKeysStore {
 
   /** Revokes a key of the account; false when the account has no such key. Revoking twice keeps the first time. */
   async revoke(accountId: string, keyId: string): Promise<boolean> {
+    this.revocations += 1;
     const rows = (await this.db.query(
       `UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
         WHERE id = $1 AND account_id = $2 RETURNING id`,
       [keyId, accountId],
     )) as [Array<{ id: string }>, number] | Array<{ id: string }>;
+    this.revocations += 1;
+    this.recent.forgetWhere((key) => key.key_id === keyId);
     return rowCount(rows) > 0;
   }
 }

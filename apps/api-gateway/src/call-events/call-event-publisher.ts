@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { callEventSubject, namespacedSubject, type CallEvent } from '@voice/contracts';
+import { accountCallEventSubject, namespacedSubject, type CallEvent } from '@voice/contracts';
 import type { MessageStreams } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { apiFailure } from '../http/api-failure.js';
@@ -36,7 +36,8 @@ export class CallEventPublisher {
     const worker = async () => {
       while (next < events.length) {
         const event = events[next++];
-        const subject = namespacedSubject(this.settings.namespace, callEventSubject(event.type));
+        // The account in the subject: conversations-service checks it against the agent's account.
+        const subject = namespacedSubject(this.settings.namespace, accountCallEventSubject(accountId, event.type));
         await this.withTimeout(this.streams.publish(subject, event, callEventMessageId(accountId, event.id)));
       }
     };

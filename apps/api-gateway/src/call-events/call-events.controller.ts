@@ -15,6 +15,7 @@ import { ServiceClient } from '../rpc/service-client.js';
 import { GATEWAY_SETTINGS, LOGGER, type GatewaySettings } from '../tokens.js';
 import { CallEventPublisher } from './call-event-publisher.js';
 import { fieldOf, parseCallEvents, type IndexedEvent } from './call-event-batch.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** The answering check is an early answer, not the rule itself: it must not hold ingest up for long. */
 const ANSWERING_CHECK_TIMEOUT_MS = 1_000;
@@ -30,6 +31,7 @@ export class CallEventsController {
 
   @Post()
   @RequireScope('call_events:write')
+  @Idempotent()
   @HttpCode(202)
   @ApiRoute(
     'Call events',

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
@@ -7,24 +7,35 @@ import {
   CONVERSATION_SORT_FIELDS,
   CONVERSATION_STATUSES,
   ConversationsRpc,
+  DURATION_HISTOGRAM_BOUNDS,
   LIST_FILTER_LIMITS,
+  MAX_TIMELINE_POINTS,
+  MAX_TOP_TOPICS,
   SENTIMENTS,
   SORT_ORDERS,
+  STATS_BUCKETS,
   TRANSCRIPT_FORMATS,
   type ConversationDetail,
   type ConversationListItem,
+  type ConversationStats,
+  type ConversationStatsRequest,
   type GetConversationRequest,
   type GetTranscriptRequest,
   type ListConversationsRequest,
   type PageResult,
   type RawQuery,
+  type StreamFilter,
+  type StreamFilterRequest,
   type TranscriptReply,
 } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
+import { ApiConversationStream } from '../conversation-stream/conversation-stream.docs.js';
+import { parseLastEventId } from '../conversation-stream/conversation-stream.rules.js';
+import { ConversationStreams } from '../conversation-stream/conversation-streams.js';
 import { SRT_EXAMPLE, TEXT_EXAMPLE, VTT_EXAMPLE } from '../openapi/examples.js';
 import { enumOf, integer, ref, string } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiPagination, ApiRoute, envelopeOf, RESPONSE_HEADERS } from '../openapi/route-docs.js';
-import { apiFailure } from '../http/api-failure.js';
+import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
 import { ServiceClient } from '../rpc/service-client.js';
@@ -35,27 +46,42 @@ function attachmentHeader(filename: string): string {
   return `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`;
 }
 
+/**
+ * The filters the list and the stats share (unknown parameters are refused with invalid_parameter). Listed
+ * in reverse: stacked decorators apply bottom-up and the document restores reading order, agent_id first.
+ */
+function ApiConversationFilters(): MethodDecorator {
+  return applyDecorators(
+    ApiFilter('topic', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Detected topic or keyword (case-insensitive).'),
+    ApiFilter('search', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Full-text search over transcripts and summaries, partial words match.'),
+    ApiFilter('has_transcript', enumOf(BOOLEAN_VALUES), 'With or without a transcript.'),
+    ApiFilter('has_recording', enumOf(BOOLEAN_VALUES), 'With or without a recording.'),
+    ApiFilter('end_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or before it (a date alone means the whole day).'),
+    ApiFilter('start_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or after it.'),
+    ApiFilter('max_cost', { type: 'number', minimum: 0 }, 'Maximum cost in USD (not below min_cost). Calls whose platform reported no cost do not match.'),
+    ApiFilter('min_cost', { type: 'number', minimum: 0 }, 'Minimum cost in USD, a decimal such as 0.25 (no exponent). Calls whose platform reported no cost do not match.'),
+    ApiFilter('max_duration', integer({ minimum: 0 }), 'Maximum duration in seconds (not below min_duration).'),
+    ApiFilter('min_duration', integer({ minimum: 0 }), 'Minimum duration in seconds.'),
+    ApiFilter('caller', string({ pattern: CALL_EVENT_PATTERNS.e164.source, maxLength: 16, examples: ['+14155550123'] }), 'Caller phone number, E.164.'),
+    ApiFilter('outcome', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations with this outcome (case-insensitive).'),
+    ApiFilter('sentiment', enumOf(SENTIMENTS), 'Only conversations with this sentiment.'),
+    ApiFilter('status', enumOf(CONVERSATION_STATUSES), 'Only conversations in this status.'),
+    ApiFilter('agent_id', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations of this agent.'),
+  );
+}
+
 @Controller('v1/conversations')
 export class ConversationsController {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly liveStreams: ConversationStreams,
+  ) {}
 
   @Get()
   @RequireScope('conversations:read')
   @ApiRoute('Conversations', 'List conversations', 'Filters combine; date filters compare against the start time. Unknown parameters are refused.')
   @ApiPagination()
-  @ApiFilter('agent_id', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations of this agent.')
-  @ApiFilter('status', enumOf(CONVERSATION_STATUSES), 'Only conversations in this status.')
-  @ApiFilter('sentiment', enumOf(SENTIMENTS), 'Only conversations with this sentiment.')
-  @ApiFilter('outcome', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Only conversations with this outcome (case-insensitive).')
-  @ApiFilter('caller', string({ pattern: CALL_EVENT_PATTERNS.e164.source, maxLength: 16, examples: ['+14155550123'] }), 'Caller phone number, E.164.')
-  @ApiFilter('min_duration', integer({ minimum: 0 }), 'Minimum duration in seconds.')
-  @ApiFilter('max_duration', integer({ minimum: 0 }), 'Maximum duration in seconds (not below min_duration).')
-  @ApiFilter('start_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or after it.')
-  @ApiFilter('end_date', string({ format: 'date-time', maxLength: LIST_FILTER_LIMITS.date }), 'ISO 8601; conversations starting on or before it (a date alone means the whole day).')
-  @ApiFilter('has_recording', enumOf(BOOLEAN_VALUES), 'With or without a recording.')
-  @ApiFilter('has_transcript', enumOf(BOOLEAN_VALUES), 'With or without a transcript.')
-  @ApiFilter('search', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Full-text search over transcripts and summaries, partial words match.')
-  @ApiFilter('topic', string({ maxLength: LIST_FILTER_LIMITS.text }), 'Detected topic or keyword (case-insensitive).')
+  @ApiConversationFilters()
   @ApiFilter('sort_by', enumOf(CONVERSATION_SORT_FIELDS, { default: 'start_time' }), 'Sort field.')
   @ApiFilter('sort_order', enumOf(SORT_ORDERS, { default: 'desc' }), 'Sort direction.')
   @ApiEnvelope(200, 'ConversationListItem', { description: 'One page of conversations; an empty page has an empty data array.', list: true })
@@ -64,6 +90,42 @@ export class ConversationsController {
     const payload: ListConversationsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const page = await this.services.send<PageResult<ConversationListItem>>(ConversationsRpc.list, payload, { requestId: requestIdOf(req) });
     return listEnvelope(req, page);
+  }
+
+  @Get('stats')
+  @RequireScope('conversations:read')
+  @ApiRoute(
+    'Conversations',
+    'Conversation statistics',
+    'Exact figures over the conversations the filters select (the list’s filters, combined the same way; page, per_page, sort_by and sort_order ' +
+      'are refused as unknown parameters). Durations are in seconds over every selected conversation (in-progress ones count with the duration ' +
+      `reported so far); the histogram’s buckets are fixed: ${DURATION_HISTOGRAM_BOUNDS.map((b) => (b.max === null ? `${b.min}+` : `${b.min}–${b.max}`)).join(', ')} s ` +
+      '(min inclusive, max exclusive). by_outcome counts conversations with an outcome; top_topics are the ' + `${MAX_TOP_TOPICS} most frequent ` +
+      '(lower-cased) topics, count descending then topic ascending. The timeline counts conversations by start time per UTC hour or day: ' +
+      'the bucket given, else hour when its range spans at most 2 days, else day; the range is start_date..end_date, or the selected data’s first ' +
+      `to last start time where not given; every bucket of it is a point (zeros included), at most ${MAX_TIMELINE_POINTS} (more is 400 on bucket). ` +
+      'cost.total sums the reported costs (calls without one add nothing).',
+  )
+  @ApiConversationFilters()
+  @ApiFilter('bucket', enumOf(STATS_BUCKETS), 'Timeline bucket; by default hour for a range of at most 2 days, else day.')
+  @ApiEnvelope(200, 'ConversationStats', { description: 'The statistics of the selected conversations.' })
+  @ApiErrors('invalid_parameter', 'invalid_date_format')
+  async stats(@Req() req: Request, @Query() query: RawQuery) {
+    const payload: ConversationStatsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
+    const stats = await this.services.send<ConversationStats>(ConversationsRpc.stats, payload, { requestId: requestIdOf(req) });
+    return success(req, stats);
+  }
+
+  /** Declared before `:id`, which would otherwise take `stream` for a conversation id. */
+  @Get('stream')
+  @RequireScope('conversations:read')
+  @ApiConversationStream()
+  async stream(@Req() req: Request, @Res() res: Response, @Query() query: RawQuery): Promise<void> {
+    const payload: StreamFilterRequest = { query: { ...query } };
+    const filter = await this.services.send<StreamFilter>(ConversationsRpc.streamFilter, payload, { requestId: requestIdOf(req) });
+    const lastEventId = parseLastEventId(req.headers['last-event-id']);
+    if (!lastEventId.ok) throw new ApiFailure(lastEventId.problem);
+    await this.liveStreams.serve(req, res, filter, lastEventId.after);
   }
 
   @Get(':id')

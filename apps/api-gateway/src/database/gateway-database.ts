@@ -2,14 +2,19 @@ import type { DataSource } from 'typeorm';
 import { openDatabase } from '@voice/service-kit';
 import { CreateAccountsAndApiKeys1763800000000 } from './migrations/1763800000000-create-accounts-and-api-keys.js';
 import { TypedTextIds1763800100000 } from './migrations/1763800100000-typed-text-ids.js';
+import { WebhookDeliveries1764200000000 } from './migrations/1764200000000-webhook-deliveries.js';
+import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-idempotency-keys.js';
+import { RateLimitBuckets1764400000000 } from './migrations/1764400000000-rate-limit-buckets.js';
+import { ConversationStreams1764500000000 } from './migrations/1764500000000-conversation-streams.js';
 
 export const GATEWAY_SCHEMA = 'gateway';
 
-export function openGatewayDatabase(url: string): Promise<DataSource> {
+export function openGatewayDatabase(url: string, migrationUrl?: string): Promise<DataSource> {
   return openDatabase({
     url,
+    migrationUrl,
     schema: GATEWAY_SCHEMA,
-    migrations: [CreateAccountsAndApiKeys1763800000000, TypedTextIds1763800100000],
+    migrations: [CreateAccountsAndApiKeys1763800000000, TypedTextIds1763800100000, WebhookDeliveries1764200000000, IdempotencyKeys1764300000000, RateLimitBuckets1764400000000, ConversationStreams1764500000000],
     applicationName: 'api-gateway',
   });
 }

@@ -8,11 +8,24 @@ import { requestIdOf } from '../http/gateway-request.js';
 import { ApiEnvelope, ApiRoute } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
 import { BUS_PROBE, DATA_SOURCE, type BusProbe } from '../tokens.js';
+import { SharedCheck } from './shared-check.js';
 
 /** Each dependency gets this long; a health check must answer fast even when something hangs. */
 const CHECK_TIMEOUT_MS = 1000;
 
+/**
+ * How long an answer is reused: health is polled by load balancers, orchestrators and monitors, often many at
+ * once, and each fresh answer costs a round trip to PostgreSQL, NATS and both services. An outage shows within
+ * a second; a recovery within a quarter of one, so a start-up wait (`npm start`) or a load balancer taking an
+ * instance back is not held up by an old 503.
+ */
+const KEEP_HEALTHY_MS = 1000;
+const KEEP_UNHEALTHY_MS = 250;
+
 type CheckResult = 'ok' | 'unavailable';
+type Checks = Record<'database' | 'nats' | 'agents_service' | 'conversations_service', CheckResult>;
+
+const allOk = (checks: Checks): boolean => Object.values(checks).every((c) => c === 'ok');
 
 async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
@@ -31,6 +44,8 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
 
 @Controller('health')
 export class HealthController {
+  private readonly checks = new SharedCheck<Checks>((checks) => (allOk(checks) ? KEEP_HEALTHY_MS : KEEP_UNHEALTHY_MS));
+
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
     @Inject(BUS_PROBE) private readonly busProbe: BusProbe,
@@ -43,7 +58,14 @@ export class HealthController {
   @ApiEnvelope(200, 'Health', { description: 'Everything answers.' })
   @ApiEnvelope(503, 'Health', { description: 'At least one dependency does not answer; same shape.' })
   async health(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const requestId = requestIdOf(req);
+    const checks = await this.checks.get(() => this.checkDependencies(requestIdOf(req)));
+    const healthy = allOk(checks);
+    res.status(healthy ? 200 : 503);
+    return success(req, { status: healthy ? 'ok' : 'unavailable', checks });
+  }
+
+  /** One round of checks, in parallel; the service calls carry the request id of the call that started it. */
+  private async checkDependencies(requestId: string): Promise<Checks> {
     const rpc = (subject: string) => () => this.services.send(subject, {}, { requestId, timeoutMs: CHECK_TIMEOUT_MS });
     const [database, nats, agents_service, conversations_service] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
@@ -51,9 +73,6 @@ export class HealthController {
       check(rpc(AgentsRpc.health)),
       check(rpc(ConversationsRpc.health)),
     ]);
-    const checks = { database, nats, agents_service, conversations_service };
-    const healthy = Object.values(checks).every((c) => c === 'ok');
-    res.status(healthy ? 200 : 503);
-    return success(req, { status: healthy ? 'ok' : 'unavailable', checks });
+    return { database, nats, agents_service, conversations_service };
   }
 }

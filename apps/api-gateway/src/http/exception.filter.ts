@@ -5,6 +5,7 @@ import { classifyFailure, isBrokenPipe, isServiceError, ServiceFailure } from '@
 import type { Logger } from 'pino';
 import { ApiFailure, INTERNAL_ERROR } from './api-failure.js';
 import { requestIdOf } from './gateway-request.js';
+import { PreparedAnswer } from './prepared-answer.js';
 import { writeError } from './write-error.js';
 
 /** Nest's own HTTP exceptions (e.g. its not-found handler) mapped onto our catalog by status. */
@@ -16,6 +17,22 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   413: 'payload_too_large',
   415: 'unsupported_media_type',
 };
+
+/**
+ * What the client is told for a failure the gateway knows how to describe (its own, a service's, Nest's
+ * HTTP exceptions); undefined for anything else (an outage or a bug, decided by the filter).
+ */
+export function describedFailure(exception: unknown, req: Request): { error: ServiceError; headers?: Record<string, string> } | undefined {
+  if (exception instanceof ApiFailure) return { error: exception.detail, headers: exception.headers };
+  if (exception instanceof ServiceFailure) return { error: exception.detail };
+  if (isServiceError(exception)) return { error: exception };
+  if (exception instanceof HttpException) {
+    const code = CODE_BY_STATUS[exception.getStatus()];
+    if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
+    if (code) return { error: { code, message: exception.message } };
+  }
+  return undefined;
+}
 
 /**
  * The single mapping from anything thrown while handling a request to the error
@@ -30,19 +47,17 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
+    if (exception instanceof PreparedAnswer) {
+      exception.write(res);
+      return;
+    }
     const { error, headers } = this.toError(exception, req);
     writeError(res, requestIdOf(req), error, headers);
   }
 
   private toError(exception: unknown, req: Request): { error: ServiceError; headers?: Record<string, string> } {
-    if (exception instanceof ApiFailure) return { error: exception.detail, headers: exception.headers };
-    if (exception instanceof ServiceFailure) return { error: exception.detail };
-    if (isServiceError(exception)) return { error: exception };
-    if (exception instanceof HttpException) {
-      const code = CODE_BY_STATUS[exception.getStatus()];
-      if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
-      if (code) return { error: { code, message: exception.message } };
-    }
+    const described = describedFailure(exception, req);
+    if (described) return described;
     // A write to a database socket the server already closed surfaces as a bare EPIPE in the gateway.
     if (classifyFailure(exception) === 'outage' || isBrokenPipe(exception)) {
       this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');

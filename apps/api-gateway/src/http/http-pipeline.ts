@@ -4,6 +4,7 @@ import { Headers, isStorableText } from '@voice/contracts';
 import { requestContext } from '@voice/service-kit';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { serveConsole } from '../console/console-app.js';
 import { errorEnvelope } from './envelope.js';
 import type { Logger } from 'pino';
 import { INTERNAL_ERROR } from './api-failure.js';
@@ -14,6 +15,14 @@ import { matchRoute, type RouteEntry } from './route-table.js';
 import { writeError } from './write-error.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** A two-hour call's transcript with word timings is several MB: platform webhooks may carry up to 10 MiB. */
+export const MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
+/** Platform webhooks: their signature is over the exact bytes received, so the body is kept raw (a Buffer). */
+export const WEBHOOK_PATH_PREFIX = '/v1/webhooks/';
+
+export function isWebhookPath(path: string): boolean {
+  return path.toLowerCase().startsWith(WEBHOOK_PATH_PREFIX);
+}
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -25,7 +34,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  */
 export function installHttpPipeline(app: NestExpressApplication, routes: RouteEntry[], logger: Logger): void {
   app.use(assignRequestId(logger));
+  // The operator console's files and client-side routes (/app/...) are not API routes.
+  app.use(serveConsole());
   app.use(checkRoute(routes));
+  // Raw first: body-parser skips a body already read, so express.json never sees a webhook's.
+  app.use(rawWebhookBodies());
   app.use(express.json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: true }));
   app.use(bodyParserErrors(logger));
   app.use(refuseUnrepresentableInput());
@@ -102,8 +115,11 @@ function checkRoute(routes: RouteEntry[]): RequestHandler {
       );
       return;
     }
-    // req.is() is null when there is no body, false when the body is not JSON.
-    if (BODY_METHODS.has(req.method) && req.is(JSON_TYPES) === false) {
+    // req.is() is null when there is no body, false when the body is not JSON. Webhooks are the
+    // platform's bytes, whatever it labels them: the signature decides, not the Content-Type.
+    // An empty body (Content-Length: 0, what clients send for a body-less POST such as a replay) is no body.
+    const empty = req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
+    if (BODY_METHODS.has(req.method) && !empty && !isWebhookPath(req.path) && req.is(JSON_TYPES) === false) {
       writeError(res, requestId, {
         code: 'unsupported_media_type',
         message: `Request bodies must be JSON (Content-Type: application/json), got ${req.get('content-type') ?? 'no Content-Type'}.`,
@@ -112,6 +128,11 @@ function checkRoute(routes: RouteEntry[]): RequestHandler {
     }
     next();
   };
+}
+
+function rawWebhookBodies(): RequestHandler {
+  const raw = express.raw({ limit: MAX_WEBHOOK_BODY_BYTES, type: () => true });
+  return (req, res, next) => (isWebhookPath(req.path) ? raw(req, res, next) : next());
 }
 
 function bodyParserErrors(logger: Logger): ErrorRequestHandler {
@@ -127,7 +148,13 @@ function bodyParserErrors(logger: Logger): ErrorRequestHandler {
         writeError(res, requestId, { code: 'invalid_json', message: `The request body is not valid JSON: ${err.message}` });
         return;
       case 'entity.too.large':
-        writeError(res, requestId, { code: 'payload_too_large', message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).` });
+        writeError(
+          res,
+          requestId,
+          isWebhookPath(req.path)
+            ? { code: 'payload_too_large', message: `The webhook body exceeds ${MAX_WEBHOOK_BODY_BYTES} bytes (10 MiB).` }
+            : { code: 'payload_too_large', message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).` },
+        );
         return;
       case 'encoding.unsupported':
       case 'charset.unsupported':
@@ -176,7 +203,8 @@ function refuseUnrepresentableInput(): RequestHandler {
     }
     // Query parameters (names included) first, then the body; Express 5's query parser is flat, so only
     // the body can be too deep.
-    const problem = findInputProblem(req.query) ?? findInputProblem(req.body);
+    // A webhook body is a Buffer checked by its signature and then by the platform mapping, not here.
+    const problem = findInputProblem(req.query) ?? (Buffer.isBuffer(req.body) ? undefined : findInputProblem(req.body));
     if (problem?.kind === 'too_deep') {
       writeError(res, requestId, {
         code: 'invalid_request',

@@ -12,6 +12,8 @@ import {
   type IntegrationReply,
   type ListIntegrationsRequest,
   type RemoveIntegrationRequest,
+  type StoredIntegration,
+  type IntegrationView,
 } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
@@ -20,6 +22,8 @@ import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, ApiNoContent, ApiRoute } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
+import { WebhookDeliveriesStore } from '../webhooks/webhook-deliveries.store.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** PUT waits for one platform call (PLATFORM_REQUEST_TIMEOUT_MS, 5 s by default) on top of the usual service time. */
 const PLATFORM_CHECK_ALLOWANCE_MS = 10_000;
@@ -36,8 +40,15 @@ const ApiPlatformParam = () =>
 export class IntegrationsController {
   constructor(
     private readonly services: ServiceClient,
+    private readonly deliveries: WebhookDeliveriesStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
+
+  /** The views, with the refused webhook deliveries the gateway counted for each. */
+  private async views(accountId: string, records: StoredIntegration[]): Promise<IntegrationView[]> {
+    const rejections = await this.deliveries.rejections(accountId, records.map((record) => record.id));
+    return records.map((record) => toIntegrationView(record, this.settings.publicUrl ?? '', rejections.get(record.id)));
+  }
 
   @Get()
   @RequireScope('integrations:read')
@@ -46,7 +57,7 @@ export class IntegrationsController {
   async list(@Req() req: Request) {
     const payload: ListIntegrationsRequest = { account_id: callerOf(req).account.id };
     const reply = await this.services.send<IntegrationListReply>(IntegrationsRpc.list, payload, { requestId: requestIdOf(req) });
-    const items = reply.items.map((item) => toIntegrationView(item, this.settings.publicUrl ?? ''));
+    const items = await this.views(payload.account_id, reply.items);
     return listEnvelope(req, { items, total: items.length, page: 1, per_page: PAGINATION.maxPerPage });
   }
 
@@ -59,11 +70,13 @@ export class IntegrationsController {
   async get(@Req() req: Request, @Param('platform') platform: string) {
     const payload: GetIntegrationRequest = { account_id: callerOf(req).account.id, platform };
     const reply = await this.services.send<IntegrationReply>(IntegrationsRpc.get, payload, { requestId: requestIdOf(req) });
-    return success(req, toIntegrationView(reply.integration, this.settings.publicUrl ?? ''));
+    const [view] = await this.views(payload.account_id, [reply.integration]);
+    return success(req, view);
   }
 
   @Put(':platform')
   @RequireScope('integrations:write')
+  @Idempotent()
   @ApiRoute(
     'Integrations',
     'Configure an integration',
@@ -79,7 +92,8 @@ export class IntegrationsController {
     // The service checks the key with the platform (one call, its own deadline) before answering: allow for it.
     const timeoutMs = this.settings.rpcTimeoutMs + PLATFORM_CHECK_ALLOWANCE_MS;
     const reply = await this.services.send<IntegrationReply>(IntegrationsRpc.configure, payload, { requestId: requestIdOf(req), timeoutMs });
-    return success(req, toIntegrationView(reply.integration, this.settings.publicUrl ?? ''));
+    const [view] = await this.views(payload.account.id, [reply.integration]);
+    return success(req, view);
   }
 
   @Delete(':platform')

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { CALL_COST_EXAMPLE, LATENCY_EXAMPLE } from './call-details-examples.js';
 import {
   CALL_ABANDONED_DATA_EXAMPLE,
   CALL_ENDED_DATA_EXAMPLE,
@@ -40,6 +41,9 @@ const CALL_EVENT_EXAMPLES: Record<string, unknown[]> = {
   IntegrationRecord: [INTEGRATION_EXAMPLE],
   QualityMetrics: [QUALITY_EXAMPLE],
   NetworkInfo: [NETWORK_EXAMPLE],
+  CostComponent: [CALL_COST_EXAMPLE.breakdown[0]],
+  CallCost: [CALL_COST_EXAMPLE],
+  LatencyFigures: [LATENCY_EXAMPLE[0]],
   CallStartedData: [CALL_STARTED_DATA_EXAMPLE],
   CallProgressData: [CALL_PROGRESS_DATA_EXAMPLE],
   CallTranscriptData: [CALL_TRANSCRIPT_DATA_EXAMPLE],

@@ -21,6 +21,7 @@ import type {
 } from '@voice/contracts';
 import type { CreatedAccount } from '../accounts/accounts.store.js';
 import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
+import { CALL_END_DETAILS_EXAMPLE, PLATFORM_CALL_ID_EXAMPLE } from './call-details-examples.js';
 import type { ListEnvelope, Meta } from '../http/envelope.js';
 import { pageLinks, pageMeta } from '../http/pagination.js';
 
@@ -135,7 +136,7 @@ export const CONVERSATION_DETAIL_EXAMPLE: ConversationDetail = {
   },
   analytics: { sentiment: 'positive', topics: ['booking'], keywords: ['cleaning'], satisfaction: { score: 5 }, intent: 'book_appointment' },
   outcomes: { outcome: 'appointment_booked', actions_taken: ['calendar_event_created'], follow_up_tasks: [], integrations: [] },
-  technical: { voice_platform: 'platform_a', quality: { mos: 4.3 }, network: null, errors: [] },
+  technical: { voice_platform: 'platform_a', quality: { mos: 4.3 }, network: null, errors: [], ...CALL_END_DETAILS_EXAMPLE },
   failure_reason: null,
   abandonment_reason: null,
 };
@@ -182,7 +183,7 @@ export const CONVERSATION_LIST_ITEM_EXAMPLES: ConversationListItem[] = [
 
 const CALL = { conversation_id: CONVERSATION_DETAIL_EXAMPLE.id, agent_id: AGENT_EXAMPLE.id } as const;
 
-export const CALL_STARTED_DATA_EXAMPLE: CallStartedData = { caller_number: '+14155550123', start_time: '2025-01-31T15:00:00Z' };
+export const CALL_STARTED_DATA_EXAMPLE: CallStartedData = { caller_number: '+14155550123', start_time: '2025-01-31T15:00:00Z', platform_call_id: PLATFORM_CALL_ID_EXAMPLE };
 export const CALL_PROGRESS_DATA_EXAMPLE: CallProgressData = { duration: 60, sentiment: 'neutral', topics: ['booking'] };
 export const CALL_TRANSCRIPT_DATA_EXAMPLE: CallTranscriptData = { segments: TRANSCRIPT_SEGMENTS_EXAMPLE };
 export const CALL_ENDED_DATA_EXAMPLE: CallEndedData = {
@@ -199,6 +200,7 @@ export const CALL_ENDED_DATA_EXAMPLE: CallEndedData = {
   keywords: ['cleaning'],
   actions_taken: ['calendar_event_created'],
   quality: { mos: 4.3 },
+  ...CALL_END_DETAILS_EXAMPLE,
 };
 export const CALL_FAILED_DATA_EXAMPLE: CallFailedData = {
   failure_reason: 'Media timeout',
@@ -231,6 +233,7 @@ export const API_KEY_SECRET_EXAMPLE = 'vk_Q7mR2xK9pL4sT8vW1yZ3bN6cF0hJ5dG2aE7uY4
 
 export const INTEGRATION_VIEW_EXAMPLES: IntegrationView[] = [
   {
+    id: 'int_3b9f1c7e2a5d8f0c4e6a1b2d',
     platform: 'platform_a',
     base_url: 'https://api.platform-a.example/',
     webhook_url: `${API_BASE_URL_EXAMPLE}/v1/webhooks/platform_a/int_3b9f1c7e2a5d8f0c4e6a1b2d`,
@@ -239,6 +242,8 @@ export const INTEGRATION_VIEW_EXAMPLES: IntegrationView[] = [
     status: 'verified',
     created_at: '2025-01-30T09:12:00Z',
     updated_at: '2025-01-31T10:00:00Z',
+    rejected_deliveries_24h: 2,
+    last_rejection: { reason: 'stale_timestamp', at: '2025-01-31T09:58:12.000Z' },
   },
 ];
 

@@ -121,14 +121,30 @@ describe('the document (built from the controllers, without a database or NATS)'
       expect(documentationGaps(oa.document, withoutAdmin)).toEqual({ undocumented: [], unserved: ['POST /v1/admin/accounts'] });
     });
   });
+
+  it('documents 429 (Retry-After and the RateLimit headers) on every scoped and admin operation, and the RateLimit headers on their answers but 401', () => {
+    for (const op of oa.operations.filter((o) => o.spec.security?.length)) {
+      const tooMany = op.spec.responses['429'];
+      expect([op.method, op.path, Object.keys(tooMany?.headers ?? {}).sort()]).toEqual([
+        op.method, op.path, ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+      ]);
+      if (op.spec['x-required-scope'] === 'admin') continue;
+      for (const [status, response] of Object.entries<any>(op.spec.responses)) {
+        const limit = response.headers?.['RateLimit-Limit'];
+        if (status === '401') expect(limit).toBeUndefined();
+        else expect([op.method, op.path, status, limit?.required]).toEqual([op.method, op.path, status, /^(2..|403|409|412|422|429)$/.test(status)]);
+      }
+    }
+  });
 });
 
 describe('errorCodesOf', () => {
-  it('adds the authentication, permission and availability errors to a scoped route', () => {
+  it('adds the authentication, permission, rate-limit and availability errors to a scoped route', () => {
     expect(errorCodesOf({ kind: 'scope', scope: 'agents:read' }, 'GET', ['not_found'])).toEqual([
-      'authentication_required', 'invalid_api_key', 'insufficient_permissions', 'not_found', 'internal_error', 'service_unavailable',
+      'authentication_required', 'invalid_api_key', 'insufficient_permissions', 'not_found', 'rate_limited', 'internal_error', 'service_unavailable',
     ]);
   });
+
 
   it('adds the body errors the HTTP pipeline answers to routes that take a body', () => {
     const codes = errorCodesOf({ kind: 'scope', scope: 'agents:write' }, 'PATCH', []);

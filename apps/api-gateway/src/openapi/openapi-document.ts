@@ -7,7 +7,8 @@ import { addOperationExamples } from './document-examples.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
 import { REQUEST_ID_EXAMPLE } from './examples.js';
 import { ref, type JsonSchema } from './json-schema.js';
-import { API_ERRORS_METADATA, API_TAGS, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
+import { API_ERRORS_METADATA, API_TAGS, IDEMPOTENCY_ERRORS, IDEMPOTENT_METADATA, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency.rules.js';
 import { componentSchemas } from './schemas.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -23,14 +24,17 @@ Successful answers are \`{ data, meta }\`; lists add pagination to \`meta\` and 
 \`{ error: { type, code, message, field?, valid_values?, limit?, current?, request_id } }\`.
 On every path an unknown path is 404 \`route_not_found\` and a known path with another method is 405
 \`method_not_allowed\` (with \`Allow\`). Every response carries \`X-Request-Id\`.
+Requests are rate limited per API key and per account, in three budgets (reads, writes, call events): answers to a key
+carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the budget is full); an empty
+budget is 429 \`rate_limited\` with \`Retry-After\`. Failed authentications are limited per client address the same way.
 Lengths (\`maxLength\`, \`minLength\`, "characters" in messages) count Unicode code points, as JSON Schema does: an emoji
 is one, a variation selector (U+FE0E, U+FE0F) or a combining mark one more.`;
 
 /** The error codes a route can answer: its own plus those its access rule and body imply. */
 export function errorCodesOf(access: Access | undefined, method: string, own: ErrorCode[]): ErrorCode[] {
   const implied: ErrorCode[] = [];
-  if (access?.kind === 'scope') implied.push('authentication_required', 'invalid_api_key', 'insufficient_permissions', 'service_unavailable');
-  if (access?.kind === 'admin') implied.push('authentication_required', 'invalid_api_key', 'service_unavailable');
+  if (access?.kind === 'scope') implied.push('authentication_required', 'invalid_api_key', 'insufficient_permissions', 'rate_limited', 'service_unavailable');
+  if (access?.kind === 'admin') implied.push('authentication_required', 'invalid_api_key', 'rate_limited', 'service_unavailable');
   if (BODY_METHODS.has(method)) implied.push(...BODY_ERRORS);
   implied.push('internal_error');
   const codes = new Set([...own, ...implied]);
@@ -41,11 +45,15 @@ function errorExample(code: ErrorCode): unknown {
   return { error: { type: ERROR_CATALOG[code].type, code, ...ERROR_EXAMPLES[code], request_id: REQUEST_ID_EXAMPLE } };
 }
 
+const WEBHOOK_AUTH_CODES: ReadonlySet<ErrorCode> = new Set(['invalid_signature', 'stale_timestamp']);
+
 function errorResponse(codes: ErrorCode[]): Record<string, unknown> {
   const status = httpStatusOf(codes[0]);
   const headers: ResponseHeader[] = ['X-Request-Id'];
-  if (status === 401) headers.push('WWW-Authenticate');
+  // A bearer challenge belongs to the API-key 401s; a webhook's signature has no HTTP challenge scheme.
+  if (status === 401 && !codes.every((code) => WEBHOOK_AUTH_CODES.has(code))) headers.push('WWW-Authenticate');
   if (status === 503) headers.push('Retry-After');
+  if (status === 429) headers.push('Retry-After', ...RATE_LIMIT_HEADERS);
   const schema: JsonSchema = {
     type: 'object',
     required: ['error'],
@@ -74,6 +82,27 @@ export function toJsonSchemaNulls(value: unknown): unknown {
   if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
   return { oneOf: [out, { type: 'null' }] };
 }
+
+/**
+ * Answers decided before an Idempotency-Key is looked at (authentication, the HTTP pipeline) or by the key
+ * itself: never stored, so never replayed.
+ */
+const NEVER_REPLAYED: ReadonlySet<ErrorCode> = new Set([
+  'authentication_required', 'invalid_api_key', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'idempotency_key_in_use',
+  'idempotency_key_reused', 'rate_limited',
+]);
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+/**
+ * Statuses only answered once the key was authenticated and its budget spent, so they always carry the RateLimit
+ * headers; the others may also come from before (the HTTP pipeline refusing a body or a path, an outage), where
+ * the headers are present only when the request got that far. A 401 never has them: no key, no budget.
+ */
+const rateLimitedStatus = (status: number) => (status >= 200 && status < 300) || [403, 409, 412, 422, 429].includes(status);
+
+/** Whether an answer with this status can be a replay: a success, or a 4xx with a code the handler itself answers. */
+const replayable = (status: number, codes: ErrorCode[] | undefined) =>
+  (status >= 200 && status < 300) || (status >= 400 && status < 500 && (codes ?? []).some((code) => !NEVER_REPLAYED.has(code)));
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
@@ -155,7 +184,11 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
       operation.security = [];
     }
 
-    const own = (Reflect.getMetadata(API_ERRORS_METADATA, handler) as ErrorCode[] | undefined) ?? [];
+    const idempotent = Reflect.getMetadata(IDEMPOTENT_METADATA, handler) === true;
+    const own = [
+      ...((Reflect.getMetadata(API_ERRORS_METADATA, handler) as ErrorCode[] | undefined) ?? []),
+      ...(idempotent ? IDEMPOTENCY_ERRORS : []),
+    ];
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodesOf(access, method, own)) {
       const status = httpStatusOf(code);
@@ -169,8 +202,12 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
       // A route may document its own body for a status (health's 503); keep it.
       if (!operation.responses[status]) operation.responses[status] = errorResponse(codes);
     }
-    for (const response of Object.values(operation.responses) as Array<Record<string, any>>) {
+    for (const [status, response] of Object.entries(operation.responses) as Array<[string, Record<string, any>]>) {
       response.headers = { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'], ...response.headers };
+      if (access?.kind === 'scope' && status !== '401') {
+        for (const name of RATE_LIMIT_HEADERS) response.headers[name] = { ...RESPONSE_HEADERS[name], required: rateLimitedStatus(Number(status)) };
+      }
+      if (idempotent && replayable(Number(status), byStatus.get(Number(status)))) response.headers[IDEMPOTENT_REPLAYED_HEADER] = RESPONSE_HEADERS[IDEMPOTENT_REPLAYED_HEADER];
     }
   }
   addOperationExamples(document.paths as never, document.components.schemas as never);

@@ -1,6 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_ID_LENGTH, PAGINATION, type ErrorCode } from '@voice/contracts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency.rules.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** Error codes a handler itself (or the service behind it) can answer; access and body errors are added from the route's shape. */
@@ -16,6 +17,20 @@ export const RESPONSE_HEADERS = {
   'Cache-Control': { required: true, description: 'The body holds a secret.', schema: { type: 'string', const: 'no-store' } },
   'WWW-Authenticate': { required: true, description: 'Bearer challenge.', schema: { type: 'string' }, example: 'Bearer error="invalid_token"' },
   'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'string' }, example: '1' },
+  'RateLimit-Limit': {
+    required: true,
+    description: 'Requests the budget this request spent from (reads, writes or call events; of the API key, or of its account when that is tighter) holds when full.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '200',
+  },
+  'RateLimit-Remaining': { required: true, description: 'Requests left in that budget right now.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '199' },
+  'RateLimit-Reset': { required: true, description: 'Seconds until that budget is full again.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1' },
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    required: false,
+    description: 'Present (true) when this is the stored answer of an earlier request with the same Idempotency-Key, replayed: nothing was done again.',
+    schema: { type: 'string', const: 'true' },
+    example: 'true',
+  },
 } as const;
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
@@ -71,6 +86,8 @@ export const API_TAGS = {
   'Call events': 'Ingest for voice platforms: call.started … call.ended events, one or a batch, de-duplicated by event id. Scope call_events:write.',
   Integrations:
     'The account’s credentials for each voice platform: configure (checked once with the platform), read and remove. Secrets are never returned. Scopes integrations:read and integrations:write.',
+  Webhooks:
+    'Where the voice platforms deliver calls (each integration’s webhook_url, authenticated by the platform’s signature), and the log of every verified delivery with replay. Scopes integrations:read and integrations:write.',
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',
@@ -98,6 +115,28 @@ export const ApiIfMatch = (required: boolean) =>
       'No strong tag matching the current version (weak W/"<n>" tags never match) is 412 precondition_failed; a value that is not an ETag list is 400 invalid_request.',
     schema: { type: 'string', examples: ['"3"'] },
   });
+
+/** Operations that honour Idempotency-Key; the document adds its errors and the Idempotent-Replayed header. */
+export const IDEMPOTENT_METADATA = 'gateway:idempotent';
+/** What an Idempotency-Key can answer besides the operation's own errors (a malformed key is 400 invalid_request). */
+export const IDEMPOTENCY_ERRORS: ErrorCode[] = ['invalid_request', 'idempotency_key_in_use', 'idempotency_key_reused'];
+
+export const ApiIdempotencyKey = () =>
+  applyDecorators(
+    SetMetadata(IDEMPOTENT_METADATA, true),
+    ApiHeader({
+      name: IDEMPOTENCY_KEY_HEADER,
+      required: false,
+      description:
+        `A key of your choosing (1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, e.g. a UUID) that makes retrying safe. ` +
+        'Within 24 hours, a request with the same key, method, path and body gets the first answer again (same status and body, with ' +
+        'Idempotent-Replayed: true) and nothing is done twice; the same key with another method, path or body is 422 idempotency_key_reused; ' +
+        'while the first request is still being handled, 409 idempotency_key_in_use. 2xx and 4xx answers are kept; a 5xx is not (the retry runs ' +
+        'again), except after a 503 because a service replied too late: the key then waits for that reply (409 meanwhile) and the retry gets it. ' +
+        'Keys are per account.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x20-\\x7E]+$', examples: ['5f1d7c1e-2b0a-4c5e-9a59-6f1b8d3e2a47'] },
+    }),
+  );
 
 /** page and per_page, shared by every list (declared in reverse: the document restores reading order, page first). */
 export function ApiPagination(): MethodDecorator {

@@ -3,6 +3,7 @@ import {
   AGENT_STATUSES,
   ABANDONMENT_REASONS,
   CONVERSATION_STATUSES,
+  COST_CURRENCIES,
   E164_PATTERN,
   ERROR_CATALOG,
   ISO_639_1_CODES,
@@ -25,6 +26,8 @@ import { SCOPES } from '../auth/scopes.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';
 import { callEventComponents } from './call-event-schema.js';
+import { conversationStatsSchema } from './conversation-stats-schema.js';
+import { webhookComponents } from './webhook-schemas.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
 import {
   AGENT_EXAMPLE,
@@ -159,7 +162,18 @@ const conversationDetail = viewSchema<ConversationDetail>(
       voice_platform: nullableString(),
       quality: nullable(ref('QualityMetrics')),
       network: nullable(ref('NetworkInfo')),
-      errors: arrayOf(ref('CallError')),
+      errors: arrayOf(ref('CallError'), { description: 'Every error reported, each once.' }),
+      platform_call_id: nullableString({ description: 'The voice platform’s own id of the call.' }),
+      end_reason: nullableString({ description: 'Why the call ended, as the voice platform wrote it (e.g. customer-ended-call).' }),
+      cost: nullable({
+        ...closed({
+          amount: { type: 'number', minimum: 0, description: 'Total, in USD.' },
+          currency: enumOf(COST_CURRENCIES),
+          breakdown: arrayOf(ref('CostComponent'), { description: '[] when the platform did not itemise the cost.' }),
+        }),
+        description: 'What the call cost, as its platform reported it; null when unknown.',
+      }),
+      latency: arrayOf(ref('LatencyFigures'), { description: 'Latency per component of the call’s pipeline; [] when unknown.' }),
     }),
     failure_reason: nullableString({ description: 'Set when status is failed.' }),
     abandonment_reason: nullable(enumOf(ABANDONMENT_REASONS, { description: 'Set when status is abandoned.' })),
@@ -215,6 +229,7 @@ const createdApiKey = viewSchema<CreatedApiKey>(
 );
 const integration = viewSchema<IntegrationView>(
   {
+    id: string({ description: 'The integration id: the last segment of its webhook URL.' }),
     platform: enumOf(VOICE_PLATFORMS),
     base_url: string({ format: 'uri', description: 'The platform API the credentials are used with.' }),
     webhook_url: string({ format: 'uri', description: 'Where the platform sends call events for this integration: PUBLIC_URL/v1/webhooks/{platform}/{integration id}. Stable across replacements.' }),
@@ -225,6 +240,8 @@ const integration = viewSchema<IntegrationView>(
     }),
     created_at: dateTime,
     updated_at: dateTime,
+    rejected_deliveries_24h: integer({ minimum: 0, description: 'Deliveries to the webhook URL refused over the last 24 hours (wrong or missing signature, stale timestamp). Their bodies are never stored.' }),
+    last_rejection: nullable(closed({ reason: enumOf(['invalid_signature', 'stale_timestamp']), at: dateTime })),
   },
   { description: 'An account’s credentials for one voice platform, without the secrets.', examples: INTEGRATION_VIEW_EXAMPLES },
 );
@@ -295,6 +312,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
   const requests = requestComponents();
   return {
     ...callEventComponents(),
+    ...webhookComponents(),
     Agent: agent,
     PlatformSync: platformSync,
     BusinessHours: requests.BusinessHours,
@@ -303,6 +321,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     UpdateAgentRequest: requests.UpdateAgentRequest,
     ConversationListItem: conversationListItem,
     ConversationDetail: conversationDetail,
+    ConversationStats: conversationStatsSchema,
     Transcript: transcript,
     CallEventBatch: callEventBatch,
     CallEventsAccepted: callEventsAccepted,

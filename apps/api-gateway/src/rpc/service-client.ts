@@ -4,7 +4,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Headers } from '@voice/contracts';
 import { isServiceError } from '@voice/service-kit';
 import type { Logger } from 'pino';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { firstValueFrom, ReplaySubject, take, timeout, TimeoutError } from 'rxjs';
 import { apiFailure, ApiFailure, INTERNAL_ERROR } from '../http/api-failure.js';
 import { GATEWAY_SETTINGS, LOGGER, RPC_CLIENT, type GatewaySettings, type RpcSender } from '../tokens.js';
 
@@ -21,14 +21,42 @@ export class ServiceClient {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async send<TReply>(subject: string, payload: unknown, options: { requestId: string; timeoutMs?: number }): Promise<TReply> {
+  async send<TReply>(subject: string, payload: unknown, options: SendOptions<TReply>): Promise<TReply> {
     const timeoutMs = options.timeoutMs ?? this.settings.rpcTimeoutMs;
     const h = natsHeaders();
     h.set(Headers.requestId, options.requestId);
     const record = new NatsRecordBuilder(payload).setHeaders(h).build();
+    if (options.lateReply) return this.sendKeepingLateReply(subject, record, timeoutMs, options.lateReply);
     try {
       return await firstValueFrom(this.client.send<TReply>(subject, record).pipe(timeout(timeoutMs)));
     } catch (err) {
+      throw this.toFailure(err, subject, timeoutMs);
+    }
+  }
+
+  /**
+   * Like send, but a timeout does not drop the request: the reply is still awaited (up to `lateReply.waitMs`)
+   * and handed to `lateReply.take` as a promise, rejecting with the failure the reply would have been.
+   */
+  private async sendKeepingLateReply<TReply>(subject: string, record: unknown, timeoutMs: number, lateReply: LateReply<TReply>): Promise<TReply> {
+    const reply = new ReplaySubject<TReply>(1);
+    const subscription = this.client.send<TReply>(subject, record).pipe(take(1)).subscribe(reply);
+    try {
+      const answer = await firstValueFrom(reply.pipe(timeout(timeoutMs)));
+      subscription.unsubscribe();
+      return answer;
+    } catch (err) {
+      if (err instanceof TimeoutError) {
+        const late = firstValueFrom(reply.pipe(timeout(lateReply.waitMs)))
+          .catch((lateErr: unknown) => {
+            throw this.toFailure(lateErr, subject, timeoutMs + lateReply.waitMs);
+          })
+          .finally(() => subscription.unsubscribe());
+        late.catch(() => undefined);
+        lateReply.take(late);
+      } else {
+        subscription.unsubscribe();
+      }
       throw this.toFailure(err, subject, timeoutMs);
     }
   }
@@ -53,6 +81,18 @@ export class ServiceClient {
         return new ApiFailure(INTERNAL_ERROR);
     }
   }
+}
+
+/** What a caller does with the reply of a request it already answered 503 because the reply was late. */
+export interface LateReply<TReply> {
+  waitMs: number;
+  take(late: Promise<TReply>): void;
+}
+
+export interface SendOptions<TReply> {
+  requestId: string;
+  timeoutMs?: number;
+  lateReply?: LateReply<TReply>;
 }
 
 /** Errors the NATS client (and Nest's transport over it) raise when the bus or every responder is gone. */

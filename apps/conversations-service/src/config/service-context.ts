@@ -10,6 +10,8 @@ export interface ServiceContext {
   namespace: string | undefined;
   logger: Logger;
   tuning: ServiceTuning;
+  /** CALL_EVENTS_REQUIRE_ACCOUNT_SUBJECT: refuse call events on the unscoped subject `call_events.<type>`. */
+  requireAccountSubject?: boolean;
 }
 
 export interface ServiceTuning {
@@ -22,8 +24,14 @@ export interface ServiceTuning {
   parkedReplayChunk: number;
   /** How often known agents' parked events are looked for (a replay missed after a crash, or one that failed). */
   parkedSweepMs: number;
+  /** Accounts with at least this many conversations get their stats from columns in memory (conversation-stats/stats-memory.ts). */
+  statsMemoryMinRows: number;
+  /** Conversations held in those columns by one process, all accounts together (~320 bytes each). */
+  statsMemoryMaxRows: number;
 }
 
-export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000 };
+export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000,
+  statsMemoryMinRows: 20_000, statsMemoryMaxRows: 2_000_000,
+};
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');

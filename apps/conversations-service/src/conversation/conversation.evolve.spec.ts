@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { CallEvent } from '@voice/contracts';
 import { applyAgentPolicy } from './agent-policy.rules.js';
-import { compareEvents, evolve, foldConversation, initialState, mergeSegments } from './conversation.evolve.js';
+import { compareEvents, evolve, foldConversation, initialState } from './conversation.evolve.js';
+import { mergeSegments } from './transcript.rules.js';
 
 let seq = 0;
 const at = (second: number) => new Date(Date.UTC(2025, 0, 31, 14, 0, second)).toISOString();
@@ -42,18 +43,21 @@ describe('conversation fold', () => {
     expect(s).toMatchObject({ status: 'abandoned', abandonment_reason: 'busy', duration: 0, caller_number: '+442071838750', start_time: at(0) });
   });
 
-  it('terminal states are final: later lifecycle events (by occurred_at) change nothing', () => {
+  it('terminal states are final: later lifecycle events (by occurred_at) of another kind change nothing', () => {
     const base = [started(), ended(60, { sentiment: 'positive' })];
     const final = foldConversation(base)!;
     const after = foldConversation([
       ...base,
       ev('call.progress', 70, { duration: 999, sentiment: 'negative' }),
-      ev('call.failed', 71, { failure_reason: 'late' }),
-      ev('call.abandoned', 72, { reason: 'busy' }),
-      ev('call.started', 73, { caller_number: '+15550000000', start_time: at(73) }),
-      ev('call.ended', 74, { end_time: at(74), duration: 1 }),
+      ev('call.failed', 71, { failure_reason: 'late', cost: { amount: 9, currency: 'USD' }, end_reason: 'late' }),
+      ev('call.abandoned', 72, { reason: 'busy', platform_call_id: 'other' }),
+      ev('call.started', 73, { caller_number: '+15550000000', start_time: at(73), platform_call_id: 'other' }),
     ])!;
     expect(after).toEqual(final);
+    const failed = [started(), ev('call.failed', 5, { failure_reason: 'sip_503' })];
+    expect(foldConversation([...failed, ended(9, { cost: { amount: 1, currency: 'USD' } }), ev('call.abandoned', 10, { reason: 'busy' })])).toEqual(foldConversation(failed));
+    const abandoned = [ev('call.abandoned', 5, { reason: 'no_answer' })];
+    expect(foldConversation([...abandoned, ended(9, { summary: 'x' }), ev('call.failed', 10, { failure_reason: 'x' })])).toEqual(foldConversation(abandoned));
   });
 
   it('an event that occurred before the terminal one still counts, even if it arrives later', () => {
@@ -132,8 +136,138 @@ describe('sub-millisecond order', () => {
           expect(foldConversation(shuffled.map(toEvent))).toEqual(expected);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
+  });
+});
+
+describe('refining the end of a call', () => {
+  const cost = (amount: number) => ({ amount, currency: 'USD' as const, breakdown: [{ component: 'llm', amount }] });
+
+  it('a later call.ended refines a completed call: each field it carries replaces, absent ones stay', () => {
+    const s = foldConversation([
+      started(),
+      ev('call.progress', 30, { duration: 30 }),
+      ev('call.ended', 60, { end_time: at(60), end_reason: 'customer-ended-call', platform_call_id: 'pa-1' }),
+      ended(75, { duration: 58, summary: 'Booked.', cost: cost(0.25), latency: [{ component: 'llm', p50_ms: 400 }], sentiment: 'positive' }),
+    ])!;
+    expect(s).toMatchObject({
+      status: 'completed', end_time: at(75), duration: 58, summary: 'Booked.', sentiment: 'positive', end_reason: 'customer-ended-call',
+      platform_call_id: 'pa-1', cost: { amount: 0.25, currency: 'USD', breakdown: [{ component: 'llm', amount: 0.25 }] },
+      latency: [{ component: 'llm', p50_ms: 400 }],
+    });
+    // A third report that carries only a new cost changes only the cost.
+    const again = foldConversation([started(), ended(60, { summary: 'Booked.', end_reason: 'hangup' }), ended(80, { cost: cost(0.3) })])!;
+    expect(again).toMatchObject({ summary: 'Booked.', end_reason: 'hangup', cost: { amount: 0.3 }, duration: 80 });
+  });
+
+  it('call.ended without a duration keeps the last one reported until a report brings it', () => {
+    const early = foldConversation([started(), ev('call.progress', 20, { duration: 20 }), ev('call.ended', 60, { end_time: at(60) })])!;
+    expect(early).toMatchObject({ status: 'completed', duration: 20 });
+    const reported = foldConversation([started(), ev('call.progress', 20, { duration: 20 }), ev('call.ended', 60, { end_time: at(60) }), ended(61, { duration: 59 })])!;
+    expect(reported.duration).toBe(59);
+  });
+
+  it('a later call.failed refines a failed call; a later call.abandoned an abandoned one (with its end time)', () => {
+    const failed = foldConversation([
+      started(),
+      ev('call.failed', 5, { failure_reason: 'sip_503', error: { code: 'sip', message: '503' } }),
+      ev('call.failed', 6, { failure_reason: 'sip_503_after_retry', duration: 4, end_reason: 'twilio-failed', cost: cost(0.01), error: { code: 'sip', message: '503' } }),
+    ])!;
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: 'sip_503_after_retry', duration: 4, end_reason: 'twilio-failed', cost: { amount: 0.01 }, errors: [{ code: 'sip', message: '503' }] });
+    const abandoned = foldConversation([
+      ev('call.abandoned', 5, { reason: 'no_answer', start_time: at(0) }),
+      ev('call.abandoned', 9, { reason: 'caller_hangup', end_time: at(8), caller_number: '+442071838750', platform_call_id: 'pb-7', latency: [{ component: 'turn' }] }),
+    ])!;
+    expect(abandoned).toMatchObject({
+      status: 'abandoned', abandonment_reason: 'caller_hangup', start_time: at(0), end_time: at(8), caller_number: '+442071838750', platform_call_id: 'pb-7',
+      latency: [{ component: 'turn' }], duration: 0,
+    });
+  });
+
+  it('errors are a union: a repeated report does not double them, new ones are added in order', () => {
+    const e1 = { code: 'jitter', message: 'brief', occurred_at: at(3) };
+    const e2 = { code: 'asr_timeout', message: 'slow' };
+    const s = foldConversation([started(), ended(60, { errors: [e1, e2] }), ended(70, { errors: [e2, e1, { code: 'tts', message: 'late' }] }), ended(71, { errors: [e1] })])!;
+    expect(s.errors).toEqual([e1, e2, { code: 'tts', message: 'late' }]);
+    // The same error with its keys in another order (as jsonb returns them) is the same error.
+    const reordered = { occurred_at: at(3), message: 'brief', code: 'jitter' };
+    expect(foldConversation([started(), ended(60, { errors: [e1] }), ended(61, { errors: [reordered] })])!.errors).toEqual([e1]);
+    const failed = foldConversation([started(), ev('call.failed', 5, { failure_reason: 'x', error: e2 }), ev('call.failed', 6, { failure_reason: 'x', error: e2 })])!;
+    expect(failed.errors).toEqual([e2]);
+  });
+
+  it('the end of a call that arrives first and its refinement that arrives last fold as if in order', () => {
+    const events = [started(), ev('call.ended', 60, { end_time: at(60) }), ended(61, { duration: 60, cost: cost(1) })];
+    expect(foldConversation([events[2], events[0], events[1]])).toEqual(foldConversation(events));
+  });
+});
+
+describe('platform details of a call', () => {
+  it('call.started without a caller number leaves it null, and may carry the platform call id', () => {
+    const s = foldConversation([ev('call.started', 0, { start_time: at(0), platform_call_id: 'pa-42' })])!;
+    expect(s).toMatchObject({ caller_number: null, platform_call_id: 'pa-42', start_time: at(0) });
+    // A withheld number on a second start does not forget one already known.
+    expect(foldConversation([started(0), ev('call.started', 1, { start_time: at(0) })])!.caller_number).toBe('+14155550123');
+  });
+
+  it('the end carries the platform call id, end reason, cost and latency; unknown they are null and []', () => {
+    expect(foldConversation([started()])).toMatchObject({ platform_call_id: null, end_reason: null, cost: null, latency: [] });
+    const s = foldConversation([ev('call.started', 0, { start_time: at(0), platform_call_id: 'pa-1' }), ended(60, { platform_call_id: 'pa-1-final', cost: { amount: 0.5, currency: 'USD' } })])!;
+    expect(s).toMatchObject({ platform_call_id: 'pa-1-final', cost: { amount: 0.5, currency: 'USD', breakdown: [] } });
+  });
+});
+
+describe('transcripts: final and provisional', () => {
+  const tr = (second: number, segments: ReturnType<typeof seg>[], extra: { provisional?: boolean; anchor?: 'call_start' | 'occurred_at' } = {}) =>
+    ev('call.transcript', second, { segments, ...extra });
+
+  it('provisional segments show until a final transcript arrives, which supersedes them all', () => {
+    const live = [started(), tr(5, [seg('agent', 'Hel', 0)], { provisional: true }), tr(8, [seg('agent', 'Hello there', 0, 900), seg('caller', 'Hi', 1000)], { provisional: true })];
+    expect(foldConversation(live)!.transcript).toEqual([seg('agent', 'Hello there', 0, 900), seg('caller', 'Hi', 1000)]);
+    const done = foldConversation([...live, tr(70, [seg('agent', 'Hello there.', 0, 950)]), ended(60)])!;
+    expect(done.transcript).toEqual([seg('agent', 'Hello there.', 0, 950)]);
+    // Also when the final one occurred before the provisional ones.
+    expect(foldConversation([tr(1, [seg('agent', 'final', 0)]), ...live])!.transcript).toEqual([seg('agent', 'final', 0)]);
+  });
+
+  it('a later provisional segment replaces the one of the same speaker starting at the same position; others stay', () => {
+    const s = foldConversation([
+      started(),
+      tr(9, [seg('agent', 'newer', 0), seg('caller', 'second line', 2000)], { provisional: true }),
+      tr(5, [seg('agent', 'older', 0), seg('caller', 'same start, other speaker', 0), seg('agent', 'kept', 4000)], { provisional: true }),
+    ])!;
+    expect(s.transcript).toEqual([seg('agent', 'newer', 0), seg('caller', 'same start, other speaker', 0), seg('caller', 'second line', 2000), seg('agent', 'kept', 4000)]);
+  });
+
+  it('anchor occurred_at places segments from the event time, against the start known at the end of the fold, clamped at 0', () => {
+    const live = tr(12, [seg('caller', 'I need a table', 0, 1500)], { provisional: true, anchor: 'occurred_at' });
+    // The start arrives after the transcript (in arrival order and by occurred_at): the segment still lands 12 s in.
+    expect(foldConversation([live, started(0)])!.transcript).toEqual([seg('caller', 'I need a table', 12_000, 13_500)]);
+    expect(foldConversation([started(0), live])!.transcript).toEqual([seg('caller', 'I need a table', 12_000, 13_500)]);
+    // Without any start time the first event's time is the start.
+    expect(foldConversation([ev('call.progress', 2, {}), live])!.transcript).toEqual([seg('caller', 'I need a table', 10_000, 11_500)]);
+    // A start reported after the event (clocks apart) puts it at 0, never below.
+    const lateStart = ev('call.started', 1, { start_time: at(20) });
+    expect(foldConversation([lateStart, live])!.transcript).toEqual([seg('caller', 'I need a table', 0, 0)]);
+    // Final transcripts may be anchored too; call_start (the default) is as written.
+    expect(foldConversation([started(0), tr(3, [seg('agent', 'hi', 100)], { anchor: 'occurred_at' }), tr(4, [seg('agent', 'yes', 100)], { anchor: 'call_start' })])!.transcript)
+      .toEqual([seg('agent', 'yes', 100), seg('agent', 'hi', 3100)]);
+  });
+
+  it('has_transcript-relevant: final transcripts still merge as before and no segment shows twice', () => {
+    const s = foldConversation([
+      started(),
+      tr(5, [seg('agent', 'a', 0)], { provisional: true }),
+      tr(6, [seg('agent', 'a', 0), seg('caller', 'b', 600)], { provisional: false }),
+      tr(90, [seg('agent', 'a', 0), seg('agent', 'c', 1200)]),
+    ])!;
+    expect(s.transcript).toEqual([seg('agent', 'a', 0), seg('caller', 'b', 600), seg('agent', 'c', 1200)]);
+  });
+
+  it('a final transcript emptied by the agent policy supersedes nothing', () => {
+    const emptied = applyAgentPolicy(tr(9, [seg('agent', 'final', 0)]), { recording_enabled: true, transcription_enabled: false });
+    expect(foldConversation([started(), tr(5, [seg('agent', 'live', 0)], { provisional: true }), emptied])!.transcript).toEqual([seg('agent', 'live', 0)]);
   });
 });
 
@@ -169,6 +303,26 @@ describe('convergence (property)', () => {
     fc.record({ s: second, o: fc.constantFrom('resolved', 'transferred') }).map(({ s, o }) => ended(s, { outcome: o })),
     second.map((s) => ev('call.failed', s, { failure_reason: 'network' })),
     fc.record({ s: second, r: fc.constantFrom('busy', 'no_answer', 'caller_hangup' as const) }).map(({ s, r }) => ev('call.abandoned', s, { reason: r })),
+    // What platforms' webhooks bring: withheld callers, live and anchored transcripts, ends refined by later reports.
+    fc.record({ s: second, p: fc.option(fc.constantFrom('pa-1', 'pa-2'), { nil: undefined }) })
+      .map(({ s, p }) => ev('call.started', s, { start_time: at(s), ...(p ? { platform_call_id: p } : {}) })),
+    fc.record({
+      s: second, provisional: fc.option(fc.boolean(), { nil: undefined }), anchor: fc.option(fc.constantFrom('call_start', 'occurred_at' as const), { nil: undefined }),
+      segs: fc.array(fc.record({ sp: fc.constantFrom('agent', 'caller' as const), tx: fc.constantFrom('hi', 'hi there', 'no'), st: fc.constantFrom(0, 500, 1000) }), { minLength: 1, maxLength: 3 }),
+    }).map(({ s, provisional, anchor, segs }) => ev('call.transcript', s, {
+      segments: segs.map((x) => seg(x.sp, x.tx, x.st)), ...(provisional !== undefined ? { provisional } : {}), ...(anchor ? { anchor } : {}),
+    })),
+    fc.record({
+      s: second, d: fc.option(fc.nat(600), { nil: undefined }), c: fc.option(fc.constantFrom(0, 0.25, 1.5), { nil: undefined }),
+      r: fc.option(fc.constantFrom('hangup', 'silence'), { nil: undefined }), e: fc.subarray([{ code: 'a', message: 'x' }, { code: 'b', message: 'y' }]),
+    }).map(({ s, d, c, r, e }) => ev('call.ended', s, {
+      end_time: at(s), ...(d !== undefined ? { duration: d } : {}), ...(c !== undefined ? { cost: { amount: c, currency: 'USD' } } : {}),
+      ...(r ? { end_reason: r } : {}), ...(e.length ? { errors: e } : {}), latency: [{ component: 'llm', p50_ms: s }],
+    })),
+    fc.record({ s: second, r: fc.constantFrom('a', 'b'), c: fc.constantFrom(0.1, 0.2) })
+      .map(({ s, r, c }) => ev('call.failed', s, { failure_reason: r, end_reason: r, cost: { amount: c, currency: 'USD' }, error: { code: r, message: 'm' } })),
+    fc.record({ s: second, e: fc.option(second, { nil: undefined }) })
+      .map(({ s, e }) => ev('call.abandoned', s, { reason: 'busy', ...(e !== undefined ? { end_time: at(e) } : {}), platform_call_id: `pb-${s}` })),
   );
 
   it('any permutation of the same events, with duplicates, folds to the same record', () => {
@@ -183,7 +337,7 @@ describe('convergence (property)', () => {
           expect(permuted).toEqual(reference);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });

@@ -5,9 +5,10 @@
  */
 import { timestampEpochNanos } from '@voice/contracts';
 import type {
-  AbandonmentReason, CallError, CallEvent, ConversationStatus, FollowUpTask, IntegrationRecord, NetworkInfo,
-  QualityMetrics, Satisfaction, Sentiment, TranscriptSegment,
+  AbandonmentReason, CallCost, CallEndDetails, CallError, CallEvent, ConversationCost, ConversationStatus, FollowUpTask,
+  IntegrationRecord, LatencyFigures, NetworkInfo, QualityMetrics, Satisfaction, Sentiment, TranscriptSegment,
 } from '@voice/contracts';
+import { visibleTranscript, type TranscriptEvent } from './transcript.rules.js';
 
 export interface ConversationState {
   id: string;
@@ -37,9 +38,22 @@ export interface ConversationState {
   errors: CallError[];
   failure_reason: string | null;
   abandonment_reason: AbandonmentReason | null;
+  /** The visible transcript (transcript.rules.ts), set by foldConversation once every event is known. */
   transcript: TranscriptSegment[];
+  /** The platform's own id of the call, from call.started or the end of the call. */
+  platform_call_id: string | null;
+  /** The platform's end reason, as it wrote it. */
+  end_reason: string | null;
+  cost: ConversationCost | null;
+  latency: LatencyFigures[];
 }
 
+/** The event that ends a call in each terminal status; only the same kind of event refines it later. */
+const ENDED_BY: Partial<Record<ConversationStatus, CallEvent['type']>> = {
+  completed: 'call.ended',
+  failed: 'call.failed',
+  abandoned: 'call.abandoned',
+};
 const TERMINAL: ReadonlySet<ConversationStatus> = new Set(['completed', 'failed', 'abandoned']);
 
 export function isTerminal(status: ConversationStatus): boolean {
@@ -74,21 +88,34 @@ export function initialState(first: CallEvent): ConversationState {
     failure_reason: null,
     abandonment_reason: null,
     transcript: [],
+    platform_call_id: null,
+    end_reason: null,
+    cost: null,
+    latency: [],
   };
 }
 
-/** Apply one event. Events must arrive in `compareEvents` order (foldConversation does that). */
+/**
+ * Apply one lifecycle event. Events must arrive in `compareEvents` order (foldConversation does that).
+ * Transcript events change nothing here: their segments may be placed against the call's start,
+ * which is known only once every event is folded, so foldConversation places them afterwards.
+ */
 export function evolve(state: ConversationState, event: CallEvent): ConversationState {
-  // Platforms often deliver the final transcript after the call ended: segments always count.
-  if (event.type === 'call.transcript') {
-    return { ...state, transcript: mergeSegments(state.transcript, event.data.segments) };
-  }
-  // Terminal states are final: later lifecycle events (by occurred_at) change nothing.
-  if (isTerminal(state.status)) return state;
+  if (event.type === 'call.transcript') return state;
+  // Terminal states are final: later lifecycle events (by occurred_at) change nothing, except one of
+  // the kind that ended the call, which refines it as the first did (platforms send "ended", then an
+  // end-of-call report or analysis with what was not known yet).
+  if (isTerminal(state.status) && ENDED_BY[state.status] !== event.type) return state;
 
   switch (event.type) {
     case 'call.started':
-      return { ...state, caller_number: event.data.caller_number, start_time: event.data.start_time };
+      return {
+        ...state,
+        // A withheld number is absent, not a reason to forget one already known.
+        caller_number: event.data.caller_number ?? state.caller_number,
+        start_time: event.data.start_time,
+        platform_call_id: event.data.platform_call_id ?? state.platform_call_id,
+      };
     case 'call.progress':
       return {
         ...state,
@@ -100,9 +127,11 @@ export function evolve(state: ConversationState, event: CallEvent): Conversation
       const d = event.data;
       return {
         ...state,
+        ...endDetails(state, d),
         status: 'completed',
         end_time: d.end_time,
-        duration: d.duration,
+        // Until the platform reports it (an "ended" message may not know it): the last one reported.
+        duration: d.duration ?? state.duration,
         summary: d.summary ?? state.summary,
         sentiment: d.sentiment ?? state.sentiment,
         outcome: d.outcome ?? state.outcome,
@@ -117,26 +146,29 @@ export function evolve(state: ConversationState, event: CallEvent): Conversation
         integrations: d.integrations ?? state.integrations,
         quality: d.quality ?? state.quality,
         network: d.network ?? state.network,
-        errors: d.errors ? [...state.errors, ...d.errors] : state.errors,
+        errors: d.errors ? unionErrors(state.errors, d.errors) : state.errors,
       };
     }
     case 'call.failed':
       return {
         ...state,
+        ...endDetails(state, event.data),
         status: 'failed',
         failure_reason: event.data.failure_reason,
         end_time: event.data.end_time ?? state.end_time,
         // Duration until failure: the failure's own value, else the last one reported.
         duration: event.data.duration ?? state.duration,
-        errors: event.data.error ? [...state.errors, event.data.error] : state.errors,
+        errors: event.data.error ? unionErrors(state.errors, [event.data.error]) : state.errors,
       };
     case 'call.abandoned':
       return {
         ...state,
+        ...endDetails(state, event.data),
         status: 'abandoned',
         abandonment_reason: event.data.reason,
         caller_number: event.data.caller_number ?? state.caller_number,
         start_time: event.data.start_time ?? state.start_time,
+        end_time: event.data.end_time ?? state.end_time,
         // The caller hung up before connecting: there is no call time to report.
         duration: 0,
       };
@@ -169,13 +201,18 @@ export function foldConversation(events: readonly CallEvent[]): ConversationStat
   const instants = new Map<CallEvent, bigint>(events.map((e) => [e, occurredAtNanos(e)]));
   const ordered = [...events].sort((a, b) => compareEvents(a, b, (e) => instants.get(e)!));
   const seen = new Set<string>();
+  const transcripts: TranscriptEvent[] = [];
   let state: ConversationState | undefined;
   for (const event of ordered) {
     if (seen.has(event.id)) continue;
     seen.add(event.id);
+    // Platforms often deliver the final transcript after the call ended: segments always count.
+    if (event.type === 'call.transcript') transcripts.push(event);
     state = evolve(state ?? initialState(event), event);
   }
-  return state;
+  if (!state) return undefined;
+  // Against the start as known at the end, whichever event brought it and whenever it arrived.
+  return { ...state, transcript: visibleTranscript(transcripts, effectiveStartTime(state)) };
 }
 
 /** The start time used for sorting and date filters: reported, else the first event's time. */
@@ -183,18 +220,36 @@ export function effectiveStartTime(state: ConversationState): string {
   return state.start_time ?? state.first_event_at;
 }
 
-function segmentKey(s: TranscriptSegment): string {
-  return JSON.stringify([s.start_ms, s.end_ms, s.speaker, s.text]);
+/** What an end of the call (of any kind) carries from its platform: each field it carries replaces. */
+function endDetails(state: ConversationState, d: CallEndDetails): Pick<ConversationState, 'platform_call_id' | 'end_reason' | 'cost' | 'latency'> {
+  return {
+    platform_call_id: d.platform_call_id ?? state.platform_call_id,
+    end_reason: d.end_reason ?? state.end_reason,
+    cost: d.cost ? recordedCost(d.cost) : state.cost,
+    latency: d.latency ? d.latency.map((l) => ({ ...l })) : state.latency,
+  };
 }
 
-/** Ordered by start_ms (then end_ms, speaker, text, so the order is total), without duplicates. */
-export function mergeSegments(existing: readonly TranscriptSegment[], incoming: readonly TranscriptSegment[]): TranscriptSegment[] {
-  const byKey = new Map<string, TranscriptSegment>();
-  for (const s of [...existing, ...incoming]) {
-    const clean = { speaker: s.speaker, text: s.text, start_ms: s.start_ms, end_ms: s.end_ms };
-    byKey.set(segmentKey(clean), clean);
+function recordedCost(cost: CallCost): ConversationCost {
+  return {
+    amount: cost.amount,
+    currency: cost.currency,
+    breakdown: (cost.breakdown ?? []).map(({ component, amount }) => ({ component, amount })),
+  };
+}
+
+/**
+ * The errors known so far and the new ones, each once (the same code, message and time), in first-seen
+ * order: a platform repeating its report, or a refined end restating the errors, does not double them.
+ */
+function unionErrors(known: readonly CallError[], incoming: readonly CallError[]): CallError[] {
+  const keyOf = (e: CallError) => JSON.stringify([e.code, e.message, e.occurred_at ?? null]);
+  const byKey = new Map<string, CallError>(known.map((e) => [keyOf(e), e]));
+  for (const e of incoming) {
+    const key = keyOf(e);
+    if (!byKey.has(key)) byKey.set(key, { code: e.code, message: e.message, ...(e.occurred_at !== undefined ? { occurred_at: e.occurred_at } : {}) });
   }
-  return [...byKey.entries()].sort(([ka, a], [kb, b]) => a.start_ms - b.start_ms || a.end_ms - b.end_ms || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, s]) => s);
+  return [...byKey.values()];
 }
 
 /** Topics as reported, without repeats (case-insensitive), in first-seen order. */

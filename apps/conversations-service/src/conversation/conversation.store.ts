@@ -7,11 +7,15 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationState } from './conversation.evolve.js';
 import { effectiveStartTime } from './conversation.evolve.js';
 import { searchTextOf, sentimentRank, type ProjectedConversation } from './conversation.views.js';
+import { countChanges, type CountChange, type CountedColumns } from './conversation-counts.js';
 
-/** A read-model row the projection created (not one it updated). */
-export interface NewConversation {
+/** A read-model row the projection wrote: created, or updated to a newer stream version. */
+export interface WrittenConversation {
   account_id: string;
   id: string;
+  created: boolean;
+  /** When the row was first written (the list item's created_at). */
+  created_at: Date;
 }
 
 export interface StoredConversation {
@@ -42,7 +46,7 @@ export async function readConversation(db: DataSource, accountId: string, conver
  * transaction, in one statement for the whole batch. The folded state is kept
  * whole in `detail`; the other columns exist for filtering, sorting and search.
  * A row already at the same or a newer stream version is left alone. Resolves
- * the rows that are new.
+ * the rows it wrote.
  */
 export async function projectConversations(
   runner: QueryRunner,
@@ -51,7 +55,7 @@ export async function projectConversations(
   at: string | null,
   /** Another table of the same shape (a rebuild writes beside the live one). */
   table = 'conversations.conversations',
-): Promise<NewConversation[]> {
+): Promise<WrittenConversation[]> {
   if (conversations.length === 0) return [];
   const records = conversations.map(({ state, accountId, streamVersion, voicePlatform }) => ({
     id: state.id,
@@ -74,20 +78,24 @@ export async function projectConversations(
     detail: state,
     stream_version: streamVersion,
     voice_platform: voicePlatform,
+    // A JSON number, read as numeric: the amount exactly as reported.
+    cost_amount: state.cost?.amount ?? null,
   }));
-  const written: Array<{ account_id: string; id: string; inserted: boolean }> = await runner.query(
+  // The live rows as they were, for the counts (the caller holds these conversations' locks, so they cannot change meanwhile).
+  const before = table === 'conversations.conversations' ? await readCountedColumns(runner, records) : new Map<string, CountedColumns>();
+  const written: Array<{ account_id: string; id: string; inserted: boolean; created_at: Date }> = await runner.query(
     `INSERT INTO ${table} AS live (
        id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
        outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, voice_platform,
-       created_at, updated_at)
+       cost_amount, created_at, updated_at)
      SELECT r.id, r.account_id, r.agent_id, r.caller_number, r.status, r.start_time, r.end_time, r.duration, r.sentiment, r.sentiment_rank,
             r.outcome, coalesce(r.topics, '{}'), coalesce(r.topics_lower, '{}'), r.has_recording, r.has_transcript, r.summary, r.search_text,
-            r.detail, r.stream_version, r.voice_platform, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now())
+            r.detail, r.stream_version, r.voice_platform, r.cost_amount, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now())
        FROM jsonb_to_recordset($1::jsonb) AS r(
               id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz, end_time timestamptz,
               duration integer, sentiment text, sentiment_rank smallint, outcome text, topics text[], topics_lower text[],
               has_recording boolean, has_transcript boolean, summary text, search_text text, detail jsonb, stream_version integer,
-              voice_platform text)
+              voice_platform text, cost_amount numeric)
       ORDER BY r.account_id, r.id
      ON CONFLICT (account_id, id) DO UPDATE SET
        agent_id = EXCLUDED.agent_id, caller_number = EXCLUDED.caller_number, status = EXCLUDED.status,
@@ -96,9 +104,9 @@ export async function projectConversations(
        topics = EXCLUDED.topics, topics_lower = EXCLUDED.topics_lower, has_recording = EXCLUDED.has_recording,
        has_transcript = EXCLUDED.has_transcript, summary = EXCLUDED.summary, search_text = EXCLUDED.search_text,
        detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
-       updated_at = EXCLUDED.updated_at
+       cost_amount = EXCLUDED.cost_amount, updated_at = EXCLUDED.updated_at
      WHERE live.stream_version < EXCLUDED.stream_version
-     RETURNING live.account_id, live.id, (xmax = 0) AS inserted`,
+     RETURNING live.account_id, live.id, (xmax = 0) AS inserted, live.created_at`,
     [JSON.stringify(records), at],
   );
   // The topics and search side tables follow the rows (only the live read model has them; a rebuild compares rows).
@@ -106,10 +114,12 @@ export async function projectConversations(
     const byKey = new Map(records.map((r) => [rowKey(r.account_id, r.id), r]));
     const rows = written.map((w) => byKey.get(rowKey(w.account_id, w.id))!);
     await runner.query(
-      `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-       ON CONFLICT (account_id, id) DO UPDATE SET search_text = EXCLUDED.search_text WHERE s.search_text IS DISTINCT FROM EXCLUDED.search_text`,
-      [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.search_text)],
+      `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text, start_time, status, agent_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
+       ON CONFLICT (account_id, id) DO UPDATE SET
+         search_text = EXCLUDED.search_text, start_time = EXCLUDED.start_time, status = EXCLUDED.status, agent_id = EXCLUDED.agent_id
+       WHERE (s.search_text, s.start_time, s.status, s.agent_id) IS DISTINCT FROM (EXCLUDED.search_text, EXCLUDED.start_time, EXCLUDED.status, EXCLUDED.agent_id)`,
+      [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.search_text), rows.map((r) => r.start_time), rows.map((r) => r.status), rows.map((r) => r.agent_id)],
     );
     // A new row has no topics yet; an updated one may have lost some.
     const updated = written.filter((w) => !w.inserted);
@@ -120,22 +130,28 @@ export async function projectConversations(
         [updated.map((w) => w.account_id), updated.map((w) => w.id)],
       );
     }
-    const topics = rows.flatMap((r) => [...new Set(r.topics_lower)].map((topic) => [r.account_id, topic, r.id] as const));
+    // Each topic row carries its conversation's sort key and status, so a topic list is one narrow index range.
+    const topics = rows.flatMap((r) => [...new Set(r.topics_lower)].map((topic) => ({ topic, r })));
     if (topics.length > 0) {
       await runner.query(
-        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`,
-        [topics.map((t) => t[0]), topics.map((t) => t[1]), topics.map((t) => t[2])],
+        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])`,
+        [topics.map((t) => t.r.account_id), topics.map((t) => t.topic), topics.map((t) => t.r.id),
+          topics.map((t) => t.r.start_time), topics.map((t) => t.r.status), topics.map((t) => t.r.agent_id)],
       );
     }
+    await applyCountChanges(runner, countChanges(written.map((w) => ({
+      before: w.inserted ? undefined : before.get(rowKey(w.account_id, w.id)),
+      after: byKey.get(rowKey(w.account_id, w.id))!,
+    }))));
   }
-  return written.filter((w) => w.inserted).map(({ account_id, id }) => ({ account_id, id }));
+  return written.map(({ account_id, id, inserted, created_at }) => ({ account_id, id, created: inserted, created_at }));
 }
 
 /** Add new conversations to the accounts' totals; called last in the transaction so the row locks are held briefly. */
-export async function addToAccountTotals(runner: QueryRunner, added: readonly NewConversation[]): Promise<void> {
+export async function addToAccountTotals(runner: QueryRunner, written: readonly WrittenConversation[]): Promise<void> {
   const counts = new Map<string, number>();
-  for (const { account_id } of added) counts.set(account_id, (counts.get(account_id) ?? 0) + 1);
+  for (const { account_id } of written.filter((w) => w.created)) counts.set(account_id, (counts.get(account_id) ?? 0) + 1);
   if (counts.size === 0) return;
   // Sorted, so two batches lock the same accounts' rows in the same order.
   const accounts = [...counts.keys()].sort();
@@ -144,6 +160,29 @@ export async function addToAccountTotals(runner: QueryRunner, added: readonly Ne
      SELECT * FROM unnest($1::text[], $2::bigint[]) ORDER BY 1
      ON CONFLICT (account_id) DO UPDATE SET conversations = t.conversations + EXCLUDED.conversations`,
     [accounts, accounts.map((a) => counts.get(a)!)],
+  );
+}
+
+/** The counted columns of the live rows among `keys`, by rowKey. */
+async function readCountedColumns(runner: QueryRunner, keys: ReadonlyArray<{ account_id: string; id: string }>): Promise<Map<string, CountedColumns>> {
+  const rows: Array<CountedColumns & { id: string }> = await runner.query(
+    `SELECT c.account_id, c.id, c.agent_id, c.status, c.sentiment, c.outcome, c.has_recording, c.has_transcript, c.topics_lower
+       FROM conversations.conversations c JOIN unnest($1::text[], $2::text[]) AS k(account_id, id) ON c.account_id = k.account_id AND c.id = k.id`,
+    [keys.map((k) => k.account_id), keys.map((k) => k.id)],
+  );
+  return new Map(rows.map((r) => [rowKey(r.account_id, r.id), r]));
+}
+
+/** Apply the counts' changes in their (sorted) order, so two transactions lock the counters they share in the same order. */
+async function applyCountChanges(runner: QueryRunner, changes: readonly CountChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await runner.query(
+    `INSERT INTO conversations.conversation_counts AS n (account_id, facet, value, conversations)
+     SELECT k.account_id, k.facet, k.value, k.delta
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS k(account_id, facet, value, delta, position)
+      ORDER BY k.position
+     ON CONFLICT (account_id, facet, value) DO UPDATE SET conversations = n.conversations + EXCLUDED.conversations`,
+    [changes.map((c) => c.account_id), changes.map((c) => c.facet), changes.map((c) => c.value), changes.map((c) => c.delta)],
   );
 }
 

@@ -1,5 +1,5 @@
 /** Read-model views of a folded conversation: the list item, the grouped detail, the transcript, and the row written for it. */
-import type { ConversationDetail, ConversationListItem, TranscriptView } from '@voice/contracts';
+import type { ConversationChange, ConversationDetail, ConversationListItem, TranscriptView } from '@voice/contracts';
 import { effectiveStartTime, type ConversationState } from './conversation.evolve.js';
 
 /** Every timestamp leaves the service in one form: UTC, milliseconds, `Z`. */
@@ -41,6 +41,24 @@ export function toListItem(state: ConversationState, agentName: string | null, t
   };
 }
 
+/**
+ * The change a written read-model row announces (publish-conversation-changes/): the list item as the row now
+ * holds it, `conversation.created` when the write created the row.
+ */
+export function toChange(
+  projected: ProjectedConversation,
+  written: { created: boolean; created_at: Date },
+  agentName: string | null,
+): ConversationChange {
+  const at = toIso(written.created_at);
+  return {
+    type: written.created ? 'conversation.created' : 'conversation.updated',
+    account_id: projected.accountId,
+    version: projected.streamVersion,
+    conversation: toListItem(projected.state, agentName, { created_at: at, updated_at: at }),
+  };
+}
+
 export function toDetail(state: ConversationState, agent: { name: string | null; voice_platform: string | null }, times: RecordTimes): ConversationDetail {
   return {
     ...toListItem(state, agent.name, times),
@@ -69,6 +87,11 @@ export function toDetail(state: ConversationState, agent: { name: string | null;
       quality: state.quality,
       network: state.network,
       errors: state.errors,
+      // Rows projected before these fields existed lack them until re-folded (rebuild-projection/).
+      platform_call_id: state.platform_call_id ?? null,
+      end_reason: state.end_reason ?? null,
+      cost: state.cost ?? null,
+      latency: state.latency ?? [],
     },
     failure_reason: state.failure_reason,
     abandonment_reason: state.abandonment_reason,

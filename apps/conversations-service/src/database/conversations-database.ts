@@ -5,9 +5,16 @@ import { ConversationSearch1732270000000 } from './migrations/1732270000000-conv
 import { AccountScopedConversations1732280000000 } from './migrations/1732280000000-account-scoped-conversations.js';
 import { ParkedEventsAndAgentStatus1732290000000 } from './migrations/1732290000000-parked-events-and-agent-status.js';
 import { RefusedConversationsAndParkedReplay1732300000000 } from './migrations/1732300000000-refused-conversations-and-parked-replay.js';
+import { ConversationCost1732310000000 } from './migrations/1732310000000-conversation-cost.js';
+import { ParkedEventPublisherAccount1732320000000 } from './migrations/1732320000000-parked-event-publisher-account.js';
+import { ListSortKeys1732330000000 } from './migrations/1732330000000-list-sort-keys.js';
+import { ConversationCounts1732340000000 } from './migrations/1732340000000-conversation-counts.js';
+import { ConversationChangeXid1732350000000 } from './migrations/1732350000000-conversation-change-xid.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
   ConversationsSchema1732240000000, AccountTotals1732250000000, ConversationTopics1732260000000, ConversationSearch1732270000000,
   AccountScopedConversations1732280000000, ParkedEventsAndAgentStatus1732290000000, RefusedConversationsAndParkedReplay1732300000000,
+  ConversationCost1732310000000, ParkedEventPublisherAccount1732320000000, ListSortKeys1732330000000,
+  ConversationCounts1732340000000, ConversationChangeXid1732350000000,
 ];

@@ -185,6 +185,9 @@ describe('GET /v1/conversations filters and sorting (independent computation)', 
     [{ per_page: '2.5' }, { code: 'invalid_parameter', field: 'per_page' }],
     [{ min_duration: '1.5' }, { code: 'invalid_parameter', field: 'min_duration' }],
     [{ min_duration: '500', max_duration: '100' }, { code: 'invalid_parameter', field: 'min_duration' }],
+    [{ min_cost: '-0.25' }, { code: 'invalid_parameter', field: 'min_cost' }],
+    [{ max_cost: '1e2' }, { code: 'invalid_parameter', field: 'max_cost' }],
+    [{ min_cost: '0.5', max_cost: '0.25' }, { code: 'invalid_parameter', field: 'min_cost' }],
     [{ caller: '555-1234' }, { code: 'invalid_parameter', field: 'caller' }],
     [{ colour: 'red' }, { code: 'invalid_parameter', field: 'colour' }],
     [{ status: ['completed', 'failed'] }, { code: 'invalid_parameter', field: 'status' }],
@@ -206,3 +209,42 @@ function textOf(events: CallEvent[]): string {
   }
   return parts.join('\n').toLowerCase();
 }
+
+describe('GET /v1/conversations while calls are being recorded', () => {
+  let h: Harness;
+  const account = `acc_${randomUUID()}`;
+  const agent = `agt_${randomUUID()}`;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.publishAgent({ agent_id: agent, account_id: account, name: 'Busy' });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('never answers a page that disagrees with its own total', async () => {
+    const calls = generateCalls({ count: 150, seed: 11, agentIds: [agent], idPrefix: `w${randomUUID().slice(0, 6)}` });
+    // Published call by call, so the projection commits many times while four readers list.
+    const publishing = (async () => {
+      for (const call of calls) await h.publishCallEvents(call.events);
+    })();
+    const disagreements: string[] = [];
+    const totalsSeen = new Set<number>();
+    const deadline = Date.now() + 30_000;
+    const reader = async () => {
+      while (Date.now() < deadline) {
+        const page = await h.list(account, { per_page: '100' });
+        totalsSeen.add(page.total);
+        if (page.items.length !== Math.min(100, page.total)) disagreements.push(`${page.items.length} rows under a total of ${page.total}`);
+        if (page.total === calls.length) return;
+      }
+    };
+    await Promise.all([reader(), reader(), reader(), reader()]);
+    await publishing;
+    expect(disagreements).toEqual([]);
+    expect(Math.max(...totalsSeen)).toBe(calls.length);
+    // Read while recording, not only after it.
+    expect(totalsSeen.size).toBeGreaterThan(2);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseIsoDate, parseListQuery } from './list-conversations.params.js';
-import { buildListSql, escapeLike } from './list-conversations.store.js';
+import { compareDecimals, parseIsoDate, parseListQuery } from './list-conversations.params.js';
+import { buildListSql, countedFacet, escapeLike } from './list-conversations.store.js';
 
 const ok = (q: Record<string, string>) => {
   const r = parseListQuery(q);
@@ -39,6 +39,20 @@ describe('list query parameters', () => {
     expect(parseListQuery({ status: ['completed', 'failed'] })).toMatchObject({ ok: false, problem: { field: 'status' } });
     expect(parseListQuery({ status: { x: 'y' } } as never)).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: 'status' } });
     expect(parseListQuery({ sentimnet: 'negative' })).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: 'sentimnet' } });
+  });
+  it('reads min_cost/max_cost as exact USD decimals, refusing anything else on the parameter', () => {
+    expect(ok({ min_cost: '0.25', max_cost: ' 10 ' })).toMatchObject({ min_cost: '0.25', max_cost: '10' });
+    expect(ok({ min_cost: '0', max_cost: '0.0' })).toMatchObject({ min_cost: '0', max_cost: '0.0' });
+    for (const [field, value] of [['min_cost', '-0.1'], ['max_cost', '1e3'], ['min_cost', '.5'], ['min_cost', '5.'], ['max_cost', 'USD 1'], ['min_cost', '1,5'], ['min_cost', ''], ['max_cost', '1'.repeat(33)], ['min_cost', '+1']]) {
+      expect([field, value, parseListQuery({ [field]: value })]).toEqual([field, value, { ok: false, problem: expect.objectContaining({ code: 'invalid_parameter', field }) }]);
+    }
+    expect(parseListQuery({ min_cost: ['1', '2'] })).toMatchObject({ ok: false, problem: { field: 'min_cost' } });
+  });
+  it('min_cost above max_cost is invalid on min_cost, compared exactly', () => {
+    expect(parseListQuery({ min_cost: '0.30', max_cost: '0.25' })).toMatchObject({ ok: false, problem: { code: 'invalid_parameter', field: 'min_cost' } });
+    expect(parseListQuery({ min_cost: '10', max_cost: '9.99999999999999999999' })).toMatchObject({ ok: false, problem: { field: 'min_cost' } });
+    expect(ok({ min_cost: '0.250', max_cost: '00.25' })).toMatchObject({ min_cost: '0.250', max_cost: '00.25' });
+    expect(ok({ min_cost: '9.99999999999999999999', max_cost: '10' }).max_cost).toBe('10');
   });
   it('start_date after end_date is invalid', () => {
     expect(parseListQuery({ start_date: '2025-02-01', end_date: '2025-01-01' })).toMatchObject({ ok: false, problem: { field: 'start_date' } });
@@ -111,14 +125,51 @@ describe('list SQL', () => {
     expect(buildListSql('a', ok({ sort_by: 'sentiment', sort_order: 'asc' })).reverseOrderBy).toBe('c.sentiment_rank DESC NULLS FIRST, c.start_time DESC, c.id DESC');
     expect(buildListSql('a', ok({})).reverseOrderBy).toBe('c.start_time ASC, c.id ASC');
   });
-  it('knows when a single topic or search is the only filter (their totals come from side tables)', () => {
-    expect(buildListSql('a', ok({ topic: 'Billing', sort_by: 'duration' })).topicOnly).toBe('billing');
-    expect(buildListSql('a', ok({ topic: 'Billing', status: 'failed' })).topicOnly).toBeUndefined();
-    expect(buildListSql('a', ok({ search: '50%' })).searchOnly).toBe('%50\\%%');
-    expect(buildListSql('a', ok({ search: '50%', has_recording: 'true' })).searchOnly).toBeUndefined();
+  it('reads a topic or search list from its side table when every other filter is on a column that table carries', () => {
+    const topic = buildListSql('a', ok({ topic: 'Billing', status: 'failed', agent_id: 'agt_1', start_date: '2025-01-01' })).narrow;
+    expect(topic?.from).toBe('conversations.conversation_topics d');
+    expect(topic?.where).toBe('d.account_id = $1 AND d.topic = $5 AND d.agent_id = $2 AND d.status = $3 AND d.start_time >= $4::timestamptz');
+    expect(topic?.orderBy).toBe('d.start_time DESC, d.conversation_id DESC');
+    expect(topic?.reverseOrderBy).toBe('d.start_time ASC, d.conversation_id ASC');
+    const search = buildListSql('a', ok({ search: '50%', sort_order: 'asc' }));
+    expect(search.params).toEqual(['a', '%50\\%%']);
+    expect(search.narrow).toMatchObject({ from: 'conversations.conversation_search d', id: 'd.id', orderBy: 'd.start_time ASC, d.id ASC' });
+    expect(search.narrow?.where).toBe("d.account_id = $1 AND d.search_text LIKE $2 ESCAPE '\\'");
+  });
+  it('counts on the side table but pages on the conversations when the sort key is not carried there', () => {
+    const sql = buildListSql('a', ok({ topic: 'billing', sort_by: 'duration' }));
+    expect(sql.narrow).toMatchObject({ from: 'conversations.conversation_topics d', orderBy: null, reverseOrderBy: null });
+  });
+  it('reads from the conversations when a filter is not on the side table, or both a topic and a search select', () => {
+    expect(buildListSql('a', ok({ topic: 'billing', has_recording: 'true' })).narrow).toBeUndefined();
+    expect(buildListSql('a', ok({ search: 'refund', sentiment: 'negative' })).narrow).toBeUndefined();
+    expect(buildListSql('a', ok({ search: 'refund', topic: 'billing' })).narrow).toBeUndefined();
+    expect(buildListSql('a', ok({ status: 'failed' })).narrow).toBeUndefined();
+  });
+  it('counts from the kept counts exactly when one counted filter, or an agent with a status, selects', () => {
+    expect(countedFacet(ok({ status: 'failed', sort_by: 'duration', page: '9' }))).toEqual({ facet: 'status', value: 'failed' });
+    expect(countedFacet(ok({ agent_id: 'agt_1', status: 'completed' }))).toEqual({ facet: 'status:agent_id', value: 'completed:agt_1' });
+    expect(countedFacet(ok({ has_recording: 'false' }))).toEqual({ facet: 'has_recording', value: 'false' });
+    expect(countedFacet(ok({ topic: 'Billing' }))).toEqual({ facet: 'topic', value: 'billing' });
+    expect(countedFacet(ok({ sentiment: 'negative' }))).toEqual({ facet: 'sentiment', value: 'negative' });
+    expect(countedFacet(ok({ outcome: 'Resolved' }))).toEqual({ facet: 'outcome', value: 'resolved' });
+    expect(countedFacet(ok({}))).toBeUndefined();
+    expect(countedFacet(ok({ caller: '+14155550123' }))).toBeUndefined();
+    expect(countedFacet(ok({ status: 'failed', sentiment: 'negative' }))).toBeUndefined();
+    expect(countedFacet(ok({ agent_id: 'agt_1', topic: 'billing' }))).toBeUndefined();
+    expect(countedFacet(ok({ search: 'refund' }))).toBeUndefined();
   });
   it('knows when only the account scopes the list', () => {
     expect(buildListSql('a', ok({ page: '3', sort_by: 'duration' })).unfiltered).toBe(true);
     expect(buildListSql('a', ok({ status: 'failed' })).unfiltered).toBe(false);
+  });
+});
+
+describe('compareDecimals', () => {
+  it.each([
+    ['0', '0.0', 0], ['1', '0.999', 1], ['0.1', '0.10', 0], ['007', '7', 0], ['12.5', '3.75', 1], ['3.75', '12.5', -1], ['0.0001', '0.001', -1],
+  ])('%s vs %s → %d', (a, b, expected) => {
+    expect(compareDecimals(a, b)).toBe(expected);
+    expect(compareDecimals(b, a)).toBe(-expected || 0);
   });
 });

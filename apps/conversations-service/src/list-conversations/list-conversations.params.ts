@@ -21,6 +21,9 @@ export interface ConversationListFilter {
   caller?: string;
   min_duration?: number;
   max_duration?: number;
+  /** USD, as the decimal written (compared exactly by PostgreSQL as numeric, never through a float). */
+  min_cost?: string;
+  max_cost?: string;
   /** UTC instants, `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (so string order is time order). */
   start_date?: string;
   end_date?: string;
@@ -34,10 +37,16 @@ export interface ConversationListFilter {
   sort_order: SortOrder;
 }
 
-export const LIST_PARAMETERS = [
-  'page', 'per_page', 'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration',
-  'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order',
+/** The filters (what selects conversations), shared by the list and GET /v1/conversations/stats. */
+export const FILTER_PARAMETERS = [
+  'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'min_cost', 'max_cost',
+  'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic',
 ] as const;
+export const LIST_PARAMETERS = ['page', 'per_page', ...FILTER_PARAMETERS, 'sort_by', 'sort_order'] as const;
+
+/** A cost filter: a plain non-negative decimal (no sign, exponent or thousands separator), at most this many characters. */
+const COST_PATTERN = /^[0-9]+(\.[0-9]+)?$/;
+const MAX_COST_LENGTH = 32;
 
 /** Any page past the end answers an empty page; beyond this the number is not exact in JavaScript. */
 const MAX_PAGE = Number.MAX_SAFE_INTEGER;
@@ -55,16 +64,24 @@ const invalid = (field: string, message: string, validValues?: readonly string[]
 };
 
 export function parseListQuery(query: RawQuery): ParseResult {
+  return parseFilterQuery(query, LIST_PARAMETERS);
+}
+
+/**
+ * The same parsing for another endpoint taking the list's filters: `known` are the parameters it accepts
+ * (anything else is refused as unknown); a list parameter it does not accept keeps its default.
+ */
+export function parseFilterQuery(query: RawQuery, known: readonly string[]): ParseResult {
   try {
-    return { ok: true, filter: parse(query) };
+    return { ok: true, filter: parse(query, known) };
   } catch (err) {
     if (err instanceof Problem) return { ok: false, problem: err.detail };
     throw err;
   }
 }
 
-function parse(query: RawQuery): ConversationListFilter {
-  const unknownParameter = findUnknownParameter(query, LIST_PARAMETERS);
+function parse(query: RawQuery, known: readonly string[]): ConversationListFilter {
+  const unknownParameter = findUnknownParameter(query, known);
   if (unknownParameter) throw new Problem(unknownParameter);
   const text = (name: string): string | undefined => {
     const value = query[name];
@@ -94,6 +111,14 @@ function parse(query: RawQuery): ConversationListFilter {
     const n = /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) invalid(name, `${name} must be ${what}.`);
     return n;
+  };
+  const amount = (name: string): string | undefined => {
+    const value = text(name)?.trim();
+    if (value === undefined) return undefined;
+    if (!COST_PATTERN.test(value) || value.length > MAX_COST_LENGTH) {
+      invalid(name, `${name} must be a non-negative amount in USD written with digits and at most one decimal point (at most ${MAX_COST_LENGTH} characters), e.g. 0.25.`);
+    }
+    return value;
   };
   const bool = (name: string): boolean | undefined => {
     const value = oneOf(name, BOOLEAN_VALUES);
@@ -125,6 +150,8 @@ function parse(query: RawQuery): ConversationListFilter {
     caller: caller(text('caller')),
     min_duration: integer('min_duration', 0, 2_147_483_647, 'a non-negative integer (seconds)'),
     max_duration: integer('max_duration', 0, 2_147_483_647, 'a non-negative integer (seconds)'),
+    min_cost: amount('min_cost'),
+    max_cost: amount('max_cost'),
     start_date: date('start_date', false),
     end_date: date('end_date', true),
     has_recording: bool('has_recording'),
@@ -137,10 +164,28 @@ function parse(query: RawQuery): ConversationListFilter {
   if (filter.min_duration !== undefined && filter.max_duration !== undefined && filter.min_duration > filter.max_duration) {
     invalid('min_duration', 'min_duration must not be greater than max_duration.');
   }
+  if (filter.min_cost !== undefined && filter.max_cost !== undefined && compareDecimals(filter.min_cost, filter.max_cost) > 0) {
+    invalid('min_cost', 'min_cost must not be greater than max_cost.');
+  }
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     invalid('start_date', 'start_date must not be after end_date.');
   }
   return filter;
+}
+
+/** Compare two plain non-negative decimals (COST_PATTERN) exactly: -1, 0 or 1. */
+export function compareDecimals(a: string, b: string): number {
+  const split = (x: string) => {
+    const [whole, fraction = ''] = x.split('.');
+    return { whole: whole.replace(/^0+/, ''), fraction: fraction.replace(/0+$/, '') };
+  };
+  const x = split(a);
+  const y = split(b);
+  if (x.whole.length !== y.whole.length) return x.whole.length < y.whole.length ? -1 : 1;
+  const width = Math.max(x.fraction.length, y.fraction.length);
+  const left = x.whole + x.fraction.padEnd(width, '0');
+  const right = y.whole + y.fraction.padEnd(width, '0');
+  return left === right ? 0 : left < right ? -1 : 1;
 }
 
 /** A positive integer; any larger than the maximum (however large) is capped, not refused. */

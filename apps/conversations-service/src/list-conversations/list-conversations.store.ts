@@ -4,7 +4,8 @@
  */
 import type { ConversationListItem } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ConversationListFilter } from './list-conversations.params.js';
+import type { Facet } from '../conversation/conversation-counts.js';
+import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
 export function escapeLike(text: string): string {
@@ -21,11 +22,33 @@ export interface ListSql {
   reverseOrderBy: string;
   /** True when only the account scopes the list (its total is kept in account_totals). */
   unfiltered: boolean;
-  /** Set when the topic is the only filter: its total is an index-only count of conversation_topics. */
-  topicOnly?: string;
-  /** Set (the LIKE pattern) when the search is the only filter: its total is counted on the narrow conversation_search. */
-  searchOnly?: string;
+  /**
+   * Set when a topic or a search selects and every other filter is on a column its side table carries:
+   * the total is counted there alone, and a start_time page is read there alone.
+   */
+  narrow?: NarrowSource;
+  /** Set when the filter is one the projection keeps a count of (conversation_counts): the total is that one row. */
+  counted?: { facet: Facet; value: string };
 }
+
+/** A topic or search list read from its narrow side table (alias d), which carries the conversation's start_time, status and agent_id. */
+export interface NarrowSource {
+  from: string;
+  where: string;
+  /** The side table's column holding the conversation id. */
+  id: string;
+  /** The list's order on the side table's copy of the sort key; null unless the list is sorted by start_time. */
+  orderBy: string | null;
+  reverseOrderBy: string | null;
+  /**
+   * True for a search: finding its matches (a trigram recheck of every candidate) is the whole cost, so a deep
+   * page and its total are read from one pass over them rather than two.
+   */
+  onePass: boolean;
+}
+
+/** The conversation columns the topic and search side tables carry (kept with the row by the projection). */
+const NARROW_COLUMNS: ReadonlySet<string> = new Set(['start_time', 'status', 'agent_id']);
 
 /**
  * WHERE and ORDER BY of the list query. Every predicate matches an index that
@@ -34,25 +57,40 @@ export interface ListSql {
  */
 export function buildListSql(accountId: string, f: ConversationListFilter, alias = 'c'): ListSql {
   const params: unknown[] = [accountId];
-  const where = [`${alias}.account_id = $1`];
-  const add = (sql: (p: string) => string, value: unknown) => {
+  /** Each predicate on one conversation column, written for any alias of a table carrying it. */
+  const predicates: Array<{ column: string; sql: (a: string) => string }> = [];
+  const add = (column: string, sql: (col: string, p: string) => string, value: unknown) => {
     params.push(value);
-    where.push(sql(`$${params.length}`));
+    const p = `$${params.length}`;
+    predicates.push({ column, sql: (a) => sql(`${a}.${column}`, p) });
   };
-  if (f.agent_id !== undefined) add((p) => `${alias}.agent_id = ${p}`, f.agent_id);
-  if (f.status !== undefined) add((p) => `${alias}.status = ${p}`, f.status);
-  if (f.sentiment !== undefined) add((p) => `${alias}.sentiment_rank = ${p}::smallint`, SENTIMENT_RANK[f.sentiment]);
-  if (f.outcome !== undefined) add((p) => `${alias}.outcome = ${p}`, f.outcome);
-  if (f.caller !== undefined) add((p) => `${alias}.caller_number = ${p}`, f.caller);
-  if (f.min_duration !== undefined) add((p) => `${alias}.duration >= ${p}::int`, f.min_duration);
-  if (f.max_duration !== undefined) add((p) => `${alias}.duration <= ${p}::int`, f.max_duration);
-  if (f.start_date !== undefined) add((p) => `${alias}.start_time >= ${p}::timestamptz`, f.start_date);
-  if (f.end_date !== undefined) add((p) => `${alias}.start_time <= ${p}::timestamptz`, f.end_date);
-  if (f.has_recording !== undefined) add((p) => `${alias}.has_recording = ${p}::boolean`, f.has_recording);
-  if (f.has_transcript !== undefined) add((p) => `${alias}.has_transcript = ${p}::boolean`, f.has_transcript);
-  if (f.search !== undefined) add((p) => `${alias}.search_text LIKE ${p} ESCAPE '\\'`, `%${escapeLike(f.search)}%`);
+  if (f.agent_id !== undefined) add('agent_id', (c, p) => `${c} = ${p}`, f.agent_id);
+  if (f.status !== undefined) add('status', (c, p) => `${c} = ${p}`, f.status);
+  if (f.sentiment !== undefined) add('sentiment_rank', (c, p) => `${c} = ${p}::smallint`, SENTIMENT_RANK[f.sentiment]);
+  if (f.outcome !== undefined) add('outcome', (c, p) => `${c} = ${p}`, f.outcome);
+  if (f.caller !== undefined) add('caller_number', (c, p) => `${c} = ${p}`, f.caller);
+  if (f.min_duration !== undefined) add('duration', (c, p) => `${c} >= ${p}::int`, f.min_duration);
+  if (f.max_duration !== undefined) add('duration', (c, p) => `${c} <= ${p}::int`, f.max_duration);
+  // A call without a cost (NULL) matches no cost filter.
+  if (f.min_cost !== undefined) add('cost_amount', (c, p) => `${c} >= ${p}::numeric`, f.min_cost);
+  if (f.max_cost !== undefined) add('cost_amount', (c, p) => `${c} <= ${p}::numeric`, f.max_cost);
+  if (f.start_date !== undefined) add('start_time', (c, p) => `${c} >= ${p}::timestamptz`, f.start_date);
+  if (f.end_date !== undefined) add('start_time', (c, p) => `${c} <= ${p}::timestamptz`, f.end_date);
+  if (f.has_recording !== undefined) add('has_recording', (c, p) => `${c} = ${p}::boolean`, f.has_recording);
+  if (f.has_transcript !== undefined) add('has_transcript', (c, p) => `${c} = ${p}::boolean`, f.has_transcript);
+  let searchParam: string | undefined;
+  if (f.search !== undefined) {
+    add('search_text', (c, p) => `${c} LIKE ${p} ESCAPE '\\'`, `%${escapeLike(f.search)}%`);
+    searchParam = `$${params.length}`;
+  }
+  let topicParam: string | undefined;
   if (f.topic !== undefined) {
-    add((p) => `EXISTS (SELECT 1 FROM conversations.conversation_topics t WHERE t.account_id = $1 AND t.topic = ${p} AND t.conversation_id = ${alias}.id)`, f.topic);
+    params.push(f.topic);
+    topicParam = `$${params.length}`;
+  }
+  const where = [`${alias}.account_id = $1`, ...predicates.map((p) => p.sql(alias))];
+  if (topicParam !== undefined) {
+    where.push(`EXISTS (SELECT 1 FROM conversations.conversation_topics t WHERE t.account_id = $1 AND t.topic = ${topicParam} AND t.conversation_id = ${alias}.id)`);
   }
 
   const order = (ascending: boolean, nullsLast: boolean) => {
@@ -63,15 +101,47 @@ export function buildListSql(accountId: string, f: ConversationListFilter, alias
       : tail;
   };
   const ascending = f.sort_order === 'asc';
+
+  let narrow: NarrowSource | undefined;
+  const others = predicates.filter((p) => p.column !== 'search_text');
+  if ((topicParam === undefined) !== (searchParam === undefined) && others.every((p) => NARROW_COLUMNS.has(p.column))) {
+    const topic = topicParam !== undefined;
+    const id = topic ? 'd.conversation_id' : 'd.id';
+    const narrowOrder = (asc: boolean) => (f.sort_by === 'start_time' ? `d.start_time ${asc ? 'ASC' : 'DESC'}, ${id} ${asc ? 'ASC' : 'DESC'}` : null);
+    narrow = {
+      from: topic ? 'conversations.conversation_topics d' : 'conversations.conversation_search d',
+      where: ['d.account_id = $1', topic ? `d.topic = ${topicParam}` : `d.search_text LIKE ${searchParam} ESCAPE '\\'`, ...others.map((p) => p.sql('d'))].join(' AND '),
+      id,
+      orderBy: narrowOrder(ascending),
+      reverseOrderBy: narrowOrder(!ascending),
+      onePass: !topic,
+    };
+  }
   return {
     where: where.join(' AND '),
     params,
+    counted: countedFacet(f),
     orderBy: order(ascending, true),
     reverseOrderBy: order(!ascending, false),
     unfiltered: where.length === 1,
-    topicOnly: where.length === 2 && f.topic !== undefined ? f.topic : undefined,
-    searchOnly: where.length === 2 && f.search !== undefined ? `%${escapeLike(f.search)}%` : undefined,
+    narrow,
   };
+}
+
+/** The kept count that is exactly this filter's total, if any: one counted filter alone, or an agent with a status. */
+export function countedFacet(f: ConversationListFilter): { facet: Facet; value: string } | undefined {
+  const given = FILTER_PARAMETERS.filter((name) => f[name] !== undefined);
+  if (given.length === 2 && f.agent_id !== undefined && f.status !== undefined) return { facet: 'status:agent_id', value: `${f.status}:${f.agent_id}` };
+  if (given.length !== 1) return undefined;
+  const [name] = given;
+  switch (name) {
+    case 'status': case 'agent_id': case 'sentiment': case 'outcome': case 'topic':
+      return { facet: name, value: f[name]! };
+    case 'has_recording': case 'has_transcript':
+      return { facet: name, value: String(f[name]) };
+    default:
+      return undefined;
+  }
 }
 
 /** A list row as read. */
@@ -113,30 +183,43 @@ export async function readConversationPage(
 ): Promise<ConversationPage> {
   const sql = buildListSql(accountId, f);
   const offset = (f.page - 1) * f.per_page;
-  // Shallow pages: page and total in parallel. Deeper: see below.
+  // Shallow pages: page and total in parallel, on two connections, so each sees its own
+  // moment. A write committed between them can make the two disagree (a short page
+  // under a larger total, say); such an answer is read again in one snapshot.
   if (offset < deepPageOffset) {
-    const [rows, total] = await Promise.all([readPage(dataSource, sql, sql.orderBy, f.per_page, offset), countMatches(dataSource, sql, accountId)]);
-    return { rows, total };
+    const [rows, total] = await Promise.all([readPage(dataSource, sql, false, f.per_page, offset), countMatches(dataSource, sql, accountId)]);
+    if (pageAgreesWithTotal(rows.length, total, offset, f.per_page)) return { rows, total };
   }
   // Deep pages: OFFSET costs what it skips, so read from whichever end is nearer.
   // That needs the total first, and both reads in one snapshot to agree.
   return inSnapshot(dataSource, async (runner) => {
+    if (sql.narrow?.onePass && sql.narrow.orderBy) return readPageAndTotalInOnePass(runner, sql, f.per_page, offset);
     const total = await countMatches(runner, sql, accountId);
     if (offset >= total) return { rows: [], total };
     const limit = Math.min(f.per_page, total - offset);
     const rows = offset > total / 2
-      ? await readPage(runner, sql, sql.reverseOrderBy, limit, total - offset - limit)
-      : await readPage(runner, sql, sql.orderBy, limit, offset);
+      ? await readPage(runner, sql, true, limit, total - offset - limit)
+      : await readPage(runner, sql, false, limit, offset);
     return { rows, total };
   });
 }
 
-function readPage(db: DataSource | QueryRunner, sql: ListSql, innerOrder: string, limit: number, offset: number): Promise<ListRow[]> {
+/** Whether a page of `length` rows at `offset` can be the page of a result of `total` rows. */
+export function pageAgreesWithTotal(length: number, total: number, offset: number, perPage: number): boolean {
+  return length === Math.max(0, Math.min(perPage, total - offset));
+}
+
+function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, limit: number, offset: number): Promise<ListRow[]> {
   const at = sql.params.length + 1;
+  const narrowOrder = reverse ? sql.narrow?.reverseOrderBy : sql.narrow?.orderBy;
+  // The page's ids from the narrow side table when it carries the sort key; else from the conversations' own indexes.
+  const ids = narrowOrder
+    ? `SELECT ${sql.narrow!.id} AS id FROM ${sql.narrow!.from} WHERE ${sql.narrow!.where} ORDER BY ${narrowOrder}`
+    : `SELECT c.id FROM conversations.conversations c WHERE ${sql.where} ORDER BY ${reverse ? sql.reverseOrderBy : sql.orderBy}`;
   return db.query(
     `SELECT c.id, c.agent_id, a.name AS agent_name, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
             c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
-       FROM (SELECT c.id FROM conversations.conversations c WHERE ${sql.where} ORDER BY ${innerOrder}
+       FROM (${ids}
               LIMIT $${at} OFFSET $${at + 1}) page
        JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id
        LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id
@@ -145,20 +228,50 @@ function readPage(db: DataSource | QueryRunner, sql: ListSql, innerOrder: string
   );
 }
 
+/** A page of a narrow list and its total from the matches found once (kept for the statement, then counted and sorted). */
+async function readPageAndTotalInOnePass(runner: QueryRunner, sql: ListSql, limit: number, offset: number): Promise<ConversationPage> {
+  const narrow = sql.narrow!;
+  const at = sql.params.length + 1;
+  const on = (alias: string, order: string) => order.replace(/d\.start_time/, `${alias}.start_time`).replace(narrow.id, `${alias}.id`);
+  const [l, o] = [`$${at}::bigint`, `$${at + 1}::bigint`];
+  // The matches of a broad search can exceed the default work_mem; kept in memory, not spilled to disk.
+  await runner.query(`SET LOCAL work_mem = '64MB'`);
+  // As in the two-statement read, a page past the middle is read from the far end (the inverse order, a
+  // smaller top-N); only the branch the total selects runs (its condition is a one-time filter).
+  const rows: Array<ListRow & { total: string }> = await runner.query(
+    `WITH m AS MATERIALIZED (SELECT ${narrow.id} AS id, d.start_time FROM ${narrow.from} WHERE ${narrow.where}),
+          n AS MATERIALIZED (SELECT count(*)::bigint AS total FROM m),
+          page AS (
+            (SELECT m.id FROM m WHERE 2 * ${o} <= (SELECT total FROM n) ORDER BY ${on('m', narrow.orderBy!)} LIMIT ${l} OFFSET ${o})
+            UNION ALL
+            (SELECT m.id FROM m WHERE 2 * ${o} > (SELECT total FROM n) ORDER BY ${on('m', narrow.reverseOrderBy!)}
+              LIMIT greatest(0, least(${l}, (SELECT total FROM n) - ${o})) OFFSET greatest(0, (SELECT total FROM n) - ${o} - ${l})))
+     SELECT (SELECT total FROM n) AS total, r.*
+       FROM (SELECT 1) one LEFT JOIN (
+         SELECT c.id, c.agent_id, a.name AS agent_name, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
+                c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
+           FROM page JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id
+           LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id) r ON true
+      ORDER BY ${on('r', narrow.orderBy!)}`,
+    [...sql.params, limit, offset],
+  );
+  return {
+    total: Number(rows[0].total),
+    rows: rows.filter((r) => r.id !== null).map(({ total: _, ...row }) => row),
+  };
+}
+
 /** Exact total; the unfiltered one is kept per account by the projection. */
 async function countMatches(db: DataSource | QueryRunner, sql: ListSql, accountId: string): Promise<number> {
-  if (sql.topicOnly !== undefined) {
-    const [{ total }] = await db.query(
-      `SELECT count(*)::bigint AS total FROM conversations.conversation_topics WHERE account_id = $1 AND topic = $2`,
-      [accountId, sql.topicOnly],
+  if (sql.counted !== undefined) {
+    const [row] = await db.query(
+      `SELECT conversations FROM conversations.conversation_counts WHERE account_id = $1 AND facet = $2 AND value = $3`,
+      [accountId, sql.counted.facet, sql.counted.value],
     );
-    return Number(total);
+    return Number(row?.conversations ?? 0);
   }
-  if (sql.searchOnly !== undefined) {
-    const [{ total }] = await db.query(
-      `SELECT count(*)::bigint AS total FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE $2 ESCAPE '\\'`,
-      [accountId, sql.searchOnly],
-    );
+  if (sql.narrow !== undefined) {
+    const [{ total }] = await db.query(`SELECT count(*)::bigint AS total FROM ${sql.narrow.from} WHERE ${sql.narrow.where}`, sql.params);
     return Number(total);
   }
   if (sql.unfiltered) {
@@ -169,7 +282,8 @@ async function countMatches(db: DataSource | QueryRunner, sql: ListSql, accountI
   return Number(total);
 }
 
-async function inSnapshot<T>(dataSource: DataSource, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+/** Run `work` on one connection in a read-only REPEATABLE READ transaction: every query sees the same snapshot. */
+export async function inSnapshot<T>(dataSource: DataSource, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {

@@ -5,6 +5,7 @@
  */
 import type { CallEvent } from '@voice/contracts';
 import type { QueryRunner } from 'typeorm';
+import { FACET_COUNTS_SQL } from '../conversation/conversation-counts.js';
 
 /** The temporary table the rebuild writes into; it has the live table's shape and is dropped at commit. */
 export const REBUILT_TABLE = 'rebuilt';
@@ -54,7 +55,7 @@ export async function rollBackRebuild(runner: QueryRunner): Promise<void> {
  * possible; a second rebuild with a swap waits for this one.
  */
 export async function lockReadModel(runner: QueryRunner): Promise<void> {
-  await runner.query('LOCK TABLE conversations.conversations, conversations.account_totals, conversations.conversation_topics, conversations.conversation_search IN SHARE ROW EXCLUSIVE MODE');
+  await runner.query('LOCK TABLE conversations.conversations, conversations.account_totals, conversations.conversation_topics, conversations.conversation_search, conversations.conversation_counts IN SHARE ROW EXCLUSIVE MODE');
 }
 
 /** Create the empty rebuilt table, keyed like the live one so the projection's upsert applies to it. */
@@ -92,7 +93,10 @@ export async function stampRebuiltWriteTimes(runner: QueryRunner): Promise<void>
   );
 }
 
-/** Compare the live rows with the rebuilt ones, every column included. */
+/**
+ * Compare the live rows with the rebuilt ones, every column included but changed_xid (which transaction last wrote a
+ * row is bookkeeping for readers catching up, not part of the projection: a rebuilt row is always newer).
+ */
 export async function compareLiveWithRebuilt(runner: QueryRunner): Promise<RowDifferences> {
   const [diff] = await runner.query(
     `SELECT count(*) FILTER (WHERE l.id IS NULL)::int AS missing,
@@ -100,7 +104,7 @@ export async function compareLiveWithRebuilt(runner: QueryRunner): Promise<RowDi
             count(*) FILTER (WHERE l.id IS NOT NULL AND r.id IS NOT NULL)::int AS different,
             (array_agg(coalesce(l.id, r.id) ORDER BY coalesce(l.id, r.id)))[1:10] AS examples
        FROM conversations.conversations l FULL JOIN ${REBUILT_TABLE} r ON r.account_id = l.account_id AND r.id = l.id
-      WHERE l IS DISTINCT FROM r`,
+      WHERE to_jsonb(l) - 'changed_xid' IS DISTINCT FROM to_jsonb(r) - 'changed_xid'`,
   );
   return diff;
 }
@@ -112,22 +116,27 @@ export async function countLiveAndRebuiltRows(runner: QueryRunner): Promise<RowC
   return counts;
 }
 
-/** Whether account_totals, conversation_topics and conversation_search say exactly what the live rows say. */
+/** Whether account_totals, conversation_counts, conversation_topics and conversation_search say exactly what the live rows say. */
 export async function sideTablesMatchLiveRows(runner: QueryRunner): Promise<boolean> {
   const [{ totals_identical }] = await runner.query(
     `SELECT NOT EXISTS (
        SELECT 1 FROM conversations.account_totals t FULL JOIN (SELECT account_id, count(*) AS n FROM conversations.conversations GROUP BY account_id) c USING (account_id)
         WHERE coalesce(t.conversations, 0) <> coalesce(c.n, 0))
      AND NOT EXISTS (
-       (SELECT account_id, topic, conversation_id FROM conversations.conversation_topics
-        EXCEPT SELECT DISTINCT c.account_id, t, c.id FROM conversations.conversations c, unnest(c.topics_lower) AS t)
+       (SELECT account_id, topic, conversation_id, start_time, status, agent_id FROM conversations.conversation_topics
+        EXCEPT SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t)
        UNION ALL
-       (SELECT DISTINCT c.account_id, t, c.id FROM conversations.conversations c, unnest(c.topics_lower) AS t
-        EXCEPT SELECT account_id, topic, conversation_id FROM conversations.conversation_topics))
+       (SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t
+        EXCEPT SELECT account_id, topic, conversation_id, start_time, status, agent_id FROM conversations.conversation_topics))
      AND NOT EXISTS (
-       (SELECT id, account_id, search_text FROM conversations.conversation_search EXCEPT SELECT id, account_id, search_text FROM conversations.conversations)
+       (SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversation_search
+        EXCEPT SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversations)
        UNION ALL
-       (SELECT id, account_id, search_text FROM conversations.conversations EXCEPT SELECT id, account_id, search_text FROM conversations.conversation_search)) AS totals_identical`,
+       (SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversations
+        EXCEPT SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversation_search))
+     AND NOT EXISTS (
+       SELECT 1 FROM (SELECT * FROM conversations.conversation_counts WHERE conversations <> 0) kept FULL JOIN (${FACET_COUNTS_SQL}) derived USING (account_id, facet, value)
+        WHERE kept.conversations IS DISTINCT FROM derived.conversations) AS totals_identical`,
   );
   return totals_identical;
 }
@@ -143,9 +152,11 @@ export async function replaceLiveWithRebuilt(runner: QueryRunner): Promise<void>
   await runner.query(`INSERT INTO conversations.account_totals (account_id, conversations)
                       SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
   await runner.query('DELETE FROM conversations.conversation_search');
-  await runner.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text)
-                      SELECT id, account_id, search_text FROM conversations.conversations`);
+  await runner.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
+                      SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversations`);
+  await runner.query('DELETE FROM conversations.conversation_counts');
+  await runner.query(`INSERT INTO conversations.conversation_counts (account_id, facet, value, conversations) ${FACET_COUNTS_SQL}`);
   await runner.query('DELETE FROM conversations.conversation_topics');
-  await runner.query(`INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id)
-                      SELECT DISTINCT c.account_id, t, c.id FROM conversations.conversations c, unnest(c.topics_lower) AS t`);
+  await runner.query(`INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
+                      SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t`);
 }

@@ -19,7 +19,7 @@ export interface RebuildReport {
   extra: number;
   /** Rows present in both that differ in any column. */
   different: number;
-  /** Whether the side tables (account_totals, conversation_topics, conversation_search) agree with the rows. */
+  /** Whether the side tables (account_totals, conversation_counts, conversation_topics, conversation_search) agree with the rows. */
   totals_identical: boolean;
   /** A few ids of each kind of difference, for a look. */
   examples: string[];

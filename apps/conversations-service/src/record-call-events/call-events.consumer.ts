@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT } from '@voice/contracts';
+import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, callEventSubjectAccount } from '@voice/contracts';
 import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../config/stream-consumer.js';
+import { subjectMustNameAccount } from './publisher-account.rules.js';
 import { RecordCallEvents, type RecordOutcome } from './record-call-events.command.js';
 
 export const CALL_EVENTS_DURABLE = 'conversations-service';
@@ -25,8 +26,17 @@ export class CallEventsConsumer extends StreamConsumer<RecordOutcome> {
     super(ctx, { stream: CALL_EVENTS_STREAM, subjectRoot: CALL_EVENTS_SUBJECT_ROOT, durable: CALL_EVENTS_DURABLE });
   }
 
+  protected override screen(message: StreamMessage): RecordOutcome | undefined {
+    const refusal = subjectMustNameAccount(this.publisherAccount(message), this.ctx.requireAccountSubject ?? false);
+    return refusal ? { result: 'invalid', reason: refusal } : undefined;
+  }
+
   protected override process(messages: readonly StreamMessage[]): Promise<RecordOutcome[]> {
-    return this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data)));
+    return this.commandBus.execute(new RecordCallEvents(messages.map((m) => m.data), messages.map((m) => this.publisherAccount(m))));
+  }
+
+  private publisherAccount(message: StreamMessage): string | undefined {
+    return callEventSubjectAccount(this.ctx.namespace, message.subject);
   }
 
   protected override settle(message: StreamMessage, outcome: RecordOutcome): void {

@@ -49,6 +49,8 @@ export type RecordOutcome =
 export interface IncomingEvent {
   index: number;
   event: CallEvent;
+  /** The account its subject named (`call_events.<account_id>.<type>`); its agent must belong to it. */
+  publisherAccount?: string;
 }
 
 /** A conversation of an account. */

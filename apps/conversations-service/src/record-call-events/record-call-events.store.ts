@@ -83,13 +83,14 @@ async function findRefusals(runner: QueryRunner, conversations: readonly Convers
  * count against the consumer's max_ack_pending and would stall every account.
  * Recorded (exactly once, by event id) once the agent is known: see replay-parked-events/.
  */
-export async function parkEvents(runner: QueryRunner, events: readonly CallEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function parkEvents(runner: QueryRunner, parked: ReadonlyArray<{ event: CallEvent; publisherAccount?: string }>): Promise<void> {
+  if (parked.length === 0) return;
+  const events = parked.map((p) => p.event);
   await runner.query(
-    `INSERT INTO conversations.parked_call_events (agent_id, event_id, event)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+    `INSERT INTO conversations.parked_call_events (agent_id, event_id, event, publisher_account_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[])
      ON CONFLICT (agent_id, event_id) DO NOTHING`,
-    [events.map((e) => e.agent_id), events.map((e) => e.id), events.map((e) => JSON.stringify(e))],
+    [events.map((e) => e.agent_id), events.map((e) => e.id), events.map((e) => JSON.stringify(e)), parked.map((p) => p.publisherAccount ?? null)],
   );
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentsBecameKnown } from '../agent-directory/agents-became-known.event.js';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { ConversationChangesPublisher } from '../publish-conversation-changes/conversation-changes.publisher.js';
 import { replayParkedChunk, type ChunkReport } from './replay-parked-events.handler.js';
 import { knownAgentsWithParkedEvents } from './replay-parked-events.store.js';
 
@@ -30,7 +31,10 @@ export class ParkedEventsReplayer {
 
   private readonly options: ReplayerOptions;
 
-  constructor(@Inject(SERVICE_CONTEXT) ctx: ServiceContext) {
+  constructor(
+    @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
+    private readonly changes: ConversationChangesPublisher,
+  ) {
     this.options = { dataSource: ctx.dataSource, logger: ctx.logger, chunk: ctx.tuning.parkedReplayChunk, sweepMs: ctx.tuning.parkedSweepMs };
   }
 
@@ -93,6 +97,7 @@ export class ParkedEventsReplayer {
         if (this.stopped) return;
         try {
           const report = await replayParkedChunk(dataSource, agentId, chunk);
+          this.changes.enqueue(report.changes);
           if (report.taken < chunk) active.delete(agentId);
           this.log(agentId, report);
         } catch (err) {

@@ -20,7 +20,7 @@
  * and an event that fails on its own — or is not a valid call event — is moved to
  * `failed_parked_call_events` with its failure (logged at error), not retried forever.
  */
-import { findCallEventProblem, type CallEvent } from '@voice/contracts';
+import { findCallEventProblem, type CallEvent, type ConversationChange } from '@voice/contracts';
 import { classifyFailure, inTransaction, isBrokenPipe, isDatabaseFailure } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { findAgents } from '../agent-directory/known-agents.store.js';
@@ -35,13 +35,15 @@ export interface ChunkReport {
   counts: Partial<Record<RecordOutcome['result'] | 'failed', number>>;
   refused: Array<{ event_id: string; agent_id: string; reason: string }>;
   failed: Array<{ event_id: string; agent_id: string; failure: string }>;
+  /** What the chunk changed in the read model, to publish once it committed. */
+  changes: ConversationChange[];
 }
 
 /** Replay up to `chunk` of the agent's parked events (oldest first) in one transaction. */
 export async function replayParkedChunk(dataSource: DataSource, agentId: string, chunk: number): Promise<ChunkReport> {
   return inTransaction(dataSource, async (runner) => {
     const rows = await takeParkedEvents(runner, agentId, chunk);
-    const report: ChunkReport = { taken: rows.length, counts: {}, refused: [], failed: [] };
+    const report: ChunkReport = { taken: rows.length, counts: {}, refused: [], failed: [], changes: [] };
     if (rows.length === 0) return report;
 
     const failed: Array<{ row: ParkedRow; failure: string }> = [];
@@ -50,18 +52,23 @@ export async function replayParkedChunk(dataSource: DataSource, agentId: string,
       // Parked events were validated before parking; one that is not valid (written by other means) cannot be recorded.
       const problem = findCallEventProblem(row.event);
       if (problem) failed.push({ row, failure: `invalid call event: ${problem.field ?? ''}: ${problem.message}` });
-      else items.push({ index: items.length, event: row.event as CallEvent, row });
+      else items.push({ index: items.length, event: row.event as CallEvent, publisherAccount: row.publisher_account_id ?? undefined, row });
     }
     // Every conversation's lock first, in the common order: the event-by-event retry below must not
     // take them one by one out of order (advisory locks are re-entrant; these outlive the savepoints).
     const agent = (await findAgents(runner, [agentId])).get(agentId);
     if (agent) await lockConversations(runner, items.map(({ event }) => ({ accountId: agent.account_id, conversationId: event.conversation_id })));
     const outcomes: RecordOutcome[] = new Array(items.length);
-    if (!(await attempt(runner, 'parked_chunk', () => recordInTransaction(runner, items, outcomes)))) {
+    // Changes of an attempt rolled back to its savepoint are not kept.
+    const record = (incoming: IncomingEvent[], into: RecordOutcome[]) => async () => {
+      const changes = await recordInTransaction(runner, incoming, into);
+      report.changes.push(...changes);
+    };
+    if (!(await attempt(runner, 'parked_chunk', record(items, outcomes)))) {
       // Something in the chunk fails on its own: find it, event by event.
       for (const item of items) {
         const one: RecordOutcome[] = new Array(1);
-        if (await attempt(runner, 'parked_event', () => recordInTransaction(runner, [{ index: 0, event: item.event }], one), (failure) => failed.push({ row: item.row, failure }))) {
+        if (await attempt(runner, 'parked_event', record([{ index: 0, event: item.event, publisherAccount: item.publisherAccount }], one), (failure) => failed.push({ row: item.row, failure }))) {
           outcomes[item.index] = one[0];
         }
       }

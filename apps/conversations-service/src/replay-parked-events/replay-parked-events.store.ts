@@ -5,6 +5,8 @@ export interface ParkedRow {
   agent_id: string;
   event_id: string;
   event: unknown;
+  /** The account its subject named, checked against the agent's once the agent is known. */
+  publisher_account_id: string | null;
   seq: string;
   parked_at: string;
 }
@@ -39,7 +41,7 @@ export async function takeParkedEvents(runner: QueryRunner, agentId: string, chu
       WHERE (p.agent_id, p.event_id) IN (
               SELECT agent_id, event_id FROM conversations.parked_call_events
                WHERE agent_id = $1 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-      RETURNING p.agent_id, p.event_id, p.event, p.seq::text AS seq, p.parked_at::text AS parked_at`,
+      RETURNING p.agent_id, p.event_id, p.event, p.publisher_account_id, p.seq::text AS seq, p.parked_at::text AS parked_at`,
     [agentId, chunk],
     true,
   );

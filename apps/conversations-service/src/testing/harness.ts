@@ -45,11 +45,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { tuning?: Partial<ServiceTuning> } = {}): Promise<Harness> {
+export async function startHarness(options: { tuning?: Partial<ServiceTuning>; requireAccountSubject?: boolean } = {}): Promise<Harness> {
   const database = await createTestDatabase('conversations');
   const namespace = randomNamespace();
   const natsUrl = testNatsUrl();
-  const service = await startConversationsService({ databaseUrl: database.url, natsUrl, namespace, tuning: options.tuning });
+  const service = await startConversationsService({ databaseUrl: database.url, natsUrl, namespace, tuning: options.tuning, requireAccountSubject: options.requireAccountSubject });
   const nc = await connect({ servers: natsUrl });
   const js = jetstream(nc);
   const client = new NamespacedNatsClient(namespace, { servers: [natsUrl] });
@@ -135,6 +135,8 @@ export function callEvents(conversationId: string, agentId: string, startIso = '
     ({ id: `${conversationId}-${type}-${++n}`, type, conversation_id: conversationId, agent_id: agentId, occurred_at: at(seconds), data }) as CallEvent;
   return {
     at,
+    /** Any event of the call, with every field its type allows. */
+    event: make,
     started: (caller = '+14155550123', s = 0) => make('call.started', s, { caller_number: caller, start_time: at(s) }),
     progress: (s: number, data: Extract<CallEvent, { type: 'call.progress' }>['data']) => make('call.progress', s, data),
     transcript: (s: number, segments: Extract<CallEvent, { type: 'call.transcript' }>['data']['segments']) => make('call.transcript', s, { segments }),

@@ -1,11 +1,27 @@
 import { runBatches } from './batch-runner.js';
-import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type MessageStreams, type RunningConsumer, type StreamMessage } from './message-streams.js';
+import {
+  DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type RunningConsumer,
+  type StreamBounds, type StreamLimits, type StreamMessage,
+} from './message-streams.js';
 import { subjectMatches } from './subject-matching.js';
 
 interface Stored {
+  sequence: number;
   subject: string;
   payload: string;
   msgId: string;
+  storedAt: number;
+}
+
+interface InProcessStream {
+  subjects: string[];
+  limits: StreamLimits;
+  /** What the stream keeps, oldest first (trimmed to its limits on every publish). */
+  log: Stored[];
+  lastSequence: number;
+  createdMs: number;
+  durables: Map<string, InProcessDurable>;
+  followers: Set<{ subject: string; onMessage: (message: FollowedMessage) => void }>;
 }
 
 interface InProcessDurable {
@@ -21,14 +37,42 @@ interface InProcessDurable {
  * acks, nak with delay, redelivery after ack wait, term. Nothing survives a restart.
  */
 export class InProcessStreams implements MessageStreams {
-  private readonly streams = new Map<string, { subjects: string[]; log: Stored[]; durables: Map<string, InProcessDurable> }>();
+  private readonly streams = new Map<string, InProcessStream>();
   private readonly seenIds = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly duplicateWindowMs = 120_000) {}
 
-  async ensureStream(stream: string, subjects: string[]): Promise<void> {
-    if (!this.streams.has(stream)) this.streams.set(stream, { subjects, log: [], durables: new Map() });
+  async ensureStream(stream: string, subjects: string[], limits: StreamLimits = {}): Promise<void> {
+    if (!this.streams.has(stream)) this.streams.set(stream, { subjects, limits, log: [], lastSequence: 0, createdMs: Date.now(), durables: new Map(), followers: new Set() });
+  }
+
+  async bounds(stream: string): Promise<StreamBounds> {
+    const s = this.streams.get(stream);
+    if (!s) throw new Error(`stream ${stream} not found`);
+    this.trim(s, Date.now());
+    return { first: s.log[0]?.sequence ?? s.lastSequence + 1, last: s.lastSequence, createdMs: s.createdMs };
+  }
+
+  async follow(spec: FollowSpec, onMessage: (message: FollowedMessage) => void): Promise<Follower> {
+    const s = this.streams.get(spec.stream);
+    if (!s) throw new Error(`stream ${spec.stream} not found`);
+    const follower = { subject: spec.subject, onMessage };
+    const toFollowed = (m: Stored): FollowedMessage => ({ sequence: m.sequence, subject: m.subject, data: JSON.parse(m.payload) });
+    // What is kept after the resume point is handed over first, in order, before anything newer (publish is synchronous here).
+    if (spec.afterSequence !== undefined) {
+      for (const m of s.log) if (m.sequence > spec.afterSequence && subjectMatches(spec.subject, m.subject)) onMessage(toFollowed(m));
+    }
+    s.followers.add(follower);
+    return { stop: async () => void s.followers.delete(follower) };
+  }
+
+  private trim(s: InProcessStream, now: number): void {
+    const { maxAgeMs, maxMessages } = s.limits;
+    let drop = 0;
+    if (maxMessages !== undefined && s.log.length > maxMessages) drop = s.log.length - maxMessages;
+    if (maxAgeMs !== undefined) while (drop < s.log.length && now - s.log[drop].storedAt > maxAgeMs) drop += 1;
+    if (drop > 0) s.log.splice(0, drop);
   }
 
   async publish(subject: string, payload: unknown, msgId: string): Promise<void> {
@@ -38,9 +82,14 @@ export class InProcessStreams implements MessageStreams {
     for (const [id, at] of this.seenIds) if (now - at > this.duplicateWindowMs) this.seenIds.delete(id);
     if (this.seenIds.has(msgId)) return;
     this.seenIds.set(msgId, now);
-    const stored = { subject, payload: JSON.stringify(payload), msgId };
+    stream.lastSequence += 1;
+    const stored: Stored = { sequence: stream.lastSequence, subject, payload: JSON.stringify(payload), msgId, storedAt: now };
     stream.log.push(stored);
+    this.trim(stream, now);
     for (const durable of stream.durables.values()) this.enqueue(durable, stored, 1);
+    for (const follower of stream.followers) {
+      if (subjectMatches(follower.subject, subject)) follower.onMessage({ sequence: stored.sequence, subject, data: JSON.parse(stored.payload) });
+    }
   }
 
   async consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer> {

@@ -4,11 +4,18 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ensureStream } from '../jetstream.js';
 import { runBatches } from './batch-runner.js';
-import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type MessageStreams, type RunningConsumer, type StreamMessage } from './message-streams.js';
+import {
+  DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type RunningConsumer,
+  type StreamBounds, type StreamLimits, type StreamMessage,
+} from './message-streams.js';
 
 const nanos = (ms: number) => ms * 1_000_000;
 /** How long one pull request waits on the server for messages before the next is sent. */
 const PULL_EXPIRES_MS = 1_000;
+/** The longest pause before pulling again after a failed pull. */
+const PULL_RETRY_MAX_MS = 2_000;
+/** How long the server keeps a follower's ephemeral consumer once nobody reads from it. */
+const FOLLOWER_INACTIVE_MS = 30_000;
 
 /** A message that is not JSON must reach the handler (to be terminated), not stop the consumer. */
 function jsonOrUndefined(m: JsMsg): unknown {
@@ -27,8 +34,36 @@ export class JetStreamStreams implements MessageStreams {
     this.js = jetstream(nc);
   }
 
-  async ensureStream(stream: string, subjects: string[]): Promise<void> {
-    await ensureStream(this.nc, stream, subjects);
+  async ensureStream(stream: string, subjects: string[], limits?: StreamLimits): Promise<void> {
+    await ensureStream(this.nc, stream, subjects, limits);
+  }
+
+  async bounds(stream: string): Promise<StreamBounds> {
+    const { state, created } = await (await jetstreamManager(this.nc)).streams.info(stream);
+    const createdMs = Date.parse(created);
+    // An empty stream reports first_seq 0 when it never held a message.
+    return state.messages === 0 ? { first: state.last_seq + 1, last: state.last_seq, createdMs } : { first: state.first_seq, last: state.last_seq, createdMs };
+  }
+
+  async follow(spec: FollowSpec, onMessage: (message: FollowedMessage) => void): Promise<Follower> {
+    // Always from an explicit sequence: the library's ordered consumer re-creates itself from the last sequence it
+    // saw, and from sequence 1 when it saw none — a "new messages only" start would then replay the whole stream.
+    const after = spec.afterSequence ?? (await this.bounds(spec.stream)).last;
+    const consumer = await this.js.consumers.get(spec.stream, {
+      filter_subjects: spec.subject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: after + 1,
+      // A reader that vanished without stopping (a crashed gateway) leaves nothing on the server for long.
+      inactive_threshold: FOLLOWER_INACTIVE_MS,
+    });
+    const messages = await consumer.consume({
+      callback: (m: JsMsg) => onMessage({ sequence: m.seq, subject: m.subject, data: jsonOrUndefined(m) }),
+    });
+    return {
+      stop: async () => {
+        await messages.close().catch(() => undefined);
+      },
+    };
   }
 
   async publish(subject: string, payload: unknown, msgId: string): Promise<void> {
@@ -64,13 +99,27 @@ export class JetStreamStreams implements MessageStreams {
     // Pull a batch at a time, and only when the runner has room for it: every message the server handed out is
     // then in the runner's hands, which keeps it alive (`working`) until it is settled. A pull waits at most
     // PULL_EXPIRES_MS for messages (delivered as they arrive), then the next one starts.
+    // A pull that fails — the server restarting ("server shutdown", 409), the connection down while the client
+    // reconnects, a pull timing out — ends that pull, not the consumer: it is logged and the next pull starts
+    // after a pause. Messages the failed pull handed out and the runner holds are settled as usual; any it did
+    // not hand out come back after the ack wait. Left to propagate, the error would reject the feeder outside any
+    // handler, and the process would exit on the unhandled rejection.
     const pull = (room: () => Promise<void>) =>
       (async function* () {
+        let failures = 0;
         while (!stopped) {
           await room();
           if (stopped) return;
-          current = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS });
-          yield* current;
+          try {
+            current = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS });
+            yield* current;
+            failures = 0;
+          } catch (err) {
+            if (stopped) return;
+            failures += 1;
+            spec.logger?.error({ err, stream: spec.stream, durable: spec.durable, failures }, 'pulling from the stream failed; pulling again shortly');
+            await new Promise((r) => setTimeout(r, Math.min(PULL_RETRY_MAX_MS, 100 * 2 ** Math.min(failures, 5))));
+          }
         }
       })();
     return runBatches(pull, batchSize, handle, (m: JsMsg) => ({

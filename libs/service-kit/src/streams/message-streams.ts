@@ -48,6 +48,42 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
+/** How much a stream keeps: the bus drops the oldest messages past either bound. Unbounded when absent. */
+export interface StreamLimits {
+  maxAgeMs?: number;
+  maxMessages?: number;
+}
+
+/** Where a stream's kept messages start and end (sequences; `first` is `last + 1` when it keeps none). */
+export interface StreamBounds {
+  first: number;
+  last: number;
+  /**
+   * When the stream was created (ms since the epoch). Sequences start again at 1 in a stream created anew (a bus
+   * reset, a one-process restart): a position is only meaningful together with it.
+   */
+  createdMs: number;
+}
+
+/** One message read by a follower: its position in the stream (1, 2, …; never reused) and its parsed payload. */
+export interface FollowedMessage {
+  sequence: number;
+  subject: string;
+  data: unknown;
+}
+
+export interface FollowSpec {
+  stream: string;
+  /** Only messages on this subject (wildcards allowed). */
+  subject: string;
+  /** Start after this sequence (a resume); absent: only messages stored from now on. */
+  afterSequence?: number;
+}
+
+export interface Follower {
+  stop(): Promise<void>;
+}
+
 /**
  * The durable streams the services use (call events in, agent events out): publish
  * with a de-duplication id, and consume through a durable consumer in batches with
@@ -56,7 +92,8 @@ export interface RunningConsumer {
  * PostgreSQL stays the system of record in both).
  */
 export interface MessageStreams {
-  ensureStream(stream: string, subjects: string[]): Promise<void>;
+  /** Creates the stream when absent (an existing stream keeps its configuration). */
+  ensureStream(stream: string, subjects: string[], limits?: StreamLimits): Promise<void>;
   /** Resolves once the message is stored (JetStream ack). */
   publish(subject: string, payload: unknown, msgId: string): Promise<void>;
   /**
@@ -66,4 +103,12 @@ export interface MessageStreams {
    * message (batch-runner.ts holds the rules).
    */
   consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer>;
+  /** The sequences the stream keeps now. */
+  bounds(stream: string): Promise<StreamBounds>;
+  /**
+   * Read a stream's messages in order without acknowledging anything and without leaving state behind
+   * (an ephemeral, ordered reader, as many as wanted): each goes to `onMessage` in stream order.
+   * `onMessage` must not throw.
+   */
+  follow(spec: FollowSpec, onMessage: (message: FollowedMessage) => void): Promise<Follower>;
 }

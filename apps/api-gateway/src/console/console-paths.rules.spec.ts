@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { consoleAnswerFor, contentTypeOf, isCompressible } from './console-paths.rules.js';
+
+describe('consoleAnswerFor', () => {
+  it('leaves every other path to the API', () => {
+    expect(consoleAnswerFor('/v1/agents')).toBeUndefined();
+    expect(consoleAnswerFor('/application')).toBeUndefined();
+    expect(consoleAnswerFor('/docs')).toBeUndefined();
+  });
+
+  it('serves index.html at the top and for client-side routes (deep links)', () => {
+    for (const path of ['/app', '/app/', '/app/index.html', '/app/conversations', '/app/conversations/call_01HZX3', '/app/agents/agt_1/']) {
+      expect(consoleAnswerFor(path)).toEqual({ kind: 'index' });
+    }
+  });
+
+  it('serves hashed build assets with a year-long cache, other files with a short one', () => {
+    expect(consoleAnswerFor('/app/assets/index-N1MjWtgB.js')).toEqual({ kind: 'file', segments: ['assets', 'index-N1MjWtgB.js'], cache: 'immutable' });
+    expect(consoleAnswerFor('/app/favicon.svg')).toEqual({ kind: 'file', segments: ['favicon.svg'], cache: 'short' });
+  });
+
+  it('never names anything outside the build directory', () => {
+    for (const path of ['/app/../package.json', '/app/assets/..%2F..%2Fpackage.json', '/app/%2e%2e/secret.txt', '/app/assets/a%5C..%5Cb.js', '/app/assets/%00.js', '/app/assets/%E0%A4%A.js', '/app/assets']) {
+      expect(consoleAnswerFor(path)).toEqual({ kind: 'not_found' });
+    }
+  });
+});
+
+describe('content types', () => {
+  it('names the types the build writes and compresses only text', () => {
+    expect(contentTypeOf('index-1.js')).toBe('text/javascript; charset=utf-8');
+    expect(contentTypeOf('index-1.CSS')).toBe('text/css; charset=utf-8');
+    expect(contentTypeOf('unknown.bin')).toBe('application/octet-stream');
+    expect(isCompressible(contentTypeOf('a.js'))).toBe(true);
+    expect(isCompressible(contentTypeOf('a.png'))).toBe(false);
+  });
+});

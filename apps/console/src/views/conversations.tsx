@@ -1,0 +1,166 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { ApiProblem, api, unwrap } from '../api/client';
+import {
+  pathsV1ConversationsGetParametersQuerySentimentValues as SENTIMENTS,
+  pathsV1ConversationsGetParametersQuerySort_byValues as SORT_BY,
+  pathsV1ConversationsGetParametersQueryStatusValues as STATUSES,
+} from '../api/schema.generated';
+import { describedBy, ErrorNotice, Loading, Pager, TableScroller } from '../components';
+import { apiQuery, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
+import { formatDuration, formatTime, humanize } from '../rules/format';
+import { Link, navigate, useLocation } from '../router';
+import { DebouncedInput } from './inputs';
+
+/** On a phone the filters would fill the first screen: there they start folded (a summary says how many apply). */
+const filtersOpenAtFirst = typeof window !== 'undefined' && window.matchMedia('(min-width: 700px)').matches;
+
+export function useAgentsForFilter() {
+  return useQuery({
+    queryKey: ['agents', 'all-for-filters'],
+    queryFn: () => unwrap(api.GET('/v1/agents', { params: { query: { per_page: 100 } } })),
+    staleTime: 60_000,
+  });
+}
+
+export function ConversationsView() {
+  const { search } = useLocation();
+  const filters = filtersFromSearch(search);
+  const set = (key: FilterKey, value: string) => navigate(`/conversations${searchFromFilters(withFilter(filters, key, value))}`);
+  const query = useQuery({
+    queryKey: ['conversations', apiQuery(filters)],
+    queryFn: () => unwrap(api.GET('/v1/conversations', { params: { query: apiQuery(filters) as never } })),
+    placeholderData: keepPreviousData,
+  });
+  useEffect(() => {
+    document.title = 'Conversations · Voice agent operations';
+  }, []);
+  const page = Number(filters.page ?? 1);
+  return (
+    <>
+      <h1>Conversations</h1>
+      <Filters filters={filters} set={set} problem={query.error instanceof ApiProblem ? query.error : undefined} />
+      {query.isPending ? <Loading what="conversations" /> : null}
+      {query.isError ? <ErrorNotice error={query.error} title="The conversations could not be loaded" /> : null}
+      {query.data ? (
+        <div aria-busy={query.isFetching}>
+          <Pager page={page} totalPages={query.data.meta.total_pages} total={query.data.meta.total} noun="conversations" onPage={(p) => set('page', String(p))} />
+          {query.data.data.length === 0 ? (
+            <p className="empty" role="status">
+              No conversations match these filters.
+            </p>
+          ) : (
+            <TableScroller label="Conversations">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Started</th>
+                    <th scope="col">Caller</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Sentiment</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Topics</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {query.data.data.map((c) => {
+                    const to = `/conversations/${encodeURIComponent(c.id)}${filters.search ? `?highlight=${encodeURIComponent(filters.search)}` : ''}`;
+                    return (
+                      <tr key={c.id} className="clickable" onClick={(e) => (e.target as HTMLElement).closest('a') || navigate(to)}>
+                        <td>
+                          <Link to={to}>{formatTime(c.start_time ?? c.created_at)}</Link>
+                        </td>
+                        <td>{c.caller_number ?? '—'}</td>
+                        <td>{c.agent_name ?? c.agent_id}</td>
+                        <td>
+                          <span className={`badge status-${c.status}`}>{humanize(c.status)}</span>
+                        </td>
+                        <td>{formatDuration(c.duration)}</td>
+                        <td>{humanize(c.sentiment)}</td>
+                        <td>{humanize(c.outcome)}</td>
+                        <td>{c.topics.join(', ') || '—'}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </TableScroller>
+          )}
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+/** A filter the API refused (its `field` names it) is marked at its control, with the API's message under it. */
+function Filters({ filters, set, problem }: { filters: ConversationFilters; set: (key: FilterKey, value: string) => void; problem?: ApiProblem }) {
+  const agents = useAgentsForFilter();
+  const errorOf = (key: FilterKey) => (problem?.field === key ? problem.message : undefined);
+  const errorText = (key: FilterKey) =>
+    errorOf(key) ? (
+      <p id={`f-${key}-error`} className="field-error">
+        {errorOf(key)}
+      </p>
+    ) : null;
+  const field = (key: FilterKey) => `field${errorOf(key) ? ' invalid' : ''}`;
+  const text = (key: FilterKey, label: string, props: Record<string, unknown> = {}) => (
+    <div className={field(key)}>
+      <label htmlFor={`f-${key}`}>{label}</label>
+      <DebouncedInput id={`f-${key}`} value={filters[key] ?? ''} onCommit={(v) => set(key, v)} {...describedBy(`f-${key}`, errorOf(key))} {...props} />
+      {errorText(key)}
+    </div>
+  );
+  const date = (key: 'start_date' | 'end_date', label: string) => (
+    <div className={field(key)}>
+      <label htmlFor={`f-${key}`}>{label}</label>
+      <input id={`f-${key}`} type="date" value={filters[key] ?? ''} onChange={(e) => set(key, e.target.value)} {...describedBy(`f-${key}`, errorOf(key))} />
+      {errorText(key)}
+    </div>
+  );
+  const choice = (key: FilterKey, label: string, options: ReadonlyArray<readonly [string, string]>, any = 'Any', fallback = '') => (
+    <div className={field(key)}>
+      <label htmlFor={`f-${key}`}>{label}</label>
+      <select id={`f-${key}`} value={filters[key] ?? fallback} onChange={(e) => set(key, e.target.value)} {...describedBy(`f-${key}`, errorOf(key))}>
+        {any ? <option value="">{any}</option> : null}
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+      {errorText(key)}
+    </div>
+  );
+  const yesNo = [['true', 'Yes'], ['false', 'No']] as const;
+  const active = Object.keys(filters).filter((k) => k !== 'page' && k !== 'per_page' && k !== 'sort_by' && k !== 'sort_order').length;
+  return (
+    <details className="filters-panel" open={filtersOpenAtFirst || problem?.field !== undefined}>
+      <summary>Filters{active ? ` (${active} active)` : ''}</summary>
+    <form className="filters" role="search" aria-label="Filter conversations" onSubmit={(e) => e.preventDefault()}>
+      {text('search', 'Search', { type: 'search', placeholder: 'Words in transcripts and summaries' })}
+      {date('start_date', 'From')}
+      {date('end_date', 'To')}
+      {choice('agent_id', 'Agent', (agents.data?.data ?? []).map((a) => [a.id, a.name] as const), 'All agents')}
+      {choice('status', 'Status', STATUSES.map((s) => [s, humanize(s)] as const))}
+      {choice('sentiment', 'Sentiment', SENTIMENTS.map((s) => [s, humanize(s)] as const))}
+      {text('outcome', 'Outcome', { placeholder: 'e.g. appointment_booked' })}
+      {text('topic', 'Topic')}
+      {text('caller', 'Caller number', { placeholder: '+14155550123', inputMode: 'tel' })}
+      {text('min_duration', 'Min duration (s)', { type: 'number', min: 0, inputMode: 'numeric' })}
+      {text('max_duration', 'Max duration (s)', { type: 'number', min: 0, inputMode: 'numeric' })}
+      {text('min_cost', 'Min cost (USD)', { type: 'number', min: 0, step: '0.01' })}
+      {text('max_cost', 'Max cost (USD)', { type: 'number', min: 0, step: '0.01' })}
+      {choice('has_recording', 'Recording', yesNo)}
+      {choice('has_transcript', 'Transcript', yesNo)}
+      {choice('sort_by', 'Sort by', SORT_BY.map((s) => [s, humanize(s)] as const), '', 'start_time')}
+      {choice('sort_order', 'Order', [['desc', 'Descending'], ['asc', 'Ascending']], '', 'desc')}
+      {choice('per_page', 'Per page', ['10', '25', '50', '100'].map((n) => [n, n] as const), '', '25')}
+      <div className="field actions">
+        <Link to="/conversations">Clear filters</Link>
+      </div>
+    </form>
+    </details>
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * The stats of large accounts from columns in memory (stats-columns.ts), kept equal to the read model:
+ * - loaded once in one snapshot (keyset batches, never a million row objects at once), in the background:
+ *   until the columns are there, SQL answers;
+ * - before every answer, brought up to date in a new snapshot with the rows written since the previous
+ *   one (changed_xid >= that snapshot's xmin, see migration 1732350000000), so an answer is exactly the
+ *   committed read model at its own snapshot, on every replica, with no message to miss;
+ * - checked against the account's kept total in that snapshot: every row of the table is in the columns,
+ *   so equal counts mean equal sets; a difference (rows removed by a projection rebuild) reloads them.
+ * Accounts below `minRows` are quick in SQL and stay there; `maxRows` bounds the rows held per process
+ * (least recently used accounts are dropped first). An account whose costs are not whole millionths is
+ * left to SQL, whose numeric sum is exact.
+ */
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ConversationStatus } from '@voice/contracts';
+import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
+import { escapeLike, inSnapshot } from '../list-conversations/list-conversations.store.js';
+import { rollUpHours } from './conversation-stats.rules.js';
+import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
+import { answeredInMemory, costMicros, StatsColumns, type StatsRow } from './stats-columns.js';
+
+export interface StatsMemoryLimits {
+  /** Accounts with fewer conversations are answered by SQL. */
+  minRows: number;
+  /** Conversations held in memory by this process, all accounts together. */
+  maxRows: number;
+}
+
+interface Held {
+  columns: StatsColumns;
+  /** The xmin of the snapshot the columns equal (xid8 as text). */
+  xmin: string;
+  usedAt: number;
+}
+
+const LOAD_BATCH = 20_000;
+/** How long an account found unsuited (too small, too large, inexact costs) is not looked at again. */
+const RECHECK_MS = 60_000;
+
+const COLUMNS = `id, agent_id, status, (extract(epoch FROM start_time) * 1000000)::int8::text AS start_us, duration, sentiment,
+                 sentiment_rank, outcome, topics_lower, has_recording, has_transcript, cost_amount::text AS cost`;
+
+interface RawRow {
+  id: string; agent_id: string; status: ConversationStatus; start_us: string; duration: number; sentiment: string | null;
+  sentiment_rank: number | null; outcome: string | null; topics_lower: string[]; has_recording: boolean; has_transcript: boolean; cost: string | null;
+}
+
+/** The row as the columns take it, or undefined when its cost is not whole millionths of a dollar. */
+function statsRow(r: RawRow): StatsRow | undefined {
+  const cost = r.cost === null ? null : costMicros(r.cost);
+  if (cost === undefined) return undefined;
+  return {
+    id: r.id, agent_id: r.agent_id, status: r.status, start_us: Number(r.start_us), duration: r.duration, sentiment: r.sentiment,
+    sentiment_rank: r.sentiment_rank, outcome: r.outcome, topics: [...new Set(r.topics_lower)], has_recording: r.has_recording,
+    has_transcript: r.has_transcript, cost_micros: cost,
+  };
+}
+
+class Unsuited extends Error {}
+
+export class StatsMemory {
+  private readonly held = new Map<string, Held>();
+  private readonly unsuitedUntil = new Map<string, number>();
+  private readonly loading = new Map<string, Promise<void>>();
+  /** Per account, the read in progress: loads and catch-ups of one account never overlap. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly dataSource: DataSource, private readonly limits: StatsMemoryLimits) {}
+
+  /** Conversations held, all accounts together. */
+  get rowsHeld(): number {
+    let rows = 0;
+    for (const h of this.held.values()) rows += h.columns.size;
+    return rows;
+  }
+
+  /**
+   * The figures from memory, or undefined when this filter or account is answered by SQL — also while the
+   * account's columns are being loaded (started by the first such request): no answer waits for a load.
+   */
+  async read(accountId: string, f: ConversationListFilter, timeline: StatsTimeline): Promise<StatsRead | undefined> {
+    if (!answeredInMemory(f) || (this.unsuitedUntil.get(accountId) ?? 0) > Date.now()) return undefined;
+    if (!this.held.has(accountId)) {
+      void this.warm(accountId).catch(() => undefined);
+      return undefined;
+    }
+    return this.exclusive(accountId, async () => {
+      const held = this.held.get(accountId);
+      if (!held) return undefined;
+      const matches = await this.caughtUp(accountId, held, f.search);
+      if (!matches) {
+        this.held.delete(accountId);
+        void this.warm(accountId).catch(() => undefined);
+        return undefined;
+      }
+      held.usedAt = Date.now();
+      const { summary, hours } = held.columns.summarize(f, matches === true ? undefined : matches);
+      const range = timeline(summary);
+      return { summary, timeline: range ? rollUpHours(range.bucket, hours) : [] };
+    });
+  }
+
+  /** Loads the account's columns (once, however many ask) unless it is left to SQL; resolves when done. */
+  warm(accountId: string): Promise<void> {
+    let loading = this.loading.get(accountId);
+    if (!loading) {
+      loading = this.exclusive(accountId, async () => {
+        if (this.held.has(accountId)) return;
+        try {
+          await inSnapshot(this.dataSource, (db) => this.load(db, accountId));
+        } catch (err) {
+          // Left to SQL for a while: unsuited (too small, too large, inexact costs) or failing (the error is SQL's to report).
+          this.leaveToSql(accountId);
+          if (!(err instanceof Unsuited)) throw err;
+        }
+      }).finally(() => this.loading.delete(accountId));
+      this.loading.set(accountId, loading);
+    }
+    return loading;
+  }
+
+  /** Not looked at again for RECHECK_MS; the expired marks are swept once there are many (every small account gets one). */
+  private leaveToSql(accountId: string): void {
+    const now = Date.now();
+    if (this.unsuitedUntil.size >= 10_000) for (const [id, until] of this.unsuitedUntil) if (until <= now) this.unsuitedUntil.delete(id);
+    this.unsuitedUntil.set(accountId, now + RECHECK_MS);
+  }
+
+  private exclusive<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(accountId) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(work);
+    const settled = run.catch(() => undefined);
+    this.queues.set(accountId, settled);
+    void settled.then(() => {
+      if (this.queues.get(accountId) === settled) this.queues.delete(accountId);
+    });
+    return run;
+  }
+
+  /**
+   * The held columns brought up to date; false when they no longer match the table (or cannot hold a row).
+   * With a search, the rows it matches: read in the same snapshot (the narrow side table's trigram index, as the
+   * list reads it), then remembered and kept up to date with the search text of every row caught up — so asking
+   * again (a console refreshing a view, paging through it) costs no second trigram recheck of every match.
+   */
+  private async caughtUp(accountId: string, held: Held, search: string | undefined): Promise<boolean | Int32Array> {
+    try {
+      return await inSnapshot(this.dataSource, async (db) => {
+        if (!(await this.catchUp(db, accountId, held))) return false;
+        if (search === undefined) return true;
+        const remembered = held.columns.searchRows(search);
+        if (remembered) return remembered;
+        const rows: Array<{ id: string }> = await db.query(
+          `SELECT id FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE $2 ESCAPE '\\'`,
+          [accountId, `%${escapeLike(search)}%`],
+        );
+        const matching = held.columns.rowsOf(rows.map((r) => r.id));
+        held.columns.rememberSearch(search, matching);
+        return matching;
+      });
+    } catch (err) {
+      if (!(err instanceof Unsuited)) throw err;
+      this.leaveToSql(accountId);
+      return false;
+    }
+  }
+
+  private async snapshot(db: QueryRunner, accountId: string): Promise<{ xmin: string; total: number }> {
+    const [row]: Array<{ xmin: string; total: string | null }> = await db.query(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin,
+              (SELECT conversations FROM conversations.account_totals WHERE account_id = $1)::text AS total`,
+      [accountId],
+    );
+    return { xmin: row.xmin, total: Number(row.total ?? 0) };
+  }
+
+  /** Applies the rows written since the held snapshot; false when the columns no longer match the table. */
+  private async catchUp(db: QueryRunner, accountId: string, held: Held): Promise<boolean> {
+    const { xmin, total } = await this.snapshot(db, accountId);
+    // The search text (a whole transcript, possibly) travels only when a remembered search needs it.
+    const text = held.columns.remembersSearches;
+    const changed: Array<RawRow & { search_text?: string }> = await db.query(
+      `SELECT ${COLUMNS}${text ? ', search_text' : ''} FROM conversations.conversations WHERE account_id = $1 AND changed_xid >= $2::xid8`,
+      [accountId, held.xmin],
+    );
+    for (const raw of changed) {
+      const row = statsRow(raw);
+      if (!row) throw new Unsuited();
+      held.columns.put(row, raw.search_text);
+    }
+    held.xmin = xmin;
+    return held.columns.size === total;
+  }
+
+  private async load(db: QueryRunner, accountId: string): Promise<void> {
+    const { xmin, total } = await this.snapshot(db, accountId);
+    if (total < this.limits.minRows || total > this.limits.maxRows) throw new Unsuited();
+    const columns = new StatsColumns();
+    for (let after = ''; ; ) {
+      const batch: RawRow[] = await db.query(
+        `SELECT ${COLUMNS} FROM conversations.conversations WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT ${LOAD_BATCH}`,
+        [accountId, after],
+      );
+      for (const raw of batch) {
+        const row = statsRow(raw);
+        if (!row) throw new Unsuited();
+        columns.put(row);
+      }
+      if (batch.length < LOAD_BATCH) break;
+      after = batch[batch.length - 1].id;
+    }
+    // Only if the kept total were wrong: SQL, which counts, answers instead.
+    if (columns.size !== total) throw new Unsuited();
+    this.makeRoom(columns.size);
+    this.held.set(accountId, { columns, xmin, usedAt: Date.now() });
+  }
+
+  /** Drops the least recently used accounts until `rows` more fit. */
+  private makeRoom(rows: number): void {
+    const byUse = [...this.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
+    let held = this.rowsHeld;
+    for (const [accountId, h] of byUse) {
+      if (held + rows <= this.limits.maxRows) return;
+      this.held.delete(accountId);
+      held -= h.columns.size;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import { countChanges, facetsOf, type CountedColumns } from './conversation-counts.js';
+
+const row = (over: Partial<CountedColumns> = {}): CountedColumns => ({
+  account_id: 'acc_1', agent_id: 'agt_1', status: 'in_progress', sentiment: null, outcome: null,
+  has_recording: false, has_transcript: false, topics_lower: [], ...over,
+});
+
+describe('conversation counts', () => {
+  it('counts a conversation under each known value, never under an unknown one, and under each distinct topic once', () => {
+    expect(facetsOf(row({ status: 'completed', sentiment: 'negative', outcome: 'resolved', has_recording: true, topics_lower: ['billing', 'billing', 'refund'] }))).toEqual([
+      ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
+      ['has_recording', 'true'], ['has_transcript', 'false'], ['topic', 'billing'], ['topic', 'refund'],
+    ]);
+    expect(facetsOf(row()).map(([facet]) => facet)).toEqual(['status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript']);
+  });
+
+  it('a new conversation adds one under each of its values', () => {
+    expect(countChanges([{ before: undefined, after: row() }])).toEqual([
+      { account_id: 'acc_1', facet: 'agent_id', value: 'agt_1', delta: 1 },
+      { account_id: 'acc_1', facet: 'has_recording', value: 'false', delta: 1 },
+      { account_id: 'acc_1', facet: 'has_transcript', value: 'false', delta: 1 },
+      { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: 1 },
+      { account_id: 'acc_1', facet: 'status:agent_id', value: 'in_progress:agt_1', delta: 1 },
+    ]);
+  });
+
+  it('an update moves the conversation from its old values to its new ones, leaving the unchanged ones alone', () => {
+    const before = row({ topics_lower: ['billing'] });
+    const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'] });
+    expect(countChanges([{ before, after }])).toEqual([
+      { account_id: 'acc_1', facet: 'sentiment', value: 'positive', delta: 1 },
+      { account_id: 'acc_1', facet: 'status', value: 'completed', delta: 1 },
+      { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: -1 },
+      { account_id: 'acc_1', facet: 'status:agent_id', value: 'completed:agt_1', delta: 1 },
+      { account_id: 'acc_1', facet: 'status:agent_id', value: 'in_progress:agt_1', delta: -1 },
+      { account_id: 'acc_1', facet: 'topic', value: 'billing', delta: -1 },
+      { account_id: 'acc_1', facet: 'topic', value: 'sales', delta: 1 },
+    ]);
+    expect(countChanges([{ before: after, after }])).toEqual([]);
+  });
+
+  it('sums the changes of a batch per account and value, sorted so transactions lock shared counters in one order', () => {
+    const changes = countChanges([
+      { before: undefined, after: row({ account_id: 'acc_2' }) },
+      { before: undefined, after: row({ agent_id: 'agt_2' }) },
+      { before: row({ agent_id: 'agt_2' }), after: row({ agent_id: 'agt_2', status: 'failed' }) },
+    ]);
+    expect(changes.filter((c) => c.facet === 'status')).toEqual([
+      { account_id: 'acc_1', facet: 'status', value: 'failed', delta: 1 },
+      { account_id: 'acc_2', facet: 'status', value: 'in_progress', delta: 1 },
+    ]);
+    const keys = changes.map((c) => [c.account_id, c.facet, c.value].join('\u0001'));
+    expect(keys).toEqual([...keys].sort());
+  });
+});

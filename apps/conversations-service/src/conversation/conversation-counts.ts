@@ -1,0 +1,84 @@
+/**
+ * conversation_counts: how many conversations of an account have each value of the columns a list is
+ * most often filtered on alone. The projection keeps it in its transaction (subtracting what a row
+ * was, adding what it becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
+ */
+
+/** The columns of a read-model row the counts are kept by. */
+export interface CountedColumns {
+  account_id: string;
+  agent_id: string;
+  status: string;
+  sentiment: string | null;
+  outcome: string | null;
+  has_recording: boolean;
+  has_transcript: boolean;
+  topics_lower: readonly string[];
+}
+
+export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic';
+
+/** The (facet, value) pairs a conversation is counted under; a null column counts under none. */
+export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
+  const facets: Array<[Facet, string | null]> = [
+    ['status', row.status],
+    ['agent_id', row.agent_id],
+    // No status contains ':', so the pair is unambiguous.
+    ['status:agent_id', `${row.status}:${row.agent_id}`],
+    ['sentiment', row.sentiment],
+    ['outcome', row.outcome],
+    ['has_recording', String(row.has_recording)],
+    ['has_transcript', String(row.has_transcript)],
+    ...[...new Set(row.topics_lower)].map((t): [Facet, string] => ['topic', t]),
+  ];
+  return facets.filter((f): f is [Facet, string] => f[1] !== null);
+}
+
+/** One counter's change, keyed by account, facet and value. */
+export interface CountChange {
+  account_id: string;
+  facet: Facet;
+  value: string;
+  delta: number;
+}
+
+/**
+ * What writing each row changes in the counts: `before` is the row as it was (undefined for a new
+ * conversation), `after` as written. Changes that cancel out are left out; sorted by key, so two
+ * transactions lock the counters they share in the same order.
+ */
+export function countChanges(writes: ReadonlyArray<{ before: CountedColumns | undefined; after: CountedColumns }>): CountChange[] {
+  const changes = new Map<string, CountChange>();
+  const add = (row: CountedColumns, delta: number) => {
+    for (const [facet, value] of facetsOf(row)) {
+      const key = JSON.stringify([row.account_id, facet, value]);
+      const change = changes.get(key) ?? { account_id: row.account_id, facet, value, delta: 0 };
+      change.delta += delta;
+      changes.set(key, change);
+    }
+  };
+  for (const { before, after } of writes) {
+    if (before) add(before, -1);
+    add(after, 1);
+  }
+  const byKey = (a: CountChange, b: CountChange) =>
+    a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1
+      : a.facet < b.facet ? -1 : a.facet > b.facet ? 1
+        : a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
+  return [...changes.values()].filter((c) => c.delta !== 0).sort(byKey);
+}
+
+/** Every conversation's (account_id, facet, value), derived from the rows: the counts are this, grouped. */
+export const FACET_ROWS_SQL = `
+  SELECT c.account_id, f.facet, f.value
+    FROM conversations.conversations c
+   CROSS JOIN LATERAL (VALUES ('status', c.status), ('agent_id', c.agent_id), ('status:agent_id', c.status || ':' || c.agent_id),
+                              ('sentiment', c.sentiment), ('outcome', c.outcome),
+                              ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text)) AS f(facet, value)
+   WHERE f.value IS NOT NULL
+  UNION ALL
+  SELECT d.account_id, 'topic', d.topic
+    FROM (SELECT DISTINCT c.account_id, c.id, t AS topic FROM conversations.conversations c, unnest(c.topics_lower) AS t) d`;
+
+/** The counts as the rows say they are. */
+export const FACET_COUNTS_SQL = `SELECT account_id, facet, value, count(*)::bigint AS conversations FROM (${FACET_ROWS_SQL}) facets GROUP BY account_id, facet, value`;

@@ -1,0 +1,384 @@
+#!/usr/bin/env node
+// `npm run bench:stack [-- --quick]` — the whole distributed stack over HTTP (gateway → NATS →
+// service → PostgreSQL, each app its own process, as an operator runs them), every figure beside a raw
+// baseline measured in the same run on the same data:
+//   - ingest: call events POSTed in batches (4 posters) until every conversation is listed, against a raw
+//     batched INSERT of the very read-model rows the projection wrote (same table definition, same indexes);
+//   - list shapes with 10 concurrent clients (autocannon) against the same page + exact-count pair on an
+//     ideal, hand-indexed copy of the rows through `pg` (10 concurrent clients);
+//   - fixed cost: GET /v1/agents/{id} against the primary-key lookup with `pg`; GET /v1/api-keys; GET /health;
+//   - replicas: the list shapes again with 2 conversations-service replicas, then 2 gateways as well,
+//     with CPU time per request of each process;
+//   - memory (resident size of each process, idle and after the lists) and start-up time.
+// `--quick` (a few thousand conversations, 2 s per case; CI runs it) only proves the harness works.
+// Needs `npm run build`, PostgreSQL and NATS (BENCH_DATABASE_URL, BENCH_NATS_URL: the local servers).
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { apiCaller, freshDatabase, importBuilt, root, writeBenchmarkSection } from './support.mjs';
+
+const QUICK = process.argv.includes('--quick');
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? (QUICK ? 3_000 : 20_000));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
+const CONNECTIONS = 10;
+const BATCH = 500;
+const POSTERS = 4;
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+const { generator, sims } = await importBuilt({ generator: 'tools/call-generator/dist/index.js', sims: 'tools/platform-simulators/dist/index.js' });
+const log = (m) => process.stderr.write(`[bench:stack] ${m}\n`);
+const round = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+// ---------- processes ----------
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+const TICKS_PER_SECOND = 100; // Linux USER_HZ
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+function residentMiB(pid) {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** Starts an app's built entry point; resolves once it has logged that it is ready. */
+async function startApp(app, label, env) {
+  const started = performance.now();
+  // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (open with Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${label.replace(/\W+/g, '-')}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'apps', app, 'dist', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d) => { tail = (tail + d).slice(-8_000); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${label} did not start in 60 s:\n${tail}`)), 60_000);
+    const check = () => {
+      if (new RegExp(`${app} ready`).test(tail)) {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        ok();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${label} exited (${code}):\n${tail}`)); });
+  });
+  child.removeAllListeners('exit');
+  return { label, child, pid: child.pid, startMs: performance.now() - started, stop: () => new Promise((ok) => { child.once('exit', ok); child.kill('SIGTERM'); }) };
+}
+
+// ---------- load generators ----------
+
+/** autocannon against the gateway(s): `targets` share the connections. */
+async function hammer(urls, token) {
+  const share = Math.max(1, Math.floor(CONNECTIONS / urls.length));
+  const results = await Promise.all(urls.map((url) => autocannon({ url, connections: share, duration: SECONDS, headers: { authorization: `Bearer ${token}` } })));
+  const requests = results.reduce((n, r) => n + r.requests.total, 0);
+  const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+  if (bad > 0) throw new Error(`${urls[0]}: ${bad} of ${requests} answers were not 2xx`);
+  return { p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)), perSecond: requests / SECONDS, requests };
+}
+
+/** `work` in CONNECTIONS concurrent loops on a pool of as many connections, for SECONDS. */
+async function rawLoop(pool, work) {
+  const samples = [];
+  const deadline = performance.now() + SECONDS * 1000;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      await work();
+      samples.push(performance.now() - t0);
+    }
+  }));
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)], p99: samples[Math.ceil(samples.length * 0.99) - 1], perSecond: samples.length / SECONDS, requests: samples.length };
+}
+
+// ---------- the run ----------
+
+const database = await freshDatabase(adminUrl, 'stack');
+// Agents are created on a voice platform: the bundled simulator plays it.
+const platformKey = `sim_${randomBytes(8).toString('hex')}`;
+const simulators = await sims.startSimulators({ apiKeys: [platformKey], webhookSecret: 'whsec_bench_secret_0000' });
+const namespace = `bench${randomBytes(4).toString('hex')}`;
+const adminToken = `adm_${randomBytes(12).toString('hex')}`;
+const gatewayPort = await freePort();
+const common = {
+  DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken,
+  INTEGRATIONS_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'info', LOG_FORMAT: 'json', HOST: '127.0.0.1',
+  // The bench measures the service, not its limits (they are tested elsewhere).
+  RATE_LIMITS: 'false', ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+};
+const processes = [];
+const db = new pg.Pool({ connectionString: database.url, max: CONNECTIONS + 2 });
+const report = { conversations: CONVERSATIONS, seconds: SECONDS, quick: QUICK };
+try {
+  // First start on an empty database: each app runs its migrations.
+  const agentsApp = await startApp('agents-service', 'agents-service', common);
+  const conversationsApp = await startApp('conversations-service', 'conversations-service', common);
+  const gatewayApp = await startApp('api-gateway', 'api-gateway', { ...common, PORT: String(gatewayPort) });
+  processes.push(agentsApp, conversationsApp, gatewayApp);
+  report.firstStartMs = Object.fromEntries(processes.map((p) => [p.label, p.startMs]));
+  log(`apps started (${processes.map((p) => `${p.label} ${round(p.startMs, 0)} ms`).join(', ')})`);
+  const base = `http://127.0.0.1:${gatewayPort}`;
+  const call = apiCaller(base);
+
+  const account = (await call('POST', '/v1/admin/accounts', adminToken, { name: 'Bench', plan: 'bench', agent_limit: 20, voice_platforms: ['platform_a'] })).body.data;
+  const key = account.api_key;
+  const integration = await call('PUT', '/v1/integrations/platform_a', key, { api_key: platformKey, webhook_secret: 'whsec_bench_secret_0000', base_url: simulators.urls.platformA });
+  if (integration.status !== 200) throw new Error(`integration: ${integration.status} ${JSON.stringify(integration.body)}`);
+  const agentIds = [];
+  for (let i = 0; i < 10; i++) {
+    const created = await call('POST', '/v1/agents', key, { name: `Bench agent ${i}`, voice_platform: 'platform_a' });
+    if (created.status !== 201) throw new Error(`agent: ${created.status} ${JSON.stringify(created.body)}`);
+    agentIds.push(created.body.data.id);
+  }
+  log(`${agentIds.length} agents created`);
+  // The agents must be known to conversations-service before their calls (else the events wait, parked).
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM conversations.agents WHERE account_id = $1', [account.id]);
+    if (rows[0].n === agentIds.length) break;
+    if (Date.now() > deadline) throw new Error('agents never reached conversations-service');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log('agents known to conversations-service');
+  await new Promise((r) => setTimeout(r, 1_000));
+  report.idleMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
+
+  // ---- ingest ----
+  const calls = generator.generateCalls({ count: CONVERSATIONS, seed: 12, agentIds, idPrefix: 'bench', spanDays: 60 });
+  // One call in a hundred mentions a warranty: the rare word of the search shape.
+  calls.forEach((c, i) => {
+    if (i % 100 !== 0) return;
+    for (const e of c.events) if (e.type === 'call.ended' && e.data.summary) e.data.summary += ' Warranty claim noted.';
+  });
+  const events = calls.flatMap((c) => c.events);
+  const startedBy = []; // per batch: how many conversations have started up to and including it
+  const seen = new Set();
+  const batches = [];
+  for (let i = 0; i < events.length; i += BATCH) {
+    const batch = events.slice(i, i + BATCH);
+    for (const e of batch) seen.add(e.conversation_id);
+    batches.push(batch);
+    startedBy.push(seen.size);
+  }
+  const ackedAt = new Array(batches.length);
+  const ingestStart = performance.now();
+  let next = 0;
+  const posting = Promise.all(Array.from({ length: POSTERS }, async () => {
+    for (let b = next++; b < batches.length; b = next++) {
+      const res = await call('POST', '/v1/call-events', key, { events: batches[b] });
+      if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${JSON.stringify(res.body)}`);
+      ackedAt[b] = performance.now();
+    }
+  }));
+  // Watch the listed total: when did it first include each batch's conversations?
+  const listedAt = new Array(batches.length);
+  let watching = true;
+  const watcher = (async () => {
+    let b = 0;
+    while (watching) {
+      const total = (await call('GET', '/v1/conversations?per_page=1', key)).body.meta.total;
+      const now = performance.now();
+      while (b < batches.length && ackedAt[b] !== undefined && total >= startedBy[b]) listedAt[b++] = now;
+      if (total >= CONVERSATIONS) return now;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  await posting;
+  const acceptedMs = performance.now() - ingestStart;
+  let giveUp;
+  const listedMs = (await Promise.race([watcher, new Promise((_, fail) => { giveUp = setTimeout(() => fail(new Error('not all listed within 5 min')), 300_000); })])) - ingestStart;
+  clearTimeout(giveUp); // a pending timer would keep the bench alive for its 5 minutes after the report
+  watching = false;
+  const lags = listedAt.map((t, b) => t - ackedAt[b]).filter(Number.isFinite).sort((a, b) => a - b);
+  report.ingest = {
+    events: events.length, acceptedPerSecond: events.length / (acceptedMs / 1000), conversationsPerSecond: CONVERSATIONS / (listedMs / 1000),
+    lagP50: lags[Math.floor(lags.length / 2)], lagP99: lags[Math.ceil(lags.length * 0.99) - 1],
+  };
+  // Raw: the very rows the projection wrote, batched INSERTs (BATCH rows each, POSTERS in parallel) into a table
+  // of the same definition and indexes.
+  // What autovacuum does for any real deployment (this machine's PostgreSQL runs with autovacuum off): without it,
+  // index-only scans visit the heap and the planner has no statistics for the service's tables.
+  const { rows: [{ autovacuum }] } = await db.query('SHOW autovacuum');
+  report.autovacuum = autovacuum;
+  for (const { table } of (await db.query(`SELECT schemaname || '.' || tablename AS table FROM pg_tables WHERE schemaname IN ('conversations', 'agents', 'gateway')`)).rows) {
+    await db.query(`VACUUM (ANALYZE) ${table}`);
+  }
+  await db.query('CREATE SCHEMA bench_raw');
+  await db.query('CREATE TABLE bench_raw.conversations (LIKE conversations.conversations INCLUDING ALL)');
+  const { rows: written } = await db.query('SELECT * FROM conversations.conversations WHERE account_id = $1', [account.id]);
+  const rawStart = performance.now();
+  let rawNext = 0;
+  await Promise.all(Array.from({ length: POSTERS }, async () => {
+    for (let i = rawNext; i < written.length; i = rawNext) {
+      rawNext += BATCH;
+      await db.query('INSERT INTO bench_raw.conversations SELECT * FROM json_populate_recordset(null::bench_raw.conversations, $1)', [JSON.stringify(written.slice(i, i + BATCH))]);
+    }
+  }));
+  report.ingest.rawRowsPerSecond = written.length / ((performance.now() - rawStart) / 1000);
+  log(`ingest: ${round(report.ingest.conversationsPerSecond, 0)} conversations/s listed (raw insert ${round(report.ingest.rawRowsPerSecond, 0)} rows/s)`);
+
+  // ---- list shapes ----
+  // The ideal table: the same rows, one hand-made index per shape.
+  await db.query('CREATE SCHEMA bench_ideal');
+  await db.query('CREATE TABLE bench_ideal.c AS SELECT * FROM conversations.conversations WHERE account_id = $1', [account.id]);
+  for (const columns of ['account_id, start_time DESC, id DESC', 'account_id, agent_id, status, start_time DESC, id DESC', 'account_id, caller_number, start_time DESC, id DESC',
+    'account_id, duration, start_time DESC', 'account_id, sentiment_rank DESC NULLS LAST, start_time DESC, id DESC']) {
+    await db.query(`CREATE INDEX ON bench_ideal.c (${columns})`);
+  }
+  await db.query('CREATE INDEX ON bench_ideal.c USING gin (topics_lower)');
+  await db.query('CREATE INDEX ON bench_ideal.c USING gin (search_text gin_trgm_ops)').catch(async () => {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await db.query('CREATE INDEX ON bench_ideal.c USING gin (search_text gin_trgm_ops)');
+  });
+  await db.query('VACUUM ANALYZE bench_ideal.c');
+  const { rows: [span] } = await db.query('SELECT min(start_time) AS lo, max(start_time) AS hi FROM bench_ideal.c');
+  const weekFrom = new Date((span.lo.getTime() + span.hi.getTime()) / 2);
+  const weekTo = new Date(weekFrom.getTime() + 7 * 86_400_000);
+  const { rows: [{ caller_number: caller }] } = await db.query('SELECT caller_number FROM bench_ideal.c WHERE caller_number IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1');
+  const { rows: [{ topic }] } = await db.query('SELECT t AS topic FROM bench_ideal.c, unnest(topics_lower) t GROUP BY t ORDER BY count(*) DESC LIMIT 1');
+  const deepPage = Math.max(2, Math.floor(CONVERSATIONS / 25 / 2));
+  const LIST_COLUMNS = 'id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, outcome, topics, has_recording, has_transcript, summary, created_at';
+  const byTime = 'ORDER BY start_time DESC, id DESC';
+  const shapes = [
+    ['default', {}, 'TRUE', [], byTime],
+    ['agent_id + status', { agent_id: agentIds[3], status: 'completed' }, 'agent_id = $2 AND status = $3', [agentIds[3], 'completed'], byTime],
+    ['date range (one week)', { start_date: weekFrom.toISOString(), end_date: weekTo.toISOString() }, 'start_time >= $2 AND start_time <= $3', [weekFrom, weekTo], byTime],
+    ['duration range (60–120 s)', { min_duration: '60', max_duration: '120' }, 'duration >= 60 AND duration <= 120', [], byTime],
+    ['caller', { caller }, 'caller_number = $2', [caller], byTime],
+    ['topic', { topic }, 'topics_lower @> ARRAY[$2::text]', [topic], byTime],
+    ['search, rare word', { search: 'warranty' }, `search_text LIKE '%warranty%'`, [], byTime],
+    ['search, common word', { search: 'you' }, `search_text LIKE '%you%'`, [], byTime],
+    ['sort by sentiment', { sort_by: 'sentiment', sort_order: 'desc' }, 'TRUE', [], 'ORDER BY sentiment_rank DESC NULLS LAST, start_time DESC, id DESC'],
+    [`deep page (page ${deepPage})`, { page: String(deepPage) }, 'TRUE', [], byTime, (deepPage - 1) * 25],
+  ];
+  const listUrl = (gateway, query) => `${gateway}/v1/conversations?${new URLSearchParams(query)}`;
+  const cpuOf = () => processes.map((p) => ({ label: p.label, cpu: cpuSeconds(p.pid) }));
+  const cpuPerRequest = (before, requests) => Object.fromEntries(processes.map((p) => [p.label, ((cpuSeconds(p.pid) - before.find((b) => b.label === p.label).cpu) * 1000) / requests]));
+  report.lists = [];
+  for (const [name, query, where, params, order, offset = 0] of shapes) {
+    const before = cpuOf();
+    const service = await hammer([listUrl(base, query)], key);
+    const cpu = cpuPerRequest(before, service.requests);
+    const sqlParams = [account.id, ...params];
+    const raw = await rawLoop(db, () => Promise.all([
+      db.query(`SELECT ${LIST_COLUMNS} FROM bench_ideal.c WHERE account_id = $1 AND ${where} ${order} LIMIT 25 OFFSET ${offset}`, sqlParams),
+      db.query(`SELECT count(*) FROM bench_ideal.c WHERE account_id = $1 AND ${where}`, sqlParams),
+    ]));
+    const total = (await call('GET', `/v1/conversations?${new URLSearchParams(query)}`, key)).body.meta.total;
+    const { rows: [{ count }] } = await db.query(`SELECT count(*)::int AS count FROM bench_ideal.c WHERE account_id = $1 AND ${where}`, sqlParams);
+    report.lists.push({ name, query, service, raw, total, rawTotal: count, cpu });
+    log(`${name}: p50 ${round(service.p50)} ms vs raw ${round(raw.p50)} ms (${round(service.p50 / raw.p50, 2)}×), total ${total} (raw ${count})`);
+  }
+
+  // ---- fixed cost ----
+  report.fixed = [];
+  const fixed = async (name, path, rawWork) => {
+    const before = cpuOf();
+    const service = await hammer([`${base}${path}`], key);
+    const cpu = cpuPerRequest(before, service.requests);
+    const raw = rawWork ? await rawLoop(db, rawWork) : undefined;
+    report.fixed.push({ name, service, raw, cpu });
+    log(`${name}: ${round(service.perSecond, 0)} req/s${raw ? ` vs raw ${round(raw.perSecond, 0)}/s (${round(service.perSecond / raw.perSecond, 2)}×)` : ''}`);
+  };
+  await fixed(`GET /v1/agents/{id}`, `/v1/agents/${agentIds[0]}`, () => db.query('SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2', [agentIds[0], account.id]));
+  await fixed('GET /v1/api-keys (gateway only)', '/v1/api-keys', () => db.query('SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at FROM gateway.api_keys WHERE account_id = $1 ORDER BY created_at, id LIMIT 25', [account.id]));
+  await fixed('GET /health', '/health');
+  report.afterListsMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
+
+  // ---- replicas ----
+  const replicaShapes = shapes.filter(([name]) => name === 'default' || name === 'agent_id + status');
+  report.replicas = [];
+  const replicaRun = async (setup, gateways) => {
+    for (const [name, query] of replicaShapes) {
+      const before = cpuOf();
+      const service = await hammer(gateways.map((g) => listUrl(g, query)), key);
+      report.replicas.push({ setup, name, service, cpu: cpuPerRequest(before, service.requests) });
+      log(`${setup}, ${name}: ${round(service.perSecond, 0)} req/s, p50 ${round(service.p50)} ms`);
+    }
+  };
+  for (const l of report.lists.filter((r) => replicaShapes.some(([n]) => n === r.name))) {
+    report.replicas.push({ setup: '1 gateway, 1 conversations-service', name: l.name, service: l.service, cpu: l.cpu });
+  }
+  const secondConversations = await startApp('conversations-service', 'conversations-service #2', common);
+  processes.push(secondConversations);
+  await replicaRun('1 gateway, 2 conversations-service', [base]);
+  const secondPort = await freePort();
+  const secondGateway = await startApp('api-gateway', 'api-gateway #2', { ...common, PORT: String(secondPort) });
+  processes.push(secondGateway);
+  report.laterStartMs = { 'conversations-service': secondConversations.startMs, 'api-gateway': secondGateway.startMs };
+  await replicaRun('2 gateways, 2 conversations-service', [base, `http://127.0.0.1:${secondPort}`]);
+
+  // ---- report ----
+  const md = render(report);
+  console.log(md);
+  // The default size has its own section; another size (e.g. BENCH_CONVERSATIONS=300000) gets one beside it.
+  if (!QUICK) writeBenchmarkSection(CONVERSATIONS === 20_000 ? 'stack' : `stack-${CONVERSATIONS}`, md);
+} catch (err) {
+  console.error('[bench:stack] failed:', err);
+  process.exitCode = 1;
+} finally {
+  for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+  await db.end().catch(() => undefined);
+  await simulators.stop().catch(() => undefined);
+  await database.drop();
+}
+
+function render(r) {
+  const ratio = (a, b) => round(a / b, 2);
+  const cpuCell = (cpu) => Object.entries(cpu).filter(([, v]) => v > 0.005).map(([k, v]) => `${k.replace('-service', '')} ${round(v, 2)}`).join(', ');
+  const worst = r.lists.reduce((w, l) => (l.service.p50 / l.raw.p50 > w.service.p50 / w.raw.p50 ? l : w), r.lists[0]);
+  const agent = r.fixed[0];
+  const lines = [
+    `## The whole stack over HTTP (${r.conversations.toLocaleString('en-US')} conversations)`,
+    '',
+    `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.**`,
+    '',
+    `Command: \`npm run build && npm run bench:stack\` (env \`BENCH_CONVERSATIONS\`, \`BENCH_SECONDS\`; \`-- --quick\` for the CI smoke run). Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}.`,
+    `Distributed mode: api-gateway, agents-service and conversations-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. Rate limits off. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,
+    '',
+    '### Ingest',
+    '',
+    `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms.`,
+    '',
+    '### List shapes (page + exact total)',
+    '',
+    '| shape | service p50 ms | service p99 ms | service req/s | raw p50 ms | raw req/s | p50 ratio | total (raw) | CPU ms per request |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.service.p99)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.p50)} | ${round(l.raw.perSecond, 0)} | ${ratio(l.service.p50, l.raw.p50)} | ${l.total} (${l.rawTotal}) | ${cpuCell(l.cpu)} |`),
+    '',
+    '### Fixed cost of a request',
+    '',
+    '| request | service req/s | p50 ms | raw req/s | ratio | CPU ms per request |',
+    '|---|---:|---:|---:|---:|---|',
+    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${round(f.service.p50)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${cpuCell(f.cpu)} |`),
+    '',
+    '### Replicas',
+    '',
+    '| setup | shape | req/s | p50 ms | CPU ms per request |',
+    '|---|---|---:|---:|---|',
+    ...r.replicas.map((x) => `| ${x.setup} | ${x.name} | ${round(x.service.perSecond, 0)} | ${round(x.service.p50)} | ${cpuCell(x.cpu)} |`),
+    '',
+    '### Memory and start-up',
+    '',
+    '| process | resident MiB idle | after the lists | first start (migrations) ms | later start ms |',
+    '|---|---:|---:|---:|---:|',
+    ...Object.keys(r.idleMiB).map((k) => `| ${k} | ${round(r.idleMiB[k], 0)} | ${round(r.afterListsMiB[k], 0)} | ${round(r.firstStartMs[k], 0)} | ${r.laterStartMs[k] ? round(r.laterStartMs[k], 0) : '–'} |`),
+  ];
+  return lines.join('\n');
+}

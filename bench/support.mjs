@@ -1,0 +1,67 @@
+// What every benchmark script shares: the built modules, percentiles, a fresh database, and its section of
+// BENCHMARKS.md (between `<!-- name:start -->` and `<!-- name:end -->`, appended when absent).
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Imports built entry points (paths from the repository root), or exits asking for a build. */
+export async function importBuilt(paths) {
+  for (const p of Object.values(paths)) {
+    if (!existsSync(join(root, p))) {
+      console.error('bench: build first (npm run build)');
+      process.exit(1);
+    }
+  }
+  const entries = await Promise.all(Object.entries(paths).map(async ([name, p]) => [name, await import(pathToFileURL(join(root, p)).href)]));
+  return Object.fromEntries(entries);
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+
+export function percentiles(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: sorted.at(-1) };
+}
+
+export const ms = (n) => n.toFixed(1);
+
+/** A new database on the benchmark's server, dropped by `drop()`. */
+export async function freshDatabase(adminUrl, label) {
+  const name = `voice_bench_${label}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    },
+  };
+}
+
+export function writeBenchmarkSection(marker, section) {
+  const file = join(root, 'BENCHMARKS.md');
+  const current = readFileSync(file, 'utf8');
+  const marked = new RegExp(`<!-- ${marker}:start -->[\\s\\S]*<!-- ${marker}:end -->`);
+  const block = `<!-- ${marker}:start -->\n${section}\n<!-- ${marker}:end -->`;
+  writeFileSync(file, marked.test(current) ? current.replace(marked, block) : `${current.trimEnd()}\n\n${block}\n`);
+}
+
+/** JSON over HTTP to the gateway under test: `call(method, path, bearer, body)` → `{ status, body }`. */
+export function apiCaller(baseUrl) {
+  return async (method, path, token, body) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json().catch(() => undefined) };
+  };
+}

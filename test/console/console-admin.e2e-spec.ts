@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { pollUntil } from '../support/poll.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+import { checkEveryView, launchBrowser, seedConsoleData, watchPolicyViolations, signInLink, WIDTHS, type ConsoleData } from './browser.js';
+
+/** The console's agents, API keys, overview and integrations views in a real browser, against the whole stack. */
+describe('console: agents, API keys, overview, integrations', () => {
+  let system: RunningSystem;
+  let data: ConsoleData;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let blockedByPolicy: string[] = [];
+  let callId: string;
+
+  beforeAll(async () => {
+    [system, browser] = await Promise.all([startSystem(), launchBrowser()]);
+    data = await seedConsoleData(system, 60);
+    // One call placed on the platform_a simulator, so the delivery log has signed webhooks to show and replay.
+    const synced = await pollUntil(
+      () => data.account.api.get(`/v1/agents/${data.agents[0].id}`),
+      (res) => typeof res.body.data?.platform_sync?.platform_agent_id === 'string',
+      20_000,
+    );
+    const call = await system.platforms.simulators.platformA.placeCall({ agentId: synced.body.data.platform_sync.platform_agent_id, fromNumber: '+14155550142' });
+    callId = call.callId;
+    await pollUntil(() => data.account.api.get('/v1/webhook-deliveries?per_page=1'), (res) => res.body.meta?.total > 0, 20_000);
+    context = await browser.newContext({ viewport: WIDTHS.desktop });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: system.baseUrl });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    blockedByPolicy = watchPolicyViolations(page);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.close();
+  });
+
+  const open = (path: string, key = data.account.api_key) => page.goto(signInLink(system.baseUrl, key, path));
+
+  it('creates an agent: the server refuses a bad phone number at its field, then takes a valid one; then pauses it', async () => {
+    await open('/app/agents/new');
+    await page.getByLabel('Name', { exact: true }).fill('Night Line');
+    await page.getByLabel('Phone number').fill('555-0142');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    const fieldError = page.locator('#agent-phone_number-error');
+    await fieldError.waitFor();
+    expect(await fieldError.innerText()).toMatch(/phone/i);
+    expect(await page.getByLabel('Phone number').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Phone number').getAttribute('aria-describedby')).toContain('agent-phone_number-error');
+    expect((await data.account.api.get('/v1/agents?search=Night%20Line')).body.meta.total).toBe(0);
+
+    await page.getByLabel('Phone number').fill('+14155550177');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('status').filter({ hasText: 'Agent Night Line created.' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'Night Line' });
+    expect(await row.innerText()).toContain('+14155550177');
+    const created = (await data.account.api.get('/v1/agents?search=Night%20Line')).body.data[0];
+    expect(created).toMatchObject({ name: 'Night Line', phone_number: '+14155550177', status: 'active' });
+
+    await page.getByRole('button', { name: 'Pause Night Line' }).click();
+    await page.getByRole('button', { name: 'Resume Night Line' }).waitFor();
+    expect(await row.getByText('Paused', { exact: true }).count()).toBe(1);
+    expect((await data.account.api.get(`/v1/agents/${created.id}`)).body.data.status).toBe('paused');
+  });
+
+  it('edits an agent, then deletes it after a confirmation', async () => {
+    const agent = (await data.account.api.post('/v1/agents', { name: 'Temp Line', voice_platform: 'platform_b' })).body.data;
+    await open(`/app/agents/${agent.id}`);
+    await page.getByRole('heading', { name: 'Temp Line', level: 1 }).waitFor();
+    await page.getByLabel('Welcome message').fill('Hello from the console.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await data.account.api.get(`/v1/agents/${agent.id}`)).body.data.welcome_message).toBe('Hello from the console.');
+
+    await page.getByRole('button', { name: 'Delete Temp Line' }).click();
+    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'Agent Temp Line deleted.' }).waitFor();
+    expect((await data.account.api.get(`/v1/agents/${agent.id}`)).status).toBe(404);
+  });
+
+  it('creates a key with chosen scopes (shown once, copyable), and revokes it', async () => {
+    await open('/app/api-keys');
+    await page.getByLabel('Name', { exact: true }).fill('reporting');
+    // conversations:read is ticked by default; nothing else.
+    expect(await page.getByLabel('conversations:read').isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByTestId('new-api-key');
+    await shown.waitFor();
+    const key = (await shown.innerText()).trim();
+    expect(key).toMatch(/^vk_/);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(key);
+    const limited = system.client(key);
+    expect((await limited.get('/v1/conversations?per_page=1')).status).toBe(200);
+    expect((await limited.get('/v1/agents')).status).toBe(403);
+
+    // The limited key, signed in: a view needing another scope says which.
+    const other = await browser.newPage({ viewport: WIDTHS.phone });
+    other.setDefaultTimeout(10_000);
+    await other.goto(signInLink(system.baseUrl, key, '/app/agents'));
+    const alert = other.getByRole('alert').filter({ hasText: 'Permission needed' });
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain('agents:read');
+    await other.close();
+
+    await page.getByRole('button', { name: 'Revoke reporting' }).click();
+    await page.getByRole('button', { name: 'Confirm revoke' }).click();
+    await page.getByRole('row').filter({ hasText: 'reporting' }).getByText(/^Revoked/).waitFor();
+    expect((await limited.get('/v1/conversations?per_page=1')).status).toBe(401);
+  });
+
+  it('overview: the figures of GET /v1/conversations/stats, per hour for a range of two days or less', async () => {
+    await open('/app/');
+    const stats = (await data.account.api.get(`/v1/conversations/stats?start_date=${encodeURIComponent(new Date(Date.now() - 13 * 86_400_000).toISOString().slice(0, 10))}T00:00:00.000Z&end_date=${new Date().toISOString().slice(0, 10)}T23:59:59.999Z`)).body.data;
+    const calls = page.getByRole('region', { name: 'Calls', exact: true });
+    await calls.getByText(String(stats.total), { exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Calls per day by status' }).waitFor();
+    expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    for (const region of ['Sentiment mix', 'Outcomes', 'Top topics', 'Average duration', '90th percentile duration', 'Total cost']) await page.getByRole('region', { name: region }).waitFor();
+
+    // One agent's figures.
+    const range = `start_date=${new Date(Date.now() - 13 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z&end_date=${new Date().toISOString().slice(0, 10)}T23:59:59.999Z`;
+    const agent = data.agents[1];
+    const agentStats = (await data.account.api.get(`/v1/conversations/stats?${range}&agent_id=${agent.id}`)).body.data;
+    expect(agentStats.total).not.toBe(stats.total);
+    await page.getByLabel('Agent').selectOption({ label: agent.name });
+    await calls.getByText(String(agentStats.total), { exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('agent_id')).toBe(agent.id);
+
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByLabel('From').fill(today);
+    await page.getByRole('heading', { name: 'Calls per hour by status' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('start_date')).toBe(today);
+  });
+
+  it('integrations: status and webhook URL (copyable) per platform, credentials refused at the field then replaced, the delivery log with replay', async () => {
+    await open('/app/integrations');
+    const integrations = (await data.account.api.get('/v1/integrations')).body.data as Array<{ platform: string; webhook_url: string; status: string }>;
+    for (const integration of integrations) {
+      const card = page.getByRole('region', { name: integration.platform === 'platform_a' ? 'Platform a' : 'Platform b' });
+      await card.getByText(integration.webhook_url).waitFor();
+    }
+    const first = integrations.find((i) => i.platform === 'platform_a')!;
+    await page.getByRole('button', { name: 'Copy the Platform a webhook URL' }).click();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first.webhook_url);
+
+    // Credentials the platform refuses: said at the field, and the integration keeps the ones it had.
+    const cardB = page.getByRole('region', { name: 'Platform b' });
+    await cardB.getByLabel('Platform b API key').fill('sim_wrong_key');
+    await cardB.getByLabel('Platform b webhook secret').fill('whsec_new_secret_000');
+    await cardB.getByRole('button', { name: 'Replace credentials' }).click();
+    await page.locator('#platform_b-api_key-error').filter({ hasText: 'refused the API key' }).waitFor();
+    expect(await cardB.getByLabel('Platform b API key').getAttribute('aria-invalid')).toBe('true');
+    await cardB.getByLabel('Platform b API key').fill(system.platforms.apiKey);
+    await cardB.getByLabel('Platform b webhook secret').fill(system.platforms.webhookSecret);
+    await cardB.getByRole('button', { name: 'Replace credentials' }).click();
+    await cardB.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await data.account.api.get('/v1/integrations/platform_b')).body.data.status).toBe('verified');
+
+    const row = page.getByRole('row').filter({ hasText: callId }).first();
+    await row.waitFor();
+    await row.getByRole('button', { name: /^Replay delivery/ }).click();
+    await page.getByRole('status').filter({ hasText: /^ ?Replayed: / }).first().waitFor();
+    const replays = (await data.account.api.get('/v1/webhook-deliveries?per_page=100')).body.data.filter((d: { replay_of: string | null }) => d.replay_of !== null);
+    expect(replays.length).toBe(1);
+  });
+
+  it('has no serious or critical accessibility violation and fits 1280 px and 390 px (overview, agents, agent form, API keys, integrations)', async () => {
+    await checkEveryView(page, open, [
+      ['overview', '/app/', '.chart canvas'],
+      ['agents', '/app/agents', 'main table tbody tr'],
+      ['agent-form', '/app/agents/new', 'form.agent-form'],
+      ['api-keys', '/app/api-keys', 'main table tbody tr'],
+      ['integrations', '/app/integrations', 'main table tbody tr'],
+    ]);
+    // Every view rendered under the gateway's Content-Security-Policy without the browser blocking anything.
+    expect(blockedByPolicy).toEqual([]);
+  });
+});
