@@ -64,16 +64,20 @@ describe('conversations-service killed (SIGKILL) mid-ingest', () => {
       const call = callEvents(`crash-${i}`, 'agt_crash');
       events.push(call.started(), call.ended(30));
     }
-    // Acknowledged by JetStream (what a 202 means), in parallel chunks.
-    for (let i = 0; i < events.length; i += 250) {
-      await Promise.all(events.slice(i, i + 250).map((e) => js.publish(namespacedSubject(namespace, callEventSubject(e.type)), JSON.stringify(e), { msgID: e.id })));
-    }
+    // Acknowledged by JetStream (what a 202 means), in parallel chunks. The process is killed as soon as it has recorded
+    // anything, while events are still arriving: on a fast machine it would otherwise have recorded them all first.
+    const publishing = (async () => {
+      for (let i = 0; i < events.length; i += 250) {
+        await Promise.all(events.slice(i, i + 250).map((e) => js.publish(namespacedSubject(namespace, callEventSubject(e.type)), JSON.stringify(e), { msgID: e.id })));
+      }
+    })();
     for (const deadline = Date.now() + 20_000; (await recorded()) === 0; ) {
       if (Date.now() > deadline) throw new Error('nothing recorded');
-      await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 5));
     }
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
+    await publishing;
     const beforeRestart = await recorded();
     expect(beforeRestart).toBeLessThan(events.length);
 
