@@ -122,3 +122,37 @@ describe.each(STREAM_ADAPTERS)('durable streams over %s', (_name, kind) => {
     await successor.stop();
   }, 30_000);
 });
+
+describe('in-process streams without limits', () => {
+  const harness = streamsUnderTest('in-process');
+
+  it('keep a message only until every durable consumer has settled it, so a long-running process does not hold every call event', async () => {
+    const { stream, subject } = harness.nextStream();
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    // Before any consumer exists, everything is kept for the first one.
+    for (let n = 1; n <= 3; n++) await harness.streams.publish(`${subject}.x`, { n }, `keep-${n}`);
+    expect(await harness.streams.bounds(stream)).toMatchObject({ first: 1, last: 3 });
+
+    // Two consumers: a message goes once both settled it; a nak-ed one stays until its redelivery is acked.
+    const first = recorder((m) => ((m.data as { n: number }).n === 4 && m.deliveryCount === 1 ? m.nak(2_000) : m.ack()));
+    const a = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'a' }, first.handle);
+    let releaseB: () => void = () => undefined;
+    const bMayAck = new Promise<void>((resolve) => (releaseB = resolve));
+    const held: StreamMessage[] = [];
+    const b = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'b' }, async (batch) => {
+      held.push(...batch);
+      await bMayAck;
+      for (const m of batch) m.ack();
+    });
+    for (let n = 4; n <= 5; n++) await harness.streams.publish(`${subject}.x`, { n }, `keep-${n}`);
+    await eventually(() => expect(first.seen.filter((s) => s.deliveryCount === 1)).toHaveLength(5));
+    expect(await harness.streams.bounds(stream)).toMatchObject({ first: 1, last: 5 }); // b holds all of them
+    releaseB();
+    await eventually(async () => expect(await harness.streams.bounds(stream)).toMatchObject({ first: 4, last: 5 })); // 4 waits for its redelivery
+    await eventually(async () => expect(await harness.streams.bounds(stream)).toMatchObject({ first: 6, last: 5 }));
+    expect(first.seen.map((s) => [(s.data as { n: number }).n, s.deliveryCount])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [4, 2]]);
+    expect(held.map((m) => (m.data as { n: number }).n)).toEqual([1, 2, 3, 4, 5]);
+    await a.stop();
+    await b.stop();
+  });
+});

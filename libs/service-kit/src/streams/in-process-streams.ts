@@ -11,17 +11,24 @@ interface Stored {
   payload: string;
   msgId: string;
   storedAt: number;
+  /** Durable consumers that have not settled (acked or terminated) it yet. */
+  unsettled: number;
 }
 
 interface InProcessStream {
   subjects: string[];
   limits: StreamLimits;
-  /** What the stream keeps, oldest first (trimmed to its limits on every publish). */
+  /**
+   * What the stream keeps, oldest first: trimmed to its limits on every publish; a stream without limits keeps a message
+   * until every durable consumer has settled it (before the first consumer exists, everything) — in one process every
+   * consumer starts with the apps, and an ever-growing copy of every call event would only cost memory.
+   */
   log: Stored[];
   lastSequence: number;
   createdMs: number;
   durables: Map<string, InProcessDurable>;
   followers: Set<{ subject: string; onMessage: (message: FollowedMessage) => void }>;
+  trimQueued?: boolean;
 }
 
 interface InProcessDurable {
@@ -70,6 +77,7 @@ export class InProcessStreams implements MessageStreams {
   private trim(s: InProcessStream, now: number): void {
     const { maxAgeMs, maxMessages } = s.limits;
     let drop = 0;
+    if (maxAgeMs === undefined && maxMessages === undefined && s.durables.size > 0) while (drop < s.log.length && s.log[drop].unsettled === 0) drop += 1;
     if (maxMessages !== undefined && s.log.length > maxMessages) drop = s.log.length - maxMessages;
     if (maxAgeMs !== undefined) while (drop < s.log.length && now - s.log[drop].storedAt > maxAgeMs) drop += 1;
     if (drop > 0) s.log.splice(0, drop);
@@ -83,7 +91,7 @@ export class InProcessStreams implements MessageStreams {
     if (this.seenIds.has(msgId)) return;
     this.seenIds.set(msgId, now);
     stream.lastSequence += 1;
-    const stored: Stored = { sequence: stream.lastSequence, subject, payload: JSON.stringify(payload), msgId, storedAt: now };
+    const stored: Stored = { sequence: stream.lastSequence, subject, payload: JSON.stringify(payload), msgId, storedAt: now, unsettled: stream.durables.size };
     stream.log.push(stored);
     this.trim(stream, now);
     for (const durable of stream.durables.values()) this.enqueue(durable, stored, 1);
@@ -98,6 +106,7 @@ export class InProcessStreams implements MessageStreams {
     let durable = stream.durables.get(spec.durable);
     if (!durable) {
       durable = { spec, queue: stream.log.map((stored) => ({ stored, deliveryCount: 1 })) };
+      for (const stored of stream.log) stored.unsettled += 1;
       stream.durables.set(spec.durable, durable);
     }
     const target = durable;
@@ -119,7 +128,19 @@ export class InProcessStreams implements MessageStreams {
         settled = true;
         clearTimeout(ackTimer);
         this.timers.delete(ackTimer);
-        if (redeliverAfterMs !== undefined) this.later(redeliverAfterMs, () => this.enqueue(target, item.stored, item.deliveryCount + 1));
+        if (redeliverAfterMs !== undefined) {
+          this.later(redeliverAfterMs, () => this.enqueue(target, item.stored, item.deliveryCount + 1));
+        } else {
+          item.stored.unsettled -= 1;
+          // Once per burst of settlements (a batch's acks), not once per message.
+          if (!stream.trimQueued) {
+            stream.trimQueued = true;
+            queueMicrotask(() => {
+              stream.trimQueued = false;
+              this.trim(stream, Date.now());
+            });
+          }
+        }
       };
       let ackTimer = this.later(ackWaitMs, () => settle(0));
       return {
