@@ -119,15 +119,20 @@ export class ApiKeysStore {
   }
 
   async list(accountId: string, limit: number, offset: number): Promise<{ items: ApiKeyView[]; total: number }> {
-    const [rows, [{ total }]] = (await Promise.all([
-      this.db.query(
-        `SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at
-           FROM gateway.api_keys WHERE account_id = $1
-          ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-        [accountId, limit, offset],
-      ),
-      this.db.query(`SELECT count(*)::int AS total FROM gateway.api_keys WHERE account_id = $1`, [accountId]),
-    ])) as [KeyRow[], Array<{ total: number }>];
+    // Page and total in one statement, so one snapshot: the total always counts the keys the page was cut from.
+    // A page past the end is one row of nulls beside the total.
+    const found: Array<KeyRow & { total: number }> = await this.db.query(
+      `SELECT t.total, k.id, k.name, k.prefix, k.scopes, k.created_at, k.revoked_at, k.last_used_at
+         FROM (SELECT count(*)::int AS total FROM gateway.api_keys WHERE account_id = $1) t
+         LEFT JOIN LATERAL (
+           SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at
+             FROM gateway.api_keys WHERE account_id = $1
+            ORDER BY created_at, id LIMIT $2 OFFSET $3) k ON true
+        ORDER BY k.created_at, k.id`,
+      [accountId, limit, offset],
+    );
+    const total = found[0]?.total ?? 0;
+    const rows = found.filter((r) => r.id !== null);
     return {
       total,
       items: rows.map((r) => ({

@@ -77,4 +77,24 @@ describe('webhook delivery log (gateway.webhook_deliveries)', () => {
     // Another account cannot read this integration's counts.
     expect((await store.rejections('acct_x', ['int_r'])).size).toBe(0);
   });
+  it('lists a page and its total from one snapshot, while deliveries keep arriving', async () => {
+    const accountId = 'acct_busy';
+    let writing = true;
+    const writer = (async () => {
+      while (writing) await store.record(write({ accountId, fingerprint: null }));
+    })();
+    try {
+      // Every listing sees the whole log at once: the total is exactly what the page (big enough for all) holds.
+      for (let i = 0; i < 60; i++) {
+        const { items, total } = await store.list(accountId, {}, 500, 0);
+        expect(items).toHaveLength(total);
+      }
+      const { items, total } = await store.list(accountId, {}, 10, 10_000);
+      expect(items).toEqual([]);
+      expect(total).toBeGreaterThan(0);
+    } finally {
+      writing = false;
+      await writer;
+    }
+  });
 });

@@ -137,13 +137,17 @@ export class WebhookDeliveriesStore {
     if (filters.receivedFrom !== undefined) add('received_at >= ?::timestamptz', filters.receivedFrom);
     if (filters.receivedTo !== undefined) add('received_at <= ?::timestamptz', filters.receivedTo);
     const condition = where.join(' AND ');
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM gateway.webhook_deliveries WHERE ${condition}`, params);
-    const rows: DeliveryRow[] = await this.dataSource.query(
-      `SELECT ${LIST_COLUMNS} FROM gateway.webhook_deliveries WHERE ${condition}
-       ORDER BY received_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    // Page and total in one statement, so one snapshot (deliveries arrive all the time): a page past the end is one
+    // row of nulls beside the total.
+    const found: Array<DeliveryRow & { total: number }> = await this.dataSource.query(
+      `SELECT t.total, d.* FROM (SELECT count(*)::int AS total FROM gateway.webhook_deliveries WHERE ${condition}) t
+         LEFT JOIN LATERAL (
+           SELECT ${LIST_COLUMNS} FROM gateway.webhook_deliveries WHERE ${condition}
+            ORDER BY received_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}) d ON true
+        ORDER BY d.received_at DESC, d.id DESC`,
       [...params, limit, offset],
     );
-    return { items: rows.map(toItem), total };
+    return { items: found.filter((r) => r.id !== null).map(toItem), total: found[0]?.total ?? 0 };
   }
 
   /** One more refused delivery for the integration, counted per minute (no body, no headers). */
