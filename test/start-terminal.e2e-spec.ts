@@ -64,6 +64,8 @@ async function until(check: () => boolean, timeoutMs: number, what: () => string
 }
 
 const BANNER_END = 'Ctrl-C to stop.\n';
+/** What the terminal shows below the banner. */
+const afterBanner = (screen: string) => screen.slice(screen.indexOf(BANNER_END) + BANNER_END.length);
 
 describe.each([
   ['one process', false],
@@ -113,13 +115,13 @@ describe.each([
     // Idle, nothing is logged; a loaded machine may still print a line or two (a slow dependency), never a stream of them:
     // the banner's console link stays on a 24-line terminal. Matched as text, so a failure shows what was printed.
     const idle = terminal.screen();
-    const afterBanner = idle.slice(idle.indexOf(BANNER_END) + BANNER_END.length);
-    if (afterBanner.trim()) process.stdout.write(`printed after the banner while idle:\n${afterBanner}\n`);
+    const printedIdle = afterBanner(idle);
+    if (printedIdle.trim()) process.stdout.write(`printed after the banner while idle:\n${printedIdle}\n`);
     expect(idle.split('\n').slice(-25).join('\n')).toMatch(/\n {2}console: {3}http:\/\/\S+\/app#api_key=/);
 
     expect((await fetch(`${url}/health`, { headers: { 'x-request-id': 'terminal-check' } })).status).toBe(200);
     await until(() => terminal.screen().includes('terminal-check'), 5_000, terminal.screen);
-    const after = terminal.screen().slice(terminal.screen().indexOf(BANNER_END) + BANNER_END.length);
+    const after = afterBanner(terminal.screen());
     const line = after.split('\n').find((l) => l.includes('terminal-check'))!;
     expect(line).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: api-gateway: request completed \{.*"path":"\/health","status":200/);
     expect(terminal.raw()).toMatch(/\x1b\[\d+mINFO/); // coloured, as on any terminal that supports it
@@ -130,7 +132,8 @@ describe.each([
     expect(await terminal.exited).toBe(0);
     expect(terminal.screen()).toContain('[start] shutting down');
     // Stopping is orderly: nothing fails with a stack trace on the way down.
-    const stopping = terminal.screen().slice(terminal.screen().indexOf('[start] shutting down'));
+    const screen = terminal.screen();
+    const stopping = screen.slice(screen.indexOf('[start] shutting down'));
     expect(stopping).not.toMatch(/\n\s+at /);
   }, 30_000);
 });
