@@ -532,6 +532,22 @@ try {
 await waitHealthy(system.url);
 healthy = true;
 
+// Where this start listens, for `npm run simulate` and `npm run cli` (ports may differ from the defaults when
+// PORT=0 or a simulator port was taken); removed when it stops, so a stale file never points at nothing.
+const portsFile = join(dataDir, 'ports.json');
+mkdirSync(dataDir, { recursive: true });
+writeFileSync(
+  portsFile,
+  `${JSON.stringify({ pid: process.pid, api: system.url, ...(simulators ? { platform_a: simulators.urls.platformA, platform_b: simulators.urls.platformB } : {}) }, null, 2)}\n`,
+);
+process.on('exit', () => {
+  try {
+    if (JSON.parse(readFileSync(portsFile, 'utf8')).pid === process.pid) rmSync(portsFile, { force: true });
+  } catch {
+    // already gone, or rewritten by another start
+  }
+});
+
 let demo;
 let seedProblem;
 if (config.seedDemo) {
