@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Operator CLI: `npm run cli -- <command> --help`. Talks to a running service over
 // its HTTP API (admin token or API key), except `projections rebuild`, which works
-// on the database directly like a migration does.
+// on the database directly like a migration does. After `npm start`, the URL and the
+// demo key default to those of the start running on DATA_DIR. Tables on a terminal,
+// JSON with --json or when the output is piped.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { fetchPaced } from './fetch-paced.mjs';
+import { dataDir, demoApiKey, runningStart } from './local-start.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -54,9 +57,6 @@ function redact(url) {
   }
 }
 
-// DATA_DIR as `npm start` reads it: relative to the project.
-const dataDir = () => resolve(root, process.env.DATA_DIR?.trim() || '.data');
-
 function adminToken(opts) {
   const token = opts.adminToken ?? process.env.ADMIN_TOKEN;
   if (token) return token;
@@ -100,12 +100,18 @@ function networkCode(err) {
 }
 
 function apiKey(opts) {
-  const key = opts.apiKey ?? process.env.VOICE_API_KEY;
-  if (!key) throw new CliError('no API key: pass --api-key or set VOICE_API_KEY', 2);
+  // The demo key only while its `npm start` runs: another service would not know it.
+  const key = opts.apiKey || process.env.VOICE_API_KEY || (runningStart().api ? demoApiKey() : undefined);
+  if (!key) throw new CliError('no API key: pass --api-key or set VOICE_API_KEY (after `npm start`, the demo key is used)', 2);
   return key;
 }
 
-async function call(opts, method, path, { token, body, accept } = {}) {
+async function call(opts, method, path, options = {}) {
+  return (await request(opts, method, path, options)).body;
+}
+
+/** One HTTP request; resolves with the parsed body and the response headers, throws a CliError on a refusal. */
+async function request(opts, method, path, { token, body, accept, headers: extra } = {}) {
   const url = new URL(path, opts.url);
   let res;
   try {
@@ -115,6 +121,7 @@ async function call(opts, method, path, { token, body, accept } = {}) {
         authorization: `Bearer ${token}`,
         ...(body ? { 'content-type': 'application/json' } : {}),
         ...(accept ? { accept } : {}),
+        ...extra,
       },
       body: body ? JSON.stringify(body) : undefined,
     });
@@ -128,7 +135,7 @@ async function call(opts, method, path, { token, body, accept } = {}) {
     // 502/503/504: the service (or one behind the gateway) is not answering; anything else is a refusal.
     throw new CliError(e ? `${res.status} ${e.code}: ${e.message}${e.field ? ` (field ${e.field})` : ''}` : `${res.status} ${text}`, [502, 503, 504].includes(res.status) ? 3 : 1);
   }
-  return json ?? text;
+  return { body: json ?? text, headers: res.headers };
 }
 
 /** Every item of a list, following `links.next` (kept on --url: only its path and query are used). */
@@ -143,10 +150,93 @@ async function* allPages(opts, path, token) {
 
 const print = (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
+/** Tables for a person at a terminal; JSON when asked (--json) or when the output goes to a pipe or a file. */
+const wantsJson = (opts) => opts.json === true || (opts.table !== true && process.stdout.isTTY !== true);
+
+const cellText = (value) => {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+};
+
+/** `columns`: [header, value of a row]; long cells are cut so a row fits a line. */
+export function renderTable(rows, columns, { maxCell = 48 } = {}) {
+  const cut = (text) => (text.length > maxCell ? `${text.slice(0, maxCell - 1)}…` : text).replace(/[\r\n\t]+/g, ' ');
+  const cells = rows.map((row) => columns.map(([, get]) => cut(cellText(get(row)))));
+  const widths = columns.map(([header], i) => Math.max(header.length, ...cells.map((r) => r[i].length)));
+  const line = (values) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(columns.map(([h]) => h.toUpperCase())), ...cells.map(line)].join('\n') + '\n';
+}
+
+/** A list page: the items as JSON, or a table with where the page is in the whole list. */
+function printList(opts, page, columns, noun) {
+  if (wantsJson(opts)) return print(page.data);
+  if (page.data.length === 0) return process.stdout.write(`no ${noun}\n`);
+  process.stdout.write(renderTable(page.data, columns));
+  const { page: at, total_pages: pages, total } = page.meta ?? {};
+  if (total !== undefined) process.stdout.write(`\npage ${at} of ${pages} (${total} ${noun})${at < pages ? `; --page ${at + 1} for more` : ''}\n`);
+}
+
+/** One record: JSON, or one `field  value` line per field. */
+function printRecord(opts, record, fields = Object.keys(record)) {
+  if (wantsJson(opts)) return print(record);
+  process.stdout.write(renderTable(fields.map((f) => ({ f, v: record[f] })), [['field', (r) => r.f], ['value', (r) => r.v]], { maxCell: 200 }).split('\n').slice(1).join('\n'));
+}
+
+const keyOption = (scope) => new Option('--api-key <key>', `API key with ${scope} (default: VOICE_API_KEY, else the demo key of the running \`npm start\`)`).env('VOICE_API_KEY');
+const pageOptions = (command, perPage = 25) =>
+  command.option('--page <n>', 'page number', positiveInt, 1).option('--per-page <n>', 'items per page (1–100)', positiveInt, perPage);
+const query = (values) => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== '') q.set(k, String(v));
+  return q.toString();
+};
+const id = (value) => encodeURIComponent(value);
+
+const AGENT_COLUMNS = [
+  ['id', (a) => a.id],
+  ['name', (a) => a.name],
+  ['status', (a) => a.status],
+  ['platform', (a) => a.voice_platform],
+  ['phone', (a) => a.phone_number],
+  ['sync', (a) => a.platform_sync?.state],
+  ['updated', (a) => a.updated_at],
+];
+const CONVERSATION_COLUMNS = [
+  ['id', (c) => c.id],
+  ['agent', (c) => c.agent_name],
+  ['caller', (c) => c.caller_number],
+  ['status', (c) => c.status],
+  ['started', (c) => c.start_time],
+  ['duration', (c) => c.duration],
+  ['sentiment', (c) => c.sentiment],
+  ['outcome', (c) => c.outcome],
+];
+const KEY_COLUMNS = [
+  ['id', (k) => k.id],
+  ['name', (k) => k.name],
+  ['prefix', (k) => k.prefix],
+  ['scopes', (k) => k.scopes],
+  ['last used', (k) => k.last_used_at],
+  ['created', (k) => k.created_at],
+];
+const INTEGRATION_COLUMNS = [
+  ['platform', (i) => i.platform],
+  ['status', (i) => i.status],
+  ['base url', (i) => i.base_url],
+  ['api key', (i) => i.api_key_hint],
+  ['rejected 24h', (i) => i.rejected_deliveries_24h],
+  ['updated', (i) => i.updated_at],
+];
+
 export function buildProgram() {
+  const defaultUrl = runningStart().api ?? 'http://127.0.0.1:3000';
   const program = new Command('cli')
     .description('Operate the voice agent operations service.')
-    .addOption(new Option('--url <url>', 'base URL of the service').env('VOICE_API_URL').default('http://127.0.0.1:3000').argParser(urlOf(['http', 'https'], 'http://127.0.0.1:3000')))
+    .addOption(new Option('--url <url>', 'base URL of the service (default: the `npm start` running on DATA_DIR, else http://127.0.0.1:3000)').env('VOICE_API_URL').default(defaultUrl).argParser(urlOf(['http', 'https'], defaultUrl)))
+    .option('--json', 'print JSON (the default when the output is not a terminal)')
+    .option('--table', 'print tables even when the output is not a terminal')
     .showHelpAfterError()
     .exitOverride();
 
@@ -170,30 +260,34 @@ export function buildProgram() {
     });
 
   const keys = program.command('keys').description('API keys of the account behind --api-key.');
-  const keyOption = () => new Option('--api-key <key>', 'API key with api_keys:write').env('VOICE_API_KEY');
   keys
     .command('create')
     .description('Create a key with the given scopes (a subset of the calling key’s).')
     .requiredOption('--scopes <list>', 'comma-separated, e.g. conversations:read,agents:read')
     .option('--name <name>', 'a label for the key')
-    .addOption(keyOption())
+    .addOption(keyOption('api_keys:write'))
     .action(async (o, cmd) => {
       const body = { scopes: o.scopes.split(',').map((s) => s.trim()).filter(Boolean), ...(o.name ? { name: o.name } : {}) };
-      print((await call(cmd.optsWithGlobals(), 'POST', '/v1/api-keys', { token: apiKey(o), body })).data);
+      const opts = cmd.optsWithGlobals();
+      const created = (await call(opts, 'POST', '/v1/api-keys', { token: apiKey(o), body })).data;
+      printRecord(opts, created);
+      if (!wantsJson(opts)) process.stdout.write('\nthe api_key is shown only once: keep it now\n');
     });
   keys
     .command('list')
     .description('List every key of the account (never their secrets).')
-    .addOption(keyOption())
+    .addOption(keyOption('api_keys:write'))
     .action(async (o, cmd) => {
+      const opts = cmd.optsWithGlobals();
       const all = [];
-      for await (const items of allPages(cmd.optsWithGlobals(), '/v1/api-keys?per_page=100', apiKey(o))) all.push(...items);
-      print(all);
+      for await (const items of allPages(opts, '/v1/api-keys?per_page=100', apiKey(o))) all.push(...items);
+      if (wantsJson(opts)) print(all);
+      else process.stdout.write(all.length ? `${renderTable(all, KEY_COLUMNS)}\n${all.length} keys\n` : 'no keys\n');
     });
   keys
     .command('revoke <id>')
     .description('Revoke a key at once.')
-    .addOption(keyOption())
+    .addOption(keyOption('api_keys:write'))
     .action(async (id, o, cmd) => {
       await call(cmd.optsWithGlobals(), 'DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token: apiKey(o) });
       process.stdout.write(`revoked ${id}\n`);
@@ -253,6 +347,118 @@ export function buildProgram() {
       if (!report.identical && !o.swap) throw new CliError('the rebuilt read model differs from the live one (run with --swap to replace it)', 4);
     });
 
+  const agents = program.command('agents').description('Voice agents of the account behind --api-key.');
+  pageOptions(
+    agents
+      .command('list')
+      .description('List agents (newest first), one page at a time.')
+      .addOption(new Option('--status <status>', 'active or paused').choices(['active', 'paused']))
+      .addOption(new Option('--voice-platform <platform>', 'platform_a or platform_b').choices(['platform_a', 'platform_b']))
+      .option('--search <text>', 'part of the name'),
+  )
+    .addOption(keyOption('agents:read'))
+    .action(async (o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      const q = query({ status: o.status, voice_platform: o.voicePlatform, search: o.search, page: o.page, per_page: o.perPage });
+      printList(opts, await call(opts, 'GET', `/v1/agents?${q}`, { token: apiKey(o) }), AGENT_COLUMNS, 'agents');
+    });
+  agents
+    .command('get <id>')
+    .description('One agent, with its platform sync state.')
+    .addOption(keyOption('agents:read'))
+    .action(async (agentId, o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      printRecord(opts, (await call(opts, 'GET', `/v1/agents/${id(agentId)}`, { token: apiKey(o) })).data);
+    });
+  agents
+    .command('create')
+    .description('Create an agent on its voice platform (the account needs an integration for it).')
+    .requiredOption('--name <name>', 'agent name, unique in the account')
+    .addOption(new Option('--voice-platform <platform>', 'platform_a or platform_b').choices(['platform_a', 'platform_b']).makeOptionMandatory())
+    .option('--language <code>', 'language, e.g. en')
+    .option('--system-prompt <text>', 'what the agent is told to do')
+    .option('--welcome-message <text>', 'what callers hear first')
+    .option('--transfer-number <e164>', 'number to transfer callers to, e.g. +14155550100')
+    .option('--recording', 'record calls')
+    .option('--idempotency-key <key>', 'makes a retried create safe')
+    .addOption(keyOption('agents:write'))
+    .action(async (o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      const body = {
+        name: o.name,
+        voice_platform: o.voicePlatform,
+        ...(o.language ? { language: o.language } : {}),
+        ...(o.systemPrompt ? { system_prompt: o.systemPrompt } : {}),
+        ...(o.welcomeMessage ? { welcome_message: o.welcomeMessage } : {}),
+        ...(o.transferNumber ? { transfer_number: o.transferNumber } : {}),
+        ...(o.recording ? { recording_enabled: true } : {}),
+      };
+      const headers = o.idempotencyKey ? { 'idempotency-key': o.idempotencyKey } : {};
+      printRecord(opts, (await call(opts, 'POST', '/v1/agents', { token: apiKey(o), body, headers })).data);
+    });
+  for (const [verb, status] of [['pause', 'paused'], ['resume', 'active']]) {
+    agents
+      .command(`${verb} <id>`)
+      .description(verb === 'pause' ? 'Pause an agent (it keeps its number and counts toward the quota).' : 'Resume a paused agent.')
+      .addOption(keyOption('agents:write'))
+      .action(async (agentId, o, cmd) => {
+        const opts = cmd.optsWithGlobals();
+        const token = apiKey(o);
+        // The update is conditional on the version just read (If-Match), so it never overwrites a change made meanwhile.
+        const current = await request(opts, 'GET', `/v1/agents/${id(agentId)}`, { token });
+        const etag = current.headers.get('etag');
+        const updated = await call(opts, 'PATCH', `/v1/agents/${id(agentId)}`, { token, body: { status }, headers: etag ? { 'if-match': etag } : {} });
+        if (wantsJson(opts)) print(updated.data);
+        else process.stdout.write(`${updated.data.id} is ${updated.data.status}\n`);
+      });
+  }
+  agents
+    .command('delete <id>')
+    .description('Delete an agent: removed from its platform, number released, quota freed; its conversations stay.')
+    .addOption(keyOption('agents:write'))
+    .action(async (agentId, o, cmd) => {
+      await call(cmd.optsWithGlobals(), 'DELETE', `/v1/agents/${id(agentId)}`, { token: apiKey(o) });
+      process.stdout.write(`deleted ${agentId}\n`);
+    });
+
+  const integrations = program.command('integrations').description('Voice-platform credentials of the account behind --api-key.');
+  integrations
+    .command('list')
+    .description('Every integration of the account (secrets are never shown).')
+    .addOption(keyOption('integrations:read'))
+    .action(async (o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      printList(opts, await call(opts, 'GET', '/v1/integrations', { token: apiKey(o) }), INTEGRATION_COLUMNS, 'integrations');
+    });
+  integrations
+    .command('get <platform>')
+    .description('The integration of one platform.')
+    .addOption(keyOption('integrations:read'))
+    .action(async (platform, o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      printRecord(opts, (await call(opts, 'GET', `/v1/integrations/${id(platform)}`, { token: apiKey(o) })).data);
+    });
+  integrations
+    .command('set <platform>')
+    .description("Create or replace a platform's integration (its credentials are checked with the platform).")
+    .requiredOption('--platform-api-key <key>', "the platform's API key")
+    .requiredOption('--webhook-secret <secret>', 'the secret the platform signs its webhooks with')
+    .option('--base-url <url>', "the platform's API base URL (default: the platform's public one)")
+    .addOption(keyOption('integrations:write'))
+    .action(async (platform, o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      const body = { api_key: o.platformApiKey, webhook_secret: o.webhookSecret, ...(o.baseUrl ? { base_url: o.baseUrl } : {}) };
+      printRecord(opts, (await call(opts, 'PUT', `/v1/integrations/${id(platform)}`, { token: apiKey(o), body })).data);
+    });
+  integrations
+    .command('delete <platform>')
+    .description('Remove an integration (refused while live agents use the platform).')
+    .addOption(keyOption('integrations:write'))
+    .action(async (platform, o, cmd) => {
+      await call(cmd.optsWithGlobals(), 'DELETE', `/v1/integrations/${id(platform)}`, { token: apiKey(o) });
+      process.stdout.write(`deleted the ${platform} integration\n`);
+    });
+
   const conversations = program.command('conversations').description('Conversation records.');
   const exportCommand = conversations
     .command('export')
@@ -260,15 +466,17 @@ export function buildProgram() {
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'csv']).default('jsonl'))
     .option('--no-formula-guard', 'CSV: write cells exactly as stored. By default a text cell starting with = + - @, tab or CR gets a leading \' so a spreadsheet shows it instead of running it as a formula (plain numbers such as +14155550123 are never changed)')
     .addOption(new Option('--api-key <key>', 'API key with conversations:read').env('VOICE_API_KEY'));
-  const filters = ['agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order'];
+  const filters = ['agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'min_cost', 'max_cost', 'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic', 'sort_by', 'sort_order'];
+  const optionName = (f) => f.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+  const filterQuery = (o, extra) => {
+    const query = new URLSearchParams(extra);
+    for (const f of filters) if (o[optionName(f)] !== undefined) query.set(f, o[optionName(f)]);
+    return query;
+  };
   for (const f of filters) exportCommand.option(`--${f.replace(/_/g, '-')} <value>`, `list filter ${f}`);
   exportCommand.action(async (o, cmd) => {
     const opts = cmd.optsWithGlobals();
-    const query = new URLSearchParams({ per_page: '100' });
-    for (const f of filters) {
-      const v = o[f.replace(/_([a-z])/g, (_, c) => c.toUpperCase())];
-      if (v !== undefined) query.set(f, v);
-    }
+    const query = filterQuery(o, { per_page: '100' });
     const columns = ['id', 'agent_id', 'agent_name', 'caller_number', 'status', 'start_time', 'end_time', 'duration', 'sentiment', 'outcome', 'topics', 'has_recording', 'has_transcript', 'summary', 'created_at'];
     if (o.format === 'csv') process.stdout.write(`${columns.join(',')}\n`);
     let exported = 0;
@@ -280,6 +488,35 @@ export function buildProgram() {
     }
     process.stderr.write(`exported ${exported} conversations\n`);
   });
+
+  const listCommand = pageOptions(conversations.command('list').description('List conversations (newest first unless --sort-by/--sort-order), one page at a time, with the API\'s filters.'));
+  for (const f of filters) listCommand.option(`--${f.replace(/_/g, '-')} <value>`, `list filter ${f}`);
+  listCommand.addOption(keyOption('conversations:read')).action(async (o, cmd) => {
+    const opts = cmd.optsWithGlobals();
+    const query = filterQuery(o, { page: String(o.page), per_page: String(o.perPage) });
+    printList(opts, await call(opts, 'GET', `/v1/conversations?${query}`, { token: apiKey(o) }), CONVERSATION_COLUMNS, 'conversations');
+  });
+  conversations
+    .command('get <id>')
+    .description('One conversation: the full record.')
+    .addOption(keyOption('conversations:read'))
+    .action(async (conversationId, o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      printRecord(opts, (await call(opts, 'GET', `/v1/conversations/${id(conversationId)}`, { token: apiKey(o) })).data);
+    });
+  conversations
+    .command('transcript <id>')
+    .description('The transcript of a conversation: who said what, when (text), or as JSON, SRT or WebVTT.')
+    .addOption(new Option('--format <format>', 'text (default on a terminal), json, srt or vtt').choices(['text', 'json', 'srt', 'vtt']))
+    .addOption(keyOption('conversations:read'))
+    .action(async (conversationId, o, cmd) => {
+      const opts = cmd.optsWithGlobals();
+      const format = o.format ?? (wantsJson(opts) ? 'json' : 'text');
+      const path = `/v1/conversations/${id(conversationId)}/transcript`;
+      if (format === 'json') return print((await call(opts, 'GET', path, { token: apiKey(o) })).data);
+      const text = await call(opts, 'GET', `${path}?format=${format}`, { token: apiKey(o) });
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    });
   return program;
 }
 

@@ -2,8 +2,9 @@
 // `npm run simulate -- --calls N` — realistic calls (every status, transcripts, topics, outcomes,
 // sentiment), by one of three paths:
 //   --via platforms  placed through the bundled platform simulators, which deliver signed webhooks to each
-//                    agent's webhook_url (needs --api-key to find the agents and their platform ids; the
-//                    simulators' URLs default to those `npm start` runs them on)
+//                    agent's webhook_url (needs an API key to find the agents and their platform ids; the
+//                    service's and simulators' URLs, and the demo key, default to those of the `npm start`
+//                    running on DATA_DIR, read from DATA_DIR/ports.json and demo.json)
 //   --via http       POST /v1/call-events (needs --url and --api-key with call_events:write;
 //                    agents are read from GET /v1/agents when --agent-id is not given)
 //   --via jetstream  straight to the CALL_EVENTS stream (needs --nats-url, --agent-id and, for a deployment
@@ -14,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fetchPaced } from './fetch-paced.mjs';
+import { demoApiKey, runningStart } from './local-start.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: npm run simulate -- --calls N [options]
@@ -21,12 +23,15 @@ const HELP = `Usage: npm run simulate -- --calls N [options]
   --calls N            number of calls to simulate (required, 1..1000000)
   --via platforms|http|jetstream
                        platforms: placed on the platform simulators, delivered as signed webhooks
-                       (default when an API key is given); http: POST /v1/call-events;
-                       jetstream: straight onto the stream (default without an API key)
-  --platform-a-url URL platform_a simulator (env PLATFORM_A_SIMULATOR_URL, default http://127.0.0.1:4010)
-  --platform-b-url URL platform_b simulator (env PLATFORM_B_SIMULATOR_URL, default http://127.0.0.1:4020)
-  --url URL            API base URL for --via http (env VOICE_API_URL, default http://127.0.0.1:3000)
-  --api-key KEY        API key with call_events:write (env VOICE_API_KEY)
+                       (default when an API key is given or \`npm start\` runs on DATA_DIR);
+                       http: POST /v1/call-events; jetstream: straight onto the stream (default otherwise)
+  --platform-a-url URL platform_a simulator (env PLATFORM_A_SIMULATOR_URL, default: the one \`npm start\`
+                       runs, from DATA_DIR/ports.json, else http://127.0.0.1:4010)
+  --platform-b-url URL platform_b simulator (env PLATFORM_B_SIMULATOR_URL, default: likewise, else :4020)
+  --url URL            API base URL (env VOICE_API_URL, default: the one \`npm start\` runs, from
+                       DATA_DIR/ports.json, else http://127.0.0.1:3000)
+  --api-key KEY        API key with call_events:write (env VOICE_API_KEY, default: the demo key of
+                       \`npm start\`, from DATA_DIR/demo.json, while it runs)
   --nats-url URL       NATS server for --via jetstream (env NATS_URL, default nats://127.0.0.1:4222)
   --namespace NS       NATS namespace of the deployment (env NATS_NAMESPACE)
   --agent-id ID        agent to attribute calls to; repeat or comma-separate for several
@@ -34,7 +39,8 @@ const HELP = `Usage: npm run simulate -- --calls N [options]
                        (what a publisher scoped to the account may publish; without it call_events.<type>,
                        which a deployment with CALL_EVENTS_REQUIRE_ACCOUNT_SUBJECT=true refuses)
   --seed N             random seed (default: time based); the same seed gives the same calls
-  --span-days N        spread call start times over the last N days (default 7)
+  --span-days N        spread call start times over the last N days (default 0: the calls happen now,
+                       so they are at the top of the conversations list)
   --batch N            events per POST / publishes in flight (default 500)
 `;
 
@@ -82,11 +88,15 @@ const int = (name, value, fallback, min, max) => {
 if (args.calls === undefined) fail(`--calls is required\n\n${HELP}`);
 const calls = int('calls', args.calls, 0, 1, 1_000_000);
 const seed = int('seed', args.seed, Date.now() % 2_147_483_647, 0, 2_147_483_647);
-const spanDays = int('span-days', args['span-days'], 7, 1, 3650);
+const spanDays = int('span-days', args['span-days'], 0, 0, 3650);
 const batch = int('batch', args.batch, 500, 1, 500);
 const env = process.env;
-const apiUrl = args.url ?? env.VOICE_API_URL;
-const via = args.via ?? (args['api-key'] || env.VOICE_API_KEY ? 'platforms' : apiUrl ? 'http' : 'jetstream');
+// The `npm start` running on DATA_DIR, when there is one: its ports and its demo key are the defaults.
+const local = runningStart();
+const localKey = local.api ? demoApiKey() : undefined;
+// Empty variables count as unset.
+const apiUrl = args.url || env.VOICE_API_URL || undefined;
+const via = args.via ?? (args['api-key'] || env.VOICE_API_KEY || localKey ? 'platforms' : apiUrl ? 'http' : 'jetstream');
 if (!['platforms', 'http', 'jetstream'].includes(via)) fail(`--via must be platforms, http or jetstream (got "${via}")`);
 let agentIds = (args['agent-id'] ?? []).flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
 
@@ -95,7 +105,12 @@ if (!existsSync(generatorPath)) fail('the apps are not built yet: run `npm run b
 const { generateCalls } = await import(pathToFileURL(generatorPath).href);
 
 const started = Date.now();
-const from = new Date(Date.now() - spanDays * 86_400_000).toISOString();
+// Generated calls last up to ~16 minutes: "now" means started 20 to 16 minutes ago, so every call has ended
+// (or is still going) by now and none has events in the future; a span spreads them further back.
+const NOW_WINDOW_MS = 4 * 60_000;
+const spanMs = spanDays > 0 ? spanDays * 86_400_000 : NOW_WINDOW_MS;
+const from = new Date(Date.now() - 16 * 60_000 - spanMs).toISOString();
+const generatorSpanDays = spanMs / 86_400_000;
 const summary = (generated) => {
   const byStatus = {};
   for (const c of generated) {
@@ -107,9 +122,9 @@ const summary = (generated) => {
 };
 
 if (via === 'http' || via === 'platforms') {
-  const base = apiUrl ?? 'http://127.0.0.1:3000';
+  const base = apiUrl ?? local.api ?? 'http://127.0.0.1:3000';
   if (!/^https?:\/\/[^/]/.test(base) || !URL.canParse(base)) fail(`--url must be an http or https URL (got "${base}")`);
-  const key = args['api-key'] ?? env.VOICE_API_KEY;
+  const key = args['api-key'] || env.VOICE_API_KEY || localKey;
   if (!key) fail(`--via ${via} needs --api-key (or VOICE_API_KEY)${via === 'http' ? ' with the call_events:write scope' : ' with agents:read'}`);
   const call = async (method, path, body) => {
     let res;
@@ -136,8 +151,8 @@ if (via === 'http' || via === 'platforms') {
   if (via === 'platforms') {
     const { agentsOnPlatforms, placeCalls } = await import('./platform-calls.mjs');
     const simulatorUrls = {
-      platform_a: args['platform-a-url'] ?? env.PLATFORM_A_SIMULATOR_URL ?? 'http://127.0.0.1:4010',
-      platform_b: args['platform-b-url'] ?? env.PLATFORM_B_SIMULATOR_URL ?? 'http://127.0.0.1:4020',
+      platform_a: args['platform-a-url'] || env.PLATFORM_A_SIMULATOR_URL || local.platform_a || 'http://127.0.0.1:4010',
+      platform_b: args['platform-b-url'] || env.PLATFORM_B_SIMULATOR_URL || local.platform_b || 'http://127.0.0.1:4020',
     };
     for (const [platform, url] of Object.entries(simulatorUrls)) {
       if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) fail(`the ${platform} simulator URL must be an http or https URL (got "${url}")`);
@@ -146,6 +161,7 @@ if (via === 'http' || via === 'platforms') {
     if (agents.length === 0) fail('no active agent of the account is live on a platform yet (platform_sync.platform_agent_id): create one, or wait for its sync', 1);
     let placed;
     try {
+      // Without a span the simulators place each call now.
       placed = await placeCalls({ agents, simulatorUrls, calls, seed, spanMs: spanDays * 86_400_000 });
     } catch (err) {
       fail(err.message, err.unreachable ? 3 : 1);
@@ -163,7 +179,7 @@ if (via === 'http' || via === 'platforms') {
     agentIds = page.data.map((a) => a.id);
     if (agentIds.length === 0) fail('the account has no active agent: create one first (POST /v1/agents), or pass --agent-id', 1);
   }
-  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
+  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays: generatorSpanDays, idPrefix: `sim${seed.toString(36)}` });
   const events = generated.flatMap((c) => c.events);
   for (let i = 0; i < events.length; i += batch) {
     await call('POST', '/v1/call-events', { events: events.slice(i, i + batch) });
@@ -186,7 +202,7 @@ if (via === 'http' || via === 'platforms') {
     fail(`cannot connect to NATS at ${natsUrl.replace(/\/\/[^@/]*@/g, '//')}: ${err.message}`, 3);
   }
   const js = jetstream(nc);
-  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays, idPrefix: `sim${seed.toString(36)}` });
+  const generated = generateCalls({ count: calls, seed, agentIds, from, spanDays: generatorSpanDays, idPrefix: `sim${seed.toString(36)}` });
   const events = generated.flatMap((c) => c.events);
   const subject = (type) => `${namespace ? `${namespace}.` : ''}call_events.${accountId ? `${accountId}.` : ''}${type}`;
   try {

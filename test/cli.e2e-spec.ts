@@ -19,7 +19,8 @@ interface CliResult {
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((ok) => {
     const child = spawn(process.execPath, [join(root, 'scripts', 'cli.mjs'), ...args], {
-      env: { ...process.env, NODE_OPTIONS: '', ADMIN_TOKEN: '', VOICE_API_KEY: '', ...env },
+      // DATA_DIR: a folder no `npm start` runs on, so a developer's own start is not picked up.
+      env: { ...process.env, NODE_OPTIONS: '', ADMIN_TOKEN: '', VOICE_API_KEY: '', DATA_DIR: join(tmpdir(), 'voice-cli-test-no-start'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -75,7 +76,7 @@ describe('operator CLI', () => {
   });
 
   it('prints help for every command and exits 0; usage errors exit 2', async () => {
-    for (const args of [['--help'], ['accounts', 'create', '--help'], ['keys', '--help'], ['conversations', 'export', '--help'], ['projections', 'rebuild', '--help']]) {
+    for (const args of [['--help'], ['accounts', 'create', '--help'], ['keys', '--help'], ['agents', 'list', '--help'], ['integrations', '--help'], ['conversations', 'list', '--help'], ['conversations', 'export', '--help'], ['projections', 'rebuild', '--help']]) {
       const r = await cli(args, env);
       expect({ args, code: r.code }).toEqual({ args, code: 0 });
       expect(r.stdout).toContain('Usage:');
@@ -83,7 +84,7 @@ describe('operator CLI', () => {
     expect((await cli(['frobnicate'], env)).code).toBe(2);
     expect((await cli(['keys', 'list'], env))).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
     // No command, or a command group without its subcommand: the help, as a usage error.
-    for (const args of [[], ['keys'], ['accounts'], ['projections'], ['conversations']]) {
+    for (const args of [[], ['keys'], ['accounts'], ['projections'], ['conversations'], ['agents'], ['integrations']]) {
       const r = await cli(args, env);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr).toContain('Usage:');
@@ -241,6 +242,117 @@ describe('operator CLI', () => {
     const deliveries = await account.api.get('/v1/webhook-deliveries?outcome=accepted');
     expect(deliveries.body.meta.total).toBeGreaterThanOrEqual(6);
   });
+
+  it('agents: create, list, get, pause, resume and delete, as tables (--table) and as JSON (--json)', async () => {
+    const created = await cli(['--json', 'agents', 'create', '--name', 'Night Line', '--voice-platform', 'platform_b', '--language', 'en', '--api-key', account.api_key], env);
+    expect(created.code).toBe(0);
+    const agent = JSON.parse(created.stdout);
+    expect(agent).toMatchObject({ name: 'Night Line', voice_platform: 'platform_b', status: 'active' });
+
+    const table = await cli(['--table', 'agents', 'list', '--api-key', account.api_key], env);
+    expect(table.code).toBe(0);
+    const [header, ...rows] = table.stdout.split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+PLATFORM\s+PHONE\s+SYNC\s+UPDATED$/);
+    expect(rows.find((r) => r.startsWith(agent.id))).toMatch(new RegExp(`^${agent.id}\\s+Night Line\\s+active\\s+platform_b\\s`));
+    expect(table.stdout).toContain('page 1 of 1 (2 agents)');
+    const filtered = await cli(['--json', 'agents', 'list', '--search', 'night', '--api-key', account.api_key], env);
+    expect(JSON.parse(filtered.stdout).map((a: { id: string }) => a.id)).toEqual([agent.id]);
+
+    const got = await cli(['--table', 'agents', 'get', agent.id, '--api-key', account.api_key], env);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toMatch(/^id\s+agt_/m);
+    expect(got.stdout).toMatch(/^name\s+Night Line$/m);
+
+    // Pause and resume are conditional on the version just read: an agent already at version 2 or more works.
+    expect(await cli(['--table', 'agents', 'pause', agent.id, '--api-key', account.api_key], env)).toMatchObject({ code: 0, stdout: `${agent.id} is paused\n` });
+    expect((await account.api.get(`/v1/agents/${agent.id}`)).body.data.status).toBe('paused');
+    const resumed = await cli(['--json', 'agents', 'resume', agent.id, '--api-key', account.api_key], env);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: agent.id, status: 'active' });
+
+    expect(await cli(['agents', 'delete', agent.id, '--api-key', account.api_key], env)).toMatchObject({ code: 0, stdout: `deleted ${agent.id}\n` });
+    const gone = await cli(['agents', 'get', agent.id, '--api-key', account.api_key], env);
+    expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining('404 not_found') });
+    const invalid = await cli(['agents', 'create', '--name', 'x', '--voice-platform', 'platform_z', '--api-key', account.api_key], env);
+    expect(invalid.code).toBe(2);
+  }, 60_000);
+
+  it('conversations: list with filters, get and transcript', async () => {
+    const table = await cli(['--table', 'conversations', 'list', '--status', 'completed', '--sort-order', 'asc', '--per-page', '1', '--api-key', account.api_key], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+AGENT\s+CALLER\s+STATUS\s+STARTED\s+DURATION\s+SENTIMENT\s+OUTCOME$/);
+    expect(table.stdout.split('\n')[1]).toMatch(/^cli-1\s+Desk\s+\+14155550101\s+completed\s/);
+    expect(table.stdout).toMatch(/page 1 of \d+ \(\d+ conversations\); --page 2 for more/);
+    const json = await cli(['--json', 'conversations', 'list', '--status', 'failed', '--end-date', '2026-11-21T00:00:00Z', '--api-key', account.api_key], env);
+    expect(JSON.parse(json.stdout).map((c: { id: string }) => c.id)).toEqual(['cli-3']);
+
+    const got = await cli(['--json', 'conversations', 'get', 'cli-1', '--api-key', account.api_key], env);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: 'cli-1', summary: 'Refund issued, "quickly", thanks' });
+
+    const segments = [{ speaker: 'caller', text: 'I was charged twice.', start_ms: 0, end_ms: 1500 }];
+    const posted = await account.api.post('/v1/call-events', { events: [{ id: 'cli-1-t', type: 'call.transcript', conversation_id: 'cli-1', agent_id: agentId, occurred_at: '2026-11-20T10:04:00Z', data: { segments } }] });
+    expect(posted.status).toBe(202);
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      if ((await account.api.get('/v1/conversations/cli-1/transcript')).status === 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const text = await cli(['conversations', 'transcript', 'cli-1', '--format', 'text', '--api-key', account.api_key], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('I was charged twice.');
+    const srt = await cli(['conversations', 'transcript', 'cli-1', '--format', 'srt', '--api-key', account.api_key], env);
+    expect(srt.stdout).toContain('00:00:00,000 --> 00:00:01,500');
+    const asJson = await cli(['--json', 'conversations', 'transcript', 'cli-1', '--api-key', account.api_key], env);
+    expect(JSON.parse(asJson.stdout).segments).toEqual([expect.objectContaining({ text: 'I was charged twice.' })]);
+  });
+
+  it('keys and integrations as tables', async () => {
+    const keys = await cli(['--table', 'keys', 'list', '--api-key', account.api_key], env);
+    expect(keys.code).toBe(0);
+    expect(keys.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+SCOPES\s+LAST USED\s+CREATED$/);
+    expect(keys.stdout).toMatch(/^key_\w+\s+/m);
+    expect(keys.stdout).not.toContain(account.api_key);
+
+    const integrations = await cli(['--table', 'integrations', 'list', '--api-key', account.api_key], env);
+    expect(integrations.code).toBe(0);
+    expect(integrations.stdout).toMatch(/^platform_a\s+\w+\s+http:\/\/127\.0\.0\.1:\d+/m);
+    expect(integrations.stdout).toMatch(/^platform_b\s+/m);
+    const one = await cli(['--json', 'integrations', 'get', 'platform_a', '--api-key', account.api_key], env);
+    expect(JSON.parse(one.stdout)).toMatchObject({ platform: 'platform_a', base_url: system.platforms.simulators.urls.platformA });
+  });
+
+  it('after `npm start`, finds its URL, its simulators and its demo key in DATA_DIR; simulated calls happen now', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'voice-cli-start-'));
+    try {
+      const urls = system.platforms.simulators.urls;
+      // What a running `npm start` leaves there: where it listens, and the demo account's key.
+      writeFileSync(join(dataDir, 'ports.json'), JSON.stringify({ pid: process.pid, api: system.baseUrl, platform_a: urls.platformA, platform_b: urls.platformB }));
+      writeFileSync(join(dataDir, 'demo.json'), JSON.stringify({ apiKey: account.api_key }));
+      const local = { DATA_DIR: dataDir, VOICE_API_URL: '' };
+
+      const listed = await cli(['--json', 'agents', 'list'], local);
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout).map((a: { id: string }) => a.id)).toContain(agentId);
+
+      const before = new Set((await account.api.get('/v1/conversations?per_page=100')).body.data.map((c: { id: string }) => c.id));
+      const simulated = await cli(['simulate', '--calls', '3', '--seed', '5'], local);
+      expect(simulated.stdout).toMatch(/placed 3 calls on \d+ agents through the platform simulators .* 0 not delivered/);
+      expect(simulated.code).toBe(0);
+      let fresh: { id: string; start_time: string }[] = [];
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline && fresh.length < 3; ) {
+        fresh = (await account.api.get('/v1/conversations?per_page=100')).body.data.filter((c: { id: string }) => !before.has(c.id));
+        if (fresh.length < 3) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(fresh).toHaveLength(3);
+      // Placed now, so at the top of the list, not days back.
+      for (const c of fresh) expect(Date.now() - Date.parse(c.start_time)).toBeLessThan(30 * 60_000);
+
+      // Without a running start (no ports.json), the demo key is not assumed.
+      rmSync(join(dataDir, 'ports.json'));
+      expect(await cli(['agents', 'list', '--url', system.baseUrl], local)).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('says so, with exit 3, when the service cannot be reached', async () => {
     const r = await cli(['keys', 'list', '--api-key', 'vk_x', '--url', 'http://127.0.0.1:1'], env);
