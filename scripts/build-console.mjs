@@ -27,7 +27,7 @@ function newestMtime(path) {
 export function consoleIsStale() {
   if (!existsSync(consoleIndex)) return true;
   const built = statSync(consoleIndex).mtimeMs;
-  const inputs = [join(consoleDir, 'src'), join(consoleDir, 'index.html'), join(consoleDir, 'vite.config.ts'), join(root, 'apps', 'api-gateway', 'dist', 'openapi')];
+  const inputs = [join(consoleDir, 'src'), join(consoleDir, 'public'), join(consoleDir, 'index.html'), join(consoleDir, 'vite.config.ts'), join(root, 'apps', 'api-gateway', 'dist', 'openapi')];
   return inputs.some((input) => newestMtime(input) > built);
 }
 

@@ -71,6 +71,18 @@ describe('console served by the gateway', () => {
     expect(await head.text()).toBe('');
   });
 
+  it("has an icon: index.html links the console's SVG icon, and the origin's /favicon.ico answers with it", async () => {
+    const icon = readFileSync(join(dist, 'favicon.svg'));
+    expect(index).toContain('<link rel="icon" type="image/svg+xml" href="/app/favicon.svg">');
+    for (const path of ['/app/favicon.svg', '/favicon.ico']) {
+      const res = await rawGet(system.baseUrl, path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect(res.headers['content-type']).toBe('image/svg+xml');
+      expect(res.headers['cache-control']).toBe('public, max-age=3600');
+      expect(res.body.equals(icon)).toBe(true);
+    }
+  });
+
   it('answers an unknown asset, and any path that would leave the build directory, with a 404 envelope', async () => {
     for (const path of ['/app/assets/nothing-here.js', '/app/favicon.ico', '/app/../package.json', '/app/assets/..%2F..%2F..%2Fpackage.json', '/app/%2e%2e/%2e%2e/package.json', '/app/assets/%00.js']) {
       const res = await rawGet(system.baseUrl, path);

@@ -19,6 +19,11 @@ describe('consoleAnswerFor', () => {
     expect(consoleAnswerFor('/app/favicon.svg')).toEqual({ kind: 'file', segments: ['favicon.svg'], cache: 'short' });
   });
 
+  it("answers the origin's /favicon.ico with the console's icon", () => {
+    expect(consoleAnswerFor('/favicon.ico')).toEqual({ kind: 'file', segments: ['favicon.svg'], cache: 'short' });
+    expect(consoleAnswerFor('/favicon.ico/x')).toBeUndefined();
+  });
+
   it('never names anything outside the build directory', () => {
     for (const path of ['/app/../package.json', '/app/assets/..%2F..%2Fpackage.json', '/app/%2e%2e/secret.txt', '/app/assets/a%5C..%5Cb.js', '/app/assets/%00.js', '/app/assets/%E0%A4%A.js', '/app/assets']) {
       expect(consoleAnswerFor(path)).toEqual({ kind: 'not_found' });

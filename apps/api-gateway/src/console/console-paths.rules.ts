@@ -13,6 +13,8 @@ export type ConsoleAnswer =
 
 /** Undefined when the path is not the console's (the API's own routing handles it). */
 export function consoleAnswerFor(path: string): ConsoleAnswer | undefined {
+  // Browsers ask the origin for /favicon.ico on any page without an icon link (/docs, a JSON answer): the console's icon.
+  if (path === '/favicon.ico') return { kind: 'file', segments: ['favicon.svg'], cache: 'short' };
   if (path !== CONSOLE_PREFIX && !path.startsWith(`${CONSOLE_PREFIX}/`)) return undefined;
   const raw = path.slice(CONSOLE_PREFIX.length + 1).split('/').filter(Boolean);
   const segments: string[] = [];
