@@ -10,6 +10,8 @@ Starts the platform_a and platform_b simulators and prints their base URLs.
   --host <host>            address to listen on (default 127.0.0.1)
   --api-key <key>          a valid bearer key; repeat for several (default sim-api-key)
   --webhook-secret <text>  secret call webhooks are signed with (default sim-webhook-secret)
+  --state-dir <dir>        keep agents and numbers in <dir>/platform-a.json and platform-b.json
+                           across restarts (default: in memory only)
   --help                   this text
 
 The control API of each simulator is under <base URL>/__sim (GET it for its routes).`;
@@ -26,6 +28,7 @@ export function parseCliArguments(argv: string[]): CliCommand {
       host: { type: 'string', default: '127.0.0.1' },
       'api-key': { type: 'string', multiple: true },
       'webhook-secret': { type: 'string' },
+      'state-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -40,6 +43,7 @@ export function parseCliArguments(argv: string[]): CliCommand {
       host: values.host,
       apiKeys: values['api-key'],
       webhookSecret: values['webhook-secret'],
+      stateDir: values['state-dir'],
     },
   };
 }

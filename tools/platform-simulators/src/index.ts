@@ -1,7 +1,7 @@
-export { startSimulators, type RunningSimulators, type StartSimulatorsOptions } from './start-simulators.js';
+export { simulatorStateFiles, startSimulators, type RunningSimulators, type StartSimulatorsOptions } from './start-simulators.js';
 export { PlatformASimulator, type PlatformAPhoneNumber } from './platform-a/platform-a-simulator.js';
 export { PlatformBSimulator, type PlatformBPhoneNumber } from './platform-b/platform-b-simulator.js';
-export { SimulatorServer, CONTROL_PREFIX, DEFAULT_API_KEY, DEFAULT_WEBHOOK_SECRET, type RequestLogEntry, type SimulatorOptions, type SimulatorState } from './simulator-server.js';
+export { SimulatorServer, CONTROL_PREFIX, DEFAULT_API_KEY, DEFAULT_WEBHOOK_SECRET, type PersistedState, type RequestLogEntry, type SimulatorOptions, type SimulatorState } from './simulator-server.js';
 export { FaultSwitches, FAULT_NAMES, type DownMode, type FaultName, type FaultState } from './faults.js';
 export { CONTROL_ROUTES } from './control-api.js';
 export { signPlatformAWebhook, PLATFORM_A_SIGNATURE_HEADER } from './platform-a/signing.js';

@@ -10,6 +10,15 @@ const ANY_AREA = ['212', '312', '415', '512', '646', '720'];
 export class PhoneNumberPool {
   private readonly issued = new Set<string>();
 
+  /** Every number handed out so far (a state file keeps them, so a restart never sells one again). */
+  issuedNumbers(): string[] {
+    return [...this.issued];
+  }
+
+  restore(numbers: readonly string[]): void {
+    for (const number of numbers) this.issued.add(number);
+  }
+
   issue(areaCode: string | undefined, isRegistered: (number: string) => boolean): string {
     const area = areaCode ?? ANY_AREA[randomInt(ANY_AREA.length)];
     for (;;) {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './control-api.js';
 import { FaultSwitches, type DownMode, type FaultState } from './faults.js';
@@ -16,6 +17,21 @@ export interface SimulatorOptions {
   webhookSecret?: string;
   /** Voices the platform knows; the platform's default voice is always among them. */
   voices?: readonly string[];
+  /**
+   * A JSON file holding the platform's agents and numbers: loaded at the first start, rewritten (to a temporary
+   * file, then renamed over it, so a crash never leaves half a file) after every change. A real platform does not
+   * forget its agents when we restart; absent (the default), the state lives in memory only.
+   */
+  stateFile?: string;
+}
+
+/** What a state file holds, whatever the platform. */
+export interface PersistedState {
+  platform: 'platform_a' | 'platform_b';
+  agents: unknown[];
+  phoneNumbers: unknown[];
+  /** Numbers ever sold, so none is sold twice across restarts. */
+  issuedNumbers: string[];
 }
 
 export interface RequestLogEntry {
@@ -53,8 +69,11 @@ export abstract class SimulatorServer {
   /** Closing and re-opening the listener for `refuse` happen one after the other, in the order asked. */
   private listenerTransition: Promise<void> = Promise.resolve();
   private upTimer: NodeJS.Timeout | null = null;
+  private readonly stateFile: string | undefined;
+  private stateLoaded = false;
 
   protected constructor(options: SimulatorOptions) {
+    this.stateFile = options.stateFile;
     this.apiKeys = new Set(options.apiKeys ?? [DEFAULT_API_KEY]);
     this.webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
     this.faults.onDownChange((down) => {
@@ -67,6 +86,7 @@ export abstract class SimulatorServer {
     if (this.server) throw new Error(`${this.platform} simulator already started at ${this.url}`);
     this.host = host;
     this.stopped = false;
+    this.loadStateFile();
     this.server = await this.listen(port);
     this.port = (this.server.address() as AddressInfo).port;
     return this.url;
@@ -120,6 +140,7 @@ export abstract class SimulatorServer {
     this.resetState();
     this.clearRequests();
     this.faults.clear();
+    this.saveStateFile();
   }
 
   /** Makes the platform unreachable (see `DownMode`); resolves once a `refuse` has closed the port. */
@@ -148,6 +169,9 @@ export abstract class SimulatorServer {
   abstract phoneNumbers(): unknown[];
   abstract placeCall(options: PlaceCallOptions): Promise<PlacedCall>;
   protected abstract resetState(): void;
+  /** The platform's state as plain JSON, and back (the subclasses' fields are set up only after the base constructor, hence not there). */
+  protected abstract persistedState(): Omit<PersistedState, 'platform'>;
+  protected abstract restoreState(state: PersistedState): void;
   protected abstract route(request: SimulatorRequest): Reply;
   protected abstract errorReply(status: number, message: string): Reply;
 
@@ -171,6 +195,25 @@ export abstract class SimulatorServer {
     writeReply(response, reply);
   }
 
+  private loadStateFile(): void {
+    if (this.stateLoaded || !this.stateFile) return;
+    this.stateLoaded = true;
+    if (!existsSync(this.stateFile)) return;
+    const state = JSON.parse(readFileSync(this.stateFile, 'utf8')) as PersistedState;
+    if (state.platform !== this.platform) throw new Error(`${this.stateFile} holds ${String(state.platform)}'s state, not ${this.platform}'s`);
+    this.resetState();
+    this.restoreState(state);
+  }
+
+  /** Written whole after every change: a simulator's state is small, and a crash leaves the old or the new file. */
+  private saveStateFile(): void {
+    if (!this.stateFile) return;
+    const state: PersistedState = { platform: this.platform, ...this.persistedState() };
+    const temporary = `${this.stateFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+    renameSync(temporary, this.stateFile);
+  }
+
   /** Injected failures come first (a gateway in front of the platform), then the key, then the route. */
   private answer(request: SimulatorRequest): Reply {
     const failure = this.faults.takeInjectedFailure();
@@ -184,7 +227,9 @@ export abstract class SimulatorServer {
       return this.errorReply(401, key === undefined ? 'missing Authorization: Bearer <api key>' : 'invalid or revoked API key');
     }
     try {
-      return this.route(request);
+      const reply = this.route(request);
+      if (request.method !== 'GET' && reply.status >= 200 && reply.status < 300) this.saveStateFile();
+      return reply;
     } catch (error) {
       return this.errorReply(500, `simulator error: ${(error as Error).message}`);
     }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PlatformASimulator } from './platform-a/platform-a-simulator.js';
 import { PlatformBSimulator } from './platform-b/platform-b-simulator.js';
 
@@ -15,6 +16,15 @@ export interface StartSimulatorsOptions {
   webhookSecretB?: string;
   voicesA?: readonly string[];
   voicesB?: readonly string[];
+  /**
+   * A directory for the platforms' state files (`platform-a.json`, `platform-b.json`, see SimulatorOptions.stateFile):
+   * agents and numbers then survive a restart. Absent: in memory only.
+   */
+  stateDir?: string;
+}
+
+export function simulatorStateFiles(stateDir: string): { platformA: string; platformB: string } {
+  return { platformA: join(stateDir, 'platform-a.json'), platformB: join(stateDir, 'platform-b.json') };
 }
 
 export interface RunningSimulators {
@@ -27,8 +37,9 @@ export interface RunningSimulators {
 /** Starts both platforms' simulators; `stop()` closes both. */
 export async function startSimulators(options: StartSimulatorsOptions = {}): Promise<RunningSimulators> {
   const { host, apiKeys } = options;
-  const platformA = new PlatformASimulator({ apiKeys, webhookSecret: options.webhookSecretA ?? options.webhookSecret, voices: options.voicesA });
-  const platformB = new PlatformBSimulator({ apiKeys, webhookSecret: options.webhookSecretB ?? options.webhookSecret, voices: options.voicesB });
+  const files = options.stateDir === undefined ? undefined : simulatorStateFiles(options.stateDir);
+  const platformA = new PlatformASimulator({ apiKeys, webhookSecret: options.webhookSecretA ?? options.webhookSecret, voices: options.voicesA, stateFile: files?.platformA });
+  const platformB = new PlatformBSimulator({ apiKeys, webhookSecret: options.webhookSecretB ?? options.webhookSecret, voices: options.voicesB, stateFile: files?.platformB });
   try {
     const urls = { platformA: await platformA.start(options.portA ?? 0, host), platformB: await platformB.start(options.portB ?? 0, host) };
     return { platformA, platformB, urls, stop: async () => void (await Promise.all([platformA.stop(), platformB.stop()])) };

@@ -5,7 +5,8 @@ import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-deli
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
 import { isAreaCode, isE164 } from '../field-formats.js';
 import { PhoneNumberPool } from '../phone-number-pool.js';
-import { SimulatorServer, type SimulatorOptions } from '../simulator-server.js';
+import { pageOf } from '../paging.js';
+import { SimulatorServer, type PersistedState, type SimulatorOptions } from '../simulator-server.js';
 import { PLATFORM_A_DEFAULT_LANGUAGE, PLATFORM_A_DEFAULT_VOICE, PLATFORM_A_VOICES, readAgentFields, type PlatformAAgent } from './agent-fields.js';
 import { PLATFORM_A_DIAL_FAILURES, platformACallEvents, platformAReason, platformAUnknownEvent } from './call-events.js';
 import { signPlatformAWebhook } from './signing.js';
@@ -81,6 +82,16 @@ export class PlatformASimulator extends SimulatorServer {
     this.numbers.clear();
   }
 
+  protected persistedState(): Omit<PersistedState, 'platform'> {
+    return { agents: this.agents(), phoneNumbers: this.phoneNumbers(), issuedNumbers: this.pool.issuedNumbers() };
+  }
+
+  protected restoreState(state: PersistedState): void {
+    for (const agent of state.agents as PlatformAAgent[]) this.agentsById.set(agent.agent_id, agent);
+    for (const number of state.phoneNumbers as PlatformAPhoneNumber[]) this.numbers.set(number.phone_number, number);
+    this.pool.restore(state.issuedNumbers ?? []);
+  }
+
   protected errorReply(status: number, message: string): Reply {
     return { status, body: { status, error_message: message } };
   }
@@ -103,6 +114,8 @@ export class PlatformASimulator extends SimulatorServer {
           return this.withAgent(id, (agent) => this.deleteAgent(agent));
         case 'POST phone-numbers':
           return this.addNumber(request.body);
+        case 'GET phone-numbers':
+          return this.listNumbers(request.query);
         case 'PATCH phone-numbers/:id':
           return this.withNumber(id, (number) => this.bindNumber(number, request.body));
         case 'DELETE phone-numbers/:id':
@@ -132,11 +145,24 @@ export class PlatformASimulator extends SimulatorServer {
     return { status: 201, body: agent };
   }
 
-  /** Without a filter every agent is listed; `metadata.external_id` must match exactly. */
+  /**
+   * Without a filter every agent is listed; `metadata.external_id` must match exactly. `limit` (1–1000) pages by
+   * agent_id: `pagination_key` is the last agent_id of the previous page, given back while more follow.
+   */
   private listAgents(query: URLSearchParams): Reply {
     const externalId = query.get('metadata.external_id');
-    const items = [...this.agentsById.values()].filter((agent) => externalId === null || agent.metadata.external_id === externalId);
-    return { status: 200, body: { items } };
+    const matching = [...this.agentsById.values()].filter((agent) => externalId === null || agent.metadata.external_id === externalId);
+    return this.pageReply(pageOf(matching, (agent) => agent.agent_id, query.get('limit'), query.get('pagination_key')));
+  }
+
+  /** Every number of the account, paged as the agents are (by phone_number). */
+  private listNumbers(query: URLSearchParams): Reply {
+    return this.pageReply(pageOf([...this.numbers.values()], (number) => number.phone_number, query.get('limit'), query.get('pagination_key')));
+  }
+
+  private pageReply(page: ReturnType<typeof pageOf<unknown>>): Reply {
+    if ('error' in page) return this.errorReply(422, page.error);
+    return { status: 200, body: page.next === undefined ? { items: page.items } : { items: page.items, pagination_key: page.next } };
   }
 
   /** A PATCH replaces each field it names; `metadata` is replaced as a whole, not merged. */

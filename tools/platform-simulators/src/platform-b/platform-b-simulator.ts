@@ -6,7 +6,8 @@ import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-deli
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
 import { isAreaCode, isE164 } from '../field-formats.js';
 import { PhoneNumberPool } from '../phone-number-pool.js';
-import { SimulatorServer, type SimulatorOptions } from '../simulator-server.js';
+import { pageOf } from '../paging.js';
+import { SimulatorServer, type PersistedState, type SimulatorOptions } from '../simulator-server.js';
 import { PLATFORM_B_DEFAULT_VOICE, PLATFORM_B_VOICES, readAssistantFields, type AssistantChanges, type AssistantFields, type PlatformBAssistant } from './assistant-fields.js';
 import { isPlatformBEndEvent, PLATFORM_B_DIAL_FAILURES, platformBCallEvents, platformBReason, platformBUnknownEvent } from './call-events.js';
 import { signPlatformBWebhook } from './signing.js';
@@ -82,6 +83,16 @@ export class PlatformBSimulator extends SimulatorServer {
     this.numbersById.clear();
   }
 
+  protected persistedState(): Omit<PersistedState, 'platform'> {
+    return { agents: this.agents(), phoneNumbers: this.phoneNumbers(), issuedNumbers: this.pool.issuedNumbers() };
+  }
+
+  protected restoreState(state: PersistedState): void {
+    for (const assistant of state.agents as PlatformBAssistant[]) this.assistantsById.set(assistant.id, assistant);
+    for (const number of state.phoneNumbers as PlatformBPhoneNumber[]) this.numbersById.set(number.id, number);
+    this.pool.restore(state.issuedNumbers ?? []);
+  }
+
   /** `{ statusCode, error, message }`, `message` an array for validation problems and a string otherwise. */
   protected errorReply(status: number, message: string | string[]): Reply {
     return { status, body: { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message } };
@@ -104,6 +115,8 @@ export class PlatformBSimulator extends SimulatorServer {
           return this.withAssistant(id, (assistant) => this.deleteAssistant(assistant));
         case 'POST phone-number':
           return this.addNumber(request.body);
+        case 'GET phone-number':
+          return this.listNumbers(request.query);
         case 'PATCH phone-number/:id':
           return this.withNumber(id, (number) => this.bindNumber(number, request.body));
         case 'DELETE phone-number/:id':
@@ -124,11 +137,24 @@ export class PlatformBSimulator extends SimulatorServer {
     return { status: 201, body: assistant };
   }
 
-  /** Without a filter every assistant is listed; `externalId` must equal `metadata.externalId` exactly. */
+  /**
+   * Without a filter every assistant is listed; `externalId` must equal `metadata.externalId` exactly. `limit`
+   * (1–1000) pages by id: `after` is the last id of the previous page (a bare array carries no cursor, so a page
+   * shorter than the limit is the last).
+   */
   private listAssistants(query: URLSearchParams): Reply {
     const externalId = query.get('externalId');
     const matching = [...this.assistantsById.values()].filter((assistant) => externalId === null || assistant.metadata?.externalId === externalId);
-    return { status: 200, body: matching };
+    return this.pageReply(pageOf(matching, (assistant) => assistant.id, query.get('limit'), query.get('after')));
+  }
+
+  /** Every number of the account, paged as the assistants are (by id). */
+  private listNumbers(query: URLSearchParams): Reply {
+    return this.pageReply(pageOf([...this.numbersById.values()], (number) => number.id, query.get('limit'), query.get('after')));
+  }
+
+  private pageReply(page: ReturnType<typeof pageOf<unknown>>): Reply {
+    return 'error' in page ? this.errorReply(400, [page.error]) : { status: 200, body: page.items };
   }
 
   /** A PATCH replaces each top-level property it names (nested objects as a whole); `null` removes it. */
