@@ -491,7 +491,10 @@ async function startPlatformSimulators() {
     writeFileSync(keyFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   }
   const credentials = JSON.parse(readFileSync(keyFile, 'utf8'));
-  const options = { host: '127.0.0.1', apiKeys: [credentials.apiKey], webhookSecret: credentials.webhookSecret };
+  // A real platform does not forget its agents when we restart: the simulators keep theirs in DATA_DIR/simulators.
+  const stateDir = join(dataDir, 'simulators');
+  mkdirSync(stateDir, { recursive: true });
+  const options = { host: '127.0.0.1', apiKeys: [credentials.apiKey], webhookSecret: credentials.webhookSecret, stateDir };
   const portA = simulatorPort('PLATFORM_A_SIMULATOR_PORT', 4010);
   const portB = simulatorPort('PLATFORM_B_SIMULATOR_PORT', 4020);
   const running = await startSimulators({ ...options, portA, portB }).catch((err) => {
