@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { Link, matchPath, useLocation } from './router';
-import { currentKey, signIn, signOut, signOutNotice, subscribeSession } from './session';
+import { currentKey, signIn, signOut, signOutNotice, subscribeSession } from './session/session';
 import { AgentEditor } from './views/agent-editor';
 import { AgentsView } from './views/agents';
 import { ApiKeysView } from './views/api-keys';

@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiProblem } from './api/client';
 import { App } from './app';
-import { adoptKeyFromUrl, signOut } from './session';
+import { adoptKeyFromUrl, signOut } from './session/session';
 import './styles.css';
 
 adoptKeyFromUrl();

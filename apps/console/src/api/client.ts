@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema.generated';
 import { problemOf, type Problem } from '../rules/problems';
-import { currentKey } from '../session';
+import { currentKey } from '../session/session';
 
 export type Schemas = components['schemas'];
 

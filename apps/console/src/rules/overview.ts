@@ -22,9 +22,3 @@ export function shares(counts: Record<string, number>): Array<{ key: string; cou
     .map(([key, count]) => ({ key, count, percent: total ? Math.round((count / total) * 100) : 0 }))
     .sort((a, b) => b.count - a.count);
 }
-
-/** A histogram bucket's label: "0–30 s", "30 s–1 min", "30 min+". */
-export function histogramLabel(min: number, max: number | null): string {
-  const unit = (s: number) => (s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`);
-  return max === null ? `${unit(min)}+` : `${unit(min)}–${unit(max)}`;
-}

@@ -1,26 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter } from './conversation-filters';
-import { transcriptFileName } from './downloads';
-import { formatDuration, formatMoney, formatTime, humanize } from './format';
-import { keyFromFragment } from './fragment';
-import { highlightParts } from './highlight';
-import { bucketFor, histogramLabel, recentDays, shares } from './overview';
+import { bucketFor, recentDays, shares } from './overview';
 import { formFieldOf, missingScopeOf, problemOf } from './problems';
-
-describe('keyFromFragment', () => {
-  it('takes api_key out of the fragment and keeps the rest', () => {
-    expect(keyFromFragment('#api_key=vk_abc')).toEqual({ key: 'vk_abc', fragment: '' });
-    expect(keyFromFragment('#api_key=vk_abc&tab=2')).toEqual({ key: 'vk_abc', fragment: '#tab=2' });
-    expect(keyFromFragment('#api_key=vk%2Babc')).toEqual({ key: 'vk+abc', fragment: '' });
-  });
-  it('leaves a fragment without a key alone', () => {
-    expect(keyFromFragment('#section')).toEqual({ key: undefined, fragment: '#section' });
-    expect(keyFromFragment('')).toEqual({ key: undefined, fragment: '' });
-  });
-  it('drops an empty key without signing in', () => {
-    expect(keyFromFragment('#api_key=')).toEqual({ key: undefined, fragment: '' });
-  });
-});
 
 describe('conversation filters in the address', () => {
   it('round-trips every filter, in a stable order, leaving defaults out', () => {
@@ -45,21 +26,6 @@ describe('conversation filters in the address', () => {
   });
 });
 
-describe('highlightParts', () => {
-  it('marks every case-insensitive occurrence and keeps the original text', () => {
-    expect(highlightParts('Refund? A refund please', 'REFUND')).toEqual([
-      { text: 'Refund', match: true },
-      { text: '? A ', match: false },
-      { text: 'refund', match: true },
-      { text: ' please', match: false },
-    ]);
-  });
-  it('marks nothing without a term', () => {
-    expect(highlightParts('hello', undefined)).toEqual([{ text: 'hello', match: false }]);
-    expect(highlightParts('hello', ' ')).toEqual([{ text: 'hello', match: false }]);
-  });
-});
-
 describe('overview rules', () => {
   it('counts per hour over at most two days, per day beyond', () => {
     expect(bucketFor('2026-11-25', '2026-11-26')).toBe('hour');
@@ -75,11 +41,6 @@ describe('overview rules', () => {
       { key: 'neutral', count: 1, percent: 25 },
     ]);
     expect(shares({ positive: 0 })).toEqual([{ key: 'positive', count: 0, percent: 0 }]);
-  });
-  it('labels histogram buckets', () => {
-    expect(histogramLabel(0, 30)).toBe('0 s–30 s');
-    expect(histogramLabel(60, 120)).toBe('1 min–2 min');
-    expect(histogramLabel(1800, null)).toBe('30 min+');
   });
 });
 
@@ -100,21 +61,5 @@ describe('problems', () => {
     expect(formFieldOf({ field: 'phone_number' }, ['phone_number'])).toBe('phone_number');
     expect(formFieldOf({ field: 'account' }, ['name'])).toBeUndefined();
     expect(formFieldOf({}, ['name'])).toBeUndefined();
-  });
-});
-
-describe('formatting', () => {
-  it('durations, money, times and words', () => {
-    expect(formatDuration(42)).toBe('0:42');
-    expect(formatDuration(3727)).toBe('1:02:07');
-    expect(formatDuration(null)).toBe('—');
-    expect(formatMoney(0.1842)).toBe('0.1842 USD');
-    expect(formatMoney(39.4213)).toBe('39.42 USD');
-    expect(formatTime('2026-11-26T08:29:09.123Z')).toBe('2026-11-26 08:29:09 UTC');
-    expect(humanize('appointment_booked')).toBe('Appointment booked');
-  });
-  it('names a download after the conversation, safely', () => {
-    expect(transcriptFileName('call_01HZX3', 'vtt')).toBe('call_01HZX3-transcript.vtt');
-    expect(transcriptFileName('a/b:c', 'text')).toBe('a_b_c-transcript.txt');
   });
 });

@@ -1,11 +1,14 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ErrorNotice, Loading, Pager, TableScroller } from '../components';
-import { humanize } from '../rules/format';
+import { ListPanel } from '../components/list-panel';
+import { ErrorNotice } from '../components/notices';
+import { humanize } from '../presentation/format';
 import { Link, navigate } from '../router';
 
 type Agent = Schemas['Agent'];
+
+const AGENT_COLUMNS = ['Name', 'Platform', 'Phone number', 'Language', 'Status', 'Platform sync', 'Actions'];
 
 export function AgentsView() {
   const [page, setPage] = useState(1);
@@ -30,39 +33,23 @@ export function AgentsView() {
           {notice}
         </p>
       ) : null}
-      {query.isPending ? <Loading what="agents" /> : null}
-      {query.isError ? <ErrorNotice error={query.error} title="The agents could not be loaded" /> : null}
-      {query.data ? (
-        <>
-          <Pager page={page} totalPages={query.data.meta.total_pages} total={query.data.meta.total} noun="agents" onPage={setPage} />
-          {query.data.data.length === 0 ? (
-            <p className="empty" role="status">
-              No agents yet. <Link to="/agents/new">Create the first one</Link>.
-            </p>
-          ) : (
-            <TableScroller label="Agents">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Phone number</th>
-                    <th scope="col">Language</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Platform sync</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {query.data.data.map((agent) => (
-                    <AgentRow key={agent.id} agent={agent} />
-                  ))}
-                </tbody>
-              </table>
-            </TableScroller>
-          )}
-        </>
-      ) : null}
+      <ListPanel
+        query={query}
+        loadingWhat="agents"
+        errorTitle="The agents could not be loaded"
+        noun="agents"
+        page={page}
+        onPage={setPage}
+        label="Agents"
+        columns={AGENT_COLUMNS}
+        itemKey={(agent) => agent.id}
+        row={(agent) => <AgentRow agent={agent} />}
+        empty={
+          <>
+            No agents yet. <Link to="/agents/new">Create the first one</Link>.
+          </>
+        }
+      />
     </>
   );
 }

@@ -2,8 +2,11 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { ApiProblem, api, unwrap, type Schemas } from '../api/client';
 import { createApiKeyRequestScopesValues as SCOPES } from '../api/schema.generated';
-import { CopyButton, describedBy, ErrorNotice, Field, Loading, Pager, TableScroller } from '../components';
-import { formatTime } from '../rules/format';
+import { CopyButton } from '../components/copy-button';
+import { describedBy, Field } from '../components/form-field';
+import { ListPanel } from '../components/list-panel';
+import { ErrorNotice } from '../components/notices';
+import { formatTime } from '../presentation/format';
 
 type Scope = (typeof SCOPES)[number];
 
@@ -85,6 +88,8 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
   );
 }
 
+const KEY_COLUMNS = ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State'];
+
 function KeyList() {
   const [page, setPage] = useState(1);
   const query = useQuery({
@@ -95,32 +100,18 @@ function KeyList() {
   return (
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
-      {query.isPending ? <Loading what="API keys" /> : null}
-      {query.isError ? <ErrorNotice error={query.error} title="The keys could not be loaded" /> : null}
-      {query.data ? (
-        <>
-          <Pager page={page} totalPages={query.data.meta.total_pages} total={query.data.meta.total} noun="keys" onPage={setPage} />
-          <TableScroller label="API keys">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {query.data.data.map((key) => (
-                  <KeyRow key={key.id} apiKey={key} />
-                ))}
-              </tbody>
-            </table>
-          </TableScroller>
-        </>
-      ) : null}
+      <ListPanel
+        query={query}
+        loadingWhat="API keys"
+        errorTitle="The keys could not be loaded"
+        noun="keys"
+        page={page}
+        onPage={setPage}
+        label="API keys"
+        columns={KEY_COLUMNS}
+        itemKey={(key) => key.id}
+        row={(key) => <KeyRow apiKey={key} />}
+      />
     </section>
   );
 }

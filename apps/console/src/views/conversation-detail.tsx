@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, downloadFile, unwrap, type Schemas } from '../api/client';
-import { ErrorNotice, Loading } from '../components';
-import { TRANSCRIPT_FORMATS, transcriptFileName, type TranscriptFormat } from '../rules/downloads';
-import { formatDuration, formatMoney, formatOffset, formatTime, humanize } from '../rules/format';
-import { highlightParts } from '../rules/highlight';
+import { ErrorNotice, Loading } from '../components/notices';
+import { TRANSCRIPT_FORMATS, transcriptFileName, type TranscriptFormat } from '../presentation/downloads';
+import { formatDuration, formatMoney, formatOffset, formatTime, humanize } from '../presentation/format';
+import { highlightParts } from '../presentation/highlight';
 import { Link, useLocation } from '../router';
 
 /** While a call is in progress its detail is read again this often, so the transcript grows on screen. */

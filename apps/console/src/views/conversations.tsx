@@ -1,14 +1,15 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { ApiProblem, api, unwrap } from '../api/client';
+import { ApiProblem, api, unwrap, type Schemas } from '../api/client';
 import {
   pathsV1ConversationsGetParametersQuerySentimentValues as SENTIMENTS,
   pathsV1ConversationsGetParametersQuerySort_byValues as SORT_BY,
   pathsV1ConversationsGetParametersQueryStatusValues as STATUSES,
 } from '../api/schema.generated';
-import { describedBy, ErrorNotice, Loading, Pager, TableScroller } from '../components';
+import { describedBy } from '../components/form-field';
+import { ListPanel } from '../components/list-panel';
+import { formatDuration, formatTime, humanize } from '../presentation/format';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
-import { formatDuration, formatTime, humanize } from '../rules/format';
 import { Link, navigate, useLocation } from '../router';
 import { DebouncedInput } from './inputs';
 
@@ -40,57 +41,44 @@ export function ConversationsView() {
     <>
       <h1>Conversations</h1>
       <Filters filters={filters} set={set} problem={query.error instanceof ApiProblem ? query.error : undefined} />
-      {query.isPending ? <Loading what="conversations" /> : null}
-      {query.isError ? <ErrorNotice error={query.error} title="The conversations could not be loaded" /> : null}
-      {query.data ? (
-        <div aria-busy={query.isFetching}>
-          <Pager page={page} totalPages={query.data.meta.total_pages} total={query.data.meta.total} noun="conversations" onPage={(p) => set('page', String(p))} />
-          {query.data.data.length === 0 ? (
-            <p className="empty" role="status">
-              No conversations match these filters.
-            </p>
-          ) : (
-            <TableScroller label="Conversations">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Caller</th>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Sentiment</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Topics</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {query.data.data.map((c) => {
-                    const to = `/conversations/${encodeURIComponent(c.id)}${filters.search ? `?highlight=${encodeURIComponent(filters.search)}` : ''}`;
-                    return (
-                      <tr key={c.id} className="clickable" onClick={(e) => (e.target as HTMLElement).closest('a') || navigate(to)}>
-                        <td>
-                          <Link to={to}>{formatTime(c.start_time ?? c.created_at)}</Link>
-                        </td>
-                        <td>{c.caller_number ?? '—'}</td>
-                        <td>{c.agent_name ?? c.agent_id}</td>
-                        <td>
-                          <span className={`badge status-${c.status}`}>{humanize(c.status)}</span>
-                        </td>
-                        <td>{formatDuration(c.duration)}</td>
-                        <td>{humanize(c.sentiment)}</td>
-                        <td>{humanize(c.outcome)}</td>
-                        <td>{c.topics.join(', ') || '—'}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableScroller>
-          )}
-        </div>
-      ) : null}
+      <ListPanel
+        query={query}
+        loadingWhat="conversations"
+        errorTitle="The conversations could not be loaded"
+        noun="conversations"
+        page={page}
+        onPage={(p) => set('page', String(p))}
+        label="Conversations"
+        columns={CONVERSATION_COLUMNS}
+        itemKey={(conversation) => conversation.id}
+        row={(conversation) => <ConversationRow conversation={conversation} highlight={filters.search} />}
+        empty="No conversations match these filters."
+        busyWhileFetching
+      />
     </>
+  );
+}
+
+const CONVERSATION_COLUMNS = ['Started', 'Caller', 'Agent', 'Status', 'Duration', 'Sentiment', 'Outcome', 'Topics'];
+
+/** A click anywhere on the row opens the conversation (its link serves the keyboard and new tabs); a search becomes its highlight. */
+function ConversationRow({ conversation: c, highlight }: { conversation: Schemas['ConversationListItem']; highlight?: string }) {
+  const to = `/conversations/${encodeURIComponent(c.id)}${highlight ? `?highlight=${encodeURIComponent(highlight)}` : ''}`;
+  return (
+    <tr className="clickable" onClick={(e) => (e.target as HTMLElement).closest('a') || navigate(to)}>
+      <td>
+        <Link to={to}>{formatTime(c.start_time ?? c.created_at)}</Link>
+      </td>
+      <td>{c.caller_number ?? '—'}</td>
+      <td>{c.agent_name ?? c.agent_id}</td>
+      <td>
+        <span className={`badge status-${c.status}`}>{humanize(c.status)}</span>
+      </td>
+      <td>{formatDuration(c.duration)}</td>
+      <td>{humanize(c.sentiment)}</td>
+      <td>{humanize(c.outcome)}</td>
+      <td>{c.topics.join(', ') || '—'}</td>
+    </tr>
   );
 }
 

@@ -2,8 +2,11 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { ApiProblem, api, unwrap, type Schemas } from '../api/client';
 import { integrationPlatformValues as PLATFORMS, webhookDeliveryOutcomeValues as OUTCOMES } from '../api/schema.generated';
-import { CopyButton, describedBy, ErrorNotice, Field, Loading, Pager, TableScroller } from '../components';
-import { formatTime, humanize } from '../rules/format';
+import { CopyButton } from '../components/copy-button';
+import { describedBy, Field } from '../components/form-field';
+import { ListPanel } from '../components/list-panel';
+import { ErrorNotice, Loading } from '../components/notices';
+import { formatTime, humanize } from '../presentation/format';
 import { Link } from '../router';
 
 type Platform = (typeof PLATFORMS)[number];
@@ -108,6 +111,8 @@ function PlatformCard({ platform, integration }: { platform: Platform; integrati
   );
 }
 
+const DELIVERY_COLUMNS = ['Received', 'Platform', 'Event', 'Outcome', 'Replay', 'Conversation'];
+
 function DeliveryLog() {
   const [page, setPage] = useState(1);
   const [platform, setPlatform] = useState('');
@@ -141,36 +146,19 @@ function DeliveryLog() {
           </select>
         </div>
       </form>
-      {query.isPending ? <Loading what="deliveries" /> : null}
-      {query.isError ? <ErrorNotice error={query.error} title="The delivery log could not be loaded" /> : null}
-      {query.data ? (
-        <>
-          <Pager page={page} totalPages={query.data.meta.total_pages} total={query.data.meta.total} noun="deliveries" onPage={setPage} />
-          {query.data.data.length === 0 ? (
-            <p className="empty" role="status">No deliveries received yet.</p>
-          ) : (
-            <TableScroller label="Webhook deliveries">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Received</th>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Replay</th>
-                    <th scope="col">Conversation</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {query.data.data.map((d) => (
-                    <DeliveryRow key={d.id} delivery={d} />
-                  ))}
-                </tbody>
-              </table>
-            </TableScroller>
-          )}
-        </>
-      ) : null}
+      <ListPanel
+        query={query}
+        loadingWhat="deliveries"
+        errorTitle="The delivery log could not be loaded"
+        noun="deliveries"
+        page={page}
+        onPage={setPage}
+        label="Webhook deliveries"
+        columns={DELIVERY_COLUMNS}
+        itemKey={(delivery) => delivery.id}
+        row={(delivery) => <DeliveryRow delivery={delivery} />}
+        empty="No deliveries received yet."
+      />
     </section>
   );
 }

@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ErrorNotice, Loading, TableScroller } from '../components';
+import { ErrorNotice, Loading } from '../components/notices';
+import { TableScroller } from '../components/table-scroller';
+import { formatDuration, formatMoney, formatTime, histogramLabel, humanize } from '../presentation/format';
 import { dayEnd, dayStart } from '../rules/conversation-filters';
-import { formatDuration, formatMoney, formatTime, humanize } from '../rules/format';
-import { bucketFor, histogramLabel, recentDays, shares } from '../rules/overview';
+import { bucketFor, recentDays, shares } from '../rules/overview';
 import { navigate, useLocation } from '../router';
 import { useAgentsForFilter } from './conversations';
 import { TimelineChart } from './timeline-chart';

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Schemas } from '../api/client';
-import { humanize } from '../rules/format';
+import { humanize } from '../presentation/format';
 
 type Timeline = Schemas['ConversationStats']['timeline'];
 const SERIES = [

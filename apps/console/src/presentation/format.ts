@@ -32,3 +32,9 @@ export function humanize(value: string | null | undefined): string {
   const words = value.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** A histogram bucket's label: "0 s–30 s", "30 s–1 min", "30 min+". */
+export function histogramLabel(min: number, max: number | null): string {
+  const unit = (s: number) => (s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+  return max === null ? `${unit(min)}+` : `${unit(min)}–${unit(max)}`;
+}

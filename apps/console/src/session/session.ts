@@ -1,4 +1,4 @@
-import { keyFromFragment } from './rules/fragment';
+import { keyFromFragment } from './key-fragment';
 
 /** The API key lives in sessionStorage only: it is gone when the tab closes, and never leaves this origin. */
 const STORAGE_KEY = 'voice-console.api-key';
