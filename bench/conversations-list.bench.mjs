@@ -4,7 +4,8 @@
 // migrations; two accounts with the same per-account conversation ids), then times the
 // real list handler (filters, search, sorts, deep and middle pages, exact totals) against
 // raw baselines in the same run, EXPLAINs the very statements the handler sent for the
-// worst cases, and writes BENCHMARKS.md.
+// worst cases, and writes the headline figures into BENCHMARKS.md, every case into
+// bench/results/conversations-list.md and the plans into bench/results/explain-plans.md.
 // Needs `npm run build` and a PostgreSQL (BENCH_DATABASE_URL, default the local server).
 // Not part of `npm test`; it takes a few minutes.
 import { randomBytes } from 'node:crypto';
@@ -401,8 +402,8 @@ equal to SQL's (checked).
 | case | first ms | median ms | p95 ms | SQL alone, median ms | ratio (SQL / ours, median) | total |
 |---|---:|---:|---:|---:|---:|---:|
 ${statsResults.map((r) => `| ${r.name} \`${qs(r.query)}\` | ${fmt(r.first)} | ${fmt(r.median)} | ${fmt(r.p95)} | ${fmt(r.sqlMedian)} | ${(r.sqlMedian / r.median).toFixed(1)}× | ${r.total.toLocaleString('en-US')} |`).join('\n')}
-
-## Plans
+`;
+  const plansMd = `## Plans
 
 \`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)\` of each statement the handler sent for the case, in the order it sent them
 (recorded from one real run of the handler, then explained one by one with the same parameters after the timings; from
@@ -411,11 +412,13 @@ PostgreSQL's buffers, \`read\` ones from the OS page cache or disk.
 
 ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e) => `**${e.kind}** — ${timeOf(e.lines)}\n\n<details><summary>statement</summary>\n\n\`\`\`sql\n${e.sql}\n-- parameters: ${JSON.stringify(e.params)}\n\`\`\`\n</details>\n\n\`\`\`\n${e.lines.join('\n')}\n\`\`\``).join('\n\n')}`).join('\n\n')}
 `;
-  // Its own section of BENCHMARKS.md; the other benchmarks' sections and the notes around them stay.
-  writeBenchmarkSection('list-1m', md.trimEnd());
+  // Its own sections; the other benchmarks' sections and the notes around them stay.
+  writeBenchmarkSection('list-1m', headlineOf({ machine, results, statsResults }), 'BENCHMARKS.md');
+  writeBenchmarkSection('list-1m', md.trimEnd(), 'bench/results/conversations-list.md');
+  writeBenchmarkSection('list-1m', plansMd.trimEnd(), 'bench/results/explain-plans.md');
   // The raw results, for whoever writes the notes (not committed).
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ rows: ROWS, runs: RUNS, machine, results, statsLoad, statsResults, plans }, null, 2));
-  log('wrote BENCHMARKS.md');
+  log('wrote BENCHMARKS.md, bench/results/conversations-list.md and bench/results/explain-plans.md');
 } catch (err) {
   console.error('[bench] failed:', err);
   process.exitCode = 1;
@@ -425,4 +428,38 @@ ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e
   if (!keep) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
   else log(`kept database ${dbName}`);
   await admin.end();
+}
+
+/** BENCHMARKS.md's part: the worst medians beside the raw floors of the same run, a few typical cases, and the stats. */
+function headlineOf({ machine, results, statsResults }) {
+  const fmt = (n) => n.toFixed(2);
+  const cases = results.filter((r) => r.group === 'list');
+  const slowest = (rows) => rows.reduce((w, r) => (r.median > w.median ? r : w), rows[0]);
+  const baselineNamed = (start) => results.find((r) => r.group === 'baseline' && r.name.startsWith(start));
+  const withoutSearch = slowest(cases.filter((r) => !r.query.search));
+  const withSearch = slowest(cases.filter((r) => r.query.search));
+  const offsetFloor = baselineNamed('raw OFFSET');
+  const searchCount = baselineNamed('raw count of "refund"');
+  const range = (values) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
+  const shown = [
+    'default (page 1, newest first)', `middle page (offset ~${(ROWS / 2).toLocaleString('en-US')})`, 'last page', 'agent_id + status',
+    'topic + status', 'status=completed, middle page', 'topic + status, middle page', 'search selective ("order #123456")',
+    'search broad ("refund", ~17%)', 'search broad, middle page', 'search + status, middle page',
+  ];
+  const rows = [...results.filter((r) => r.group === 'baseline'), ...cases.filter((r) => shown.includes(r.name))];
+  return `### Latest run: ${ROWS.toLocaleString('en-US')} conversations in one account
+
+**Without a substring search every case's median is ≤ ${fmt(withoutSearch.median)} ms (${withoutSearch.name}), beside the raw ${fmt(offsetFloor.median)} ms of the middle page's OFFSET alone; with one, up to ${fmt(withSearch.median)} ms (${withSearch.name}), beside the raw ${fmt(searchCount.median)} ms of counting "refund" alone. Stats: p95 ${range(statsResults.map((r) => r.p95))} ms where SQL alone takes ${range(statsResults.map((r) => r.sqlMedian))} ms (median).**
+
+Run on ${new Date().toISOString()}: ${machine}.
+Median and p90 of ${RUNS} runs after 2 warm-ups, in ms. A few of the ${cases.length} cases here; every case, the load and the method in
+[bench/results/conversations-list.md](bench/results/conversations-list.md), the plans in [bench/results/explain-plans.md](bench/results/explain-plans.md).
+
+| case | median ms | p90 ms | total matches | page read |
+|---|---:|---:|---:|---|
+${rows.map((r) => `| ${r.group === 'baseline' ? `_baseline:_ ${r.name}` : r.name} | ${fmt(r.median)} | ${fmt(r.p90)} | ${r.total === '' ? '' : r.total.toLocaleString('en-US')} | ${r.read} |`).join('\n')}
+
+| stats case | first ms | median ms | p95 ms | SQL alone, median ms | ratio (SQL / ours, median) |
+|---|---:|---:|---:|---:|---:|
+${statsResults.map((r) => `| ${r.name} | ${fmt(r.first)} | ${fmt(r.median)} | ${fmt(r.p95)} | ${fmt(r.sqlMedian)} | ${(r.sqlMedian / r.median).toFixed(1)}× |`).join('\n')}`;
 }

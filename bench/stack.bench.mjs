@@ -333,8 +333,13 @@ try {
   // ---- report ----
   const md = render(report);
   console.log(md);
-  // The default size has its own section; another size (e.g. BENCH_CONVERSATIONS=300000) gets one beside it.
-  if (!QUICK) writeBenchmarkSection(CONVERSATIONS === 20_000 ? 'stack' : `stack-${CONVERSATIONS}`, md);
+  // The default size has its own sections; another size (e.g. BENCH_CONVERSATIONS=300000) gets them beside it:
+  // the headline figures in BENCHMARKS.md, every table in bench/results/stack.md.
+  if (!QUICK) {
+    const marker = CONVERSATIONS === 20_000 ? 'stack' : `stack-${CONVERSATIONS}`;
+    writeBenchmarkSection(marker, renderHeadline(report), 'BENCHMARKS.md');
+    writeBenchmarkSection(marker, md, 'bench/results/stack.md');
+  }
 } catch (err) {
   if (err === INGEST_DONE) {
     console.log(JSON.stringify({ ...report.ingest, ratio: round(report.ingest.conversationsPerSecond / report.ingest.rawRowsPerSecond, 3) }));
@@ -349,15 +354,43 @@ try {
   await database.drop();
 }
 
-function render(r) {
-  const ratio = (a, b) => round(a / b, 2);
-  const cpuCell = (cpu) => Object.entries(cpu).filter(([, v]) => v > 0.005).map(([k, v]) => `${k.replace('-service', '')} ${round(v, 2)}`).join(', ');
+function ratio(a, b) {
+  return round(a / b, 2);
+}
+
+function headlineOf(r) {
   const worst = r.lists.reduce((w, l) => (l.service.p50 / l.raw.p50 > w.service.p50 / w.raw.p50 ? l : w), r.lists[0]);
   const agent = r.fixed[0];
+  return `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.**`;
+}
+
+/** BENCHMARKS.md's part: each figure beside its raw baseline; CPU, replicas, memory and start-up are in bench/results/stack.md. */
+function renderHeadline(r) {
+  const size = r.conversations.toLocaleString('en-US');
+  const anchor = `the-whole-stack-over-http-${r.conversations}-conversations`;
+  return [
+    `### ${size} conversations`,
+    '',
+    headlineOf(r),
+    '',
+    `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ${r.seconds} s per case. Ingest of ${r.ingest.events.toLocaleString('en-US')} call events: ${round(r.ingest.conversationsPerSecond, 0)} conversations/s listed against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for the raw batched INSERT (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×); lag p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per request, replicas, memory and start-up: [bench/results/stack.md](bench/results/stack.md#${anchor}).`,
+    '',
+    '| shape (page + exact total) | service p50 ms | raw p50 ms | p50 ratio | service req/s | raw req/s | total |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.raw.p50)} | ${ratio(l.service.p50, l.raw.p50)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.perSecond, 0)} | ${l.total} |`),
+    '',
+    '| request (fixed cost) | service req/s | raw req/s | ratio | p50 ms |',
+    '|---|---:|---:|---:|---:|',
+    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${round(f.service.p50)} |`),
+  ].join('\n');
+}
+
+function render(r) {
+  const cpuCell = (cpu) => Object.entries(cpu).filter(([, v]) => v > 0.005).map(([k, v]) => `${k.replace('-service', '')} ${round(v, 2)}`).join(', ');
   const lines = [
     `## The whole stack over HTTP (${r.conversations.toLocaleString('en-US')} conversations)`,
     '',
-    `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.**`,
+    headlineOf(r),
     '',
     `Command: \`npm run build && npm run bench:stack\` (env \`BENCH_CONVERSATIONS\`, \`BENCH_SECONDS\`; \`-- --quick\` for the CI smoke run). Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}.`,
     `Distributed mode: api-gateway, agents-service and conversations-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. Rate limits off. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,

@@ -1,5 +1,5 @@
-// What every benchmark script shares: the built modules, percentiles, a fresh database, and its section of
-// BENCHMARKS.md (between `<!-- name:start -->` and `<!-- name:end -->`, appended when absent).
+// What every benchmark script shares: the built modules, percentiles, a fresh database, and its sections of
+// BENCHMARKS.md and bench/results/*.md (between `<!-- name:start -->` and `<!-- name:end -->`, appended when absent).
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -46,12 +46,19 @@ export async function freshDatabase(adminUrl, label) {
   };
 }
 
-export function writeBenchmarkSection(marker, section) {
-  const file = join(root, 'BENCHMARKS.md');
-  const current = readFileSync(file, 'utf8');
+/**
+ * Replaces the block between `<!-- marker:start -->` and `<!-- marker:end -->` of a markdown file of the repository
+ * (`BENCHMARKS.md` unless another path from the repository root is given), or appends it when the markers are absent.
+ * BENCHMARKS.md gets a bench's headline figures; its full tables and plans go to a file under bench/results/.
+ */
+export function writeBenchmarkSection(marker, section, file = 'BENCHMARKS.md') {
+  const path = join(root, file);
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const marked = new RegExp(`<!-- ${marker}:start -->[\\s\\S]*<!-- ${marker}:end -->`);
   const block = `<!-- ${marker}:start -->\n${section}\n<!-- ${marker}:end -->`;
-  writeFileSync(file, marked.test(current) ? current.replace(marked, block) : `${current.trimEnd()}\n\n${block}\n`);
+  const appended = current.trim() ? `${current.trimEnd()}\n\n${block}\n` : `${block}\n`;
+  // A function as the replacement: in a replacement string `$&`, `$'` and `$\`` are special, and plans hold SQL and JSON.
+  writeFileSync(path, marked.test(current) ? current.replace(marked, () => block) : appended);
 }
 
 /** JSON over HTTP to the gateway under test: `call(method, path, bearer, body)` → `{ status, body }`. */
