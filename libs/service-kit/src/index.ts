@@ -16,3 +16,4 @@ export * from './run-service.js';
 export * from './outbound/index.js';
 export * from './secrets/index.js';
 export * from './reply-claims.js';
+export * from './rpc-progress.js';

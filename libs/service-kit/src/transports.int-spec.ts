@@ -5,11 +5,12 @@ import type { INestMicroservice } from '@nestjs/common';
 import { ClientProxy, MessagePattern, NatsRecordBuilder, Payload, type CustomTransportStrategy } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { randomNamespace, testNatsUrl } from '@voice/testing';
-import { firstValueFrom, timeout } from 'rxjs';
+import { firstValueFrom, lastValueFrom, timeout, toArray } from 'rxjs';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process-transport.js';
 import { createLogger, currentRequestId } from './logging.js';
 import { NamespacedNatsClient, NamespacedNatsServer, serviceTransportOptions } from './nats.js';
 import { RequestContextInterceptor } from './request-context.interceptor.js';
+import { isProgressSignal, PROGRESS_INTERVAL_MS, ProgressInterceptor } from './rpc-progress.js';
 import { fail, ServiceErrorFilter } from './rpc-errors.js';
 
 const logger = createLogger('spec');
@@ -31,7 +32,23 @@ class EchoController {
     throw new Error('secret internal detail');
   }
 }
-@Module({ controllers: [EchoController] })
+
+@Controller()
+@UseFilters(new ServiceErrorFilter(logger))
+@UseInterceptors(RequestContextInterceptor, ProgressInterceptor)
+class SlowController {
+  @MessagePattern('slow.hello')
+  async hello(@Payload() body: { name: string; ms: number }) {
+    await new Promise((resolve) => setTimeout(resolve, body.ms));
+    return { greeting: `hello ${body.name}` };
+  }
+  @MessagePattern('slow.reject')
+  async reject(@Payload() body: { ms: number }) {
+    await new Promise((resolve) => setTimeout(resolve, body.ms));
+    fail('duplicate_name', 'An agent named x already exists.', { field: 'name' });
+  }
+}
+@Module({ controllers: [EchoController, SlowController] })
 class EchoModule {}
 
 /** What a caller of either transport uses. */
@@ -105,6 +122,25 @@ describe.each([
       code: 'internal_error',
       message: 'An unexpected error occurred.',
     });
+  });
+
+  it('a progress-reporting handler signals every interval while it works, then answers last', async () => {
+    const started = Date.now();
+    const replies = await lastValueFrom(client.send('slow.hello', { name: 'ada', ms: 2.5 * PROGRESS_INTERVAL_MS }).pipe(toArray(), timeout(10_000)));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2.5 * PROGRESS_INTERVAL_MS - 50);
+    expect(replies.slice(0, -1).length).toBe(2);
+    expect(replies.slice(0, -1).every(isProgressSignal)).toBe(true);
+    expect(replies.at(-1)).toEqual({ greeting: 'hello ada' });
+  });
+
+  it('a progress-reporting handler that answers at once sends no signal; a failure after signals is still the error', async () => {
+    await expect(lastValueFrom(client.send('slow.hello', { name: 'ada', ms: 0 }).pipe(toArray(), timeout(2000)))).resolves.toEqual([{ greeting: 'hello ada' }]);
+    const seen: unknown[] = [];
+    await expect(
+      new Promise((resolve, reject) => client.send('slow.reject', { ms: 1.5 * PROGRESS_INTERVAL_MS }).subscribe({ next: (v) => seen.push(v), error: reject, complete: () => resolve(undefined) })),
+    ).rejects.toEqual({ code: 'duplicate_name', message: 'An agent named x already exists.', field: 'name' });
+    expect(seen.length).toBe(1);
+    expect(isProgressSignal(seen[0])).toBe(true);
   });
 
   it('does not reach a service on another bus or namespace', async () => {

@@ -34,6 +34,8 @@ import { LATE_REPLY_WAIT_MS } from '../idempotency/idempotency.rules.js';
 /**
  * Creates, updates and deletes wait for the agent's platform sync (agents-service's PLATFORM_SYNC_INLINE_MS,
  * at most 10 s) on top of the usual service time: allow for it, so a slow platform gives 201 pending, never a 503.
+ * Their handlers report progress meanwhile, so a service that dies mid-request is a 503 within seconds, not
+ * after the whole allowance.
  */
 const PLATFORM_SYNC_ALLOWANCE_MS = 10_000;
 
@@ -83,7 +85,7 @@ export class AgentsController {
 
   /** The RPC options of a command that reaches the voice platform. */
   private syncing(req: Request) {
-    return { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS };
+    return { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS, reportsProgress: true };
   }
 
   @Post()

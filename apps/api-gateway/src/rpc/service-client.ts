@@ -2,16 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Headers } from '@voice/contracts';
-import { isServiceError } from '@voice/service-kit';
+import { isProgressSignal, isServiceError } from '@voice/service-kit';
 import type { Logger } from 'pino';
-import { firstValueFrom, ReplaySubject, take, timeout, TimeoutError } from 'rxjs';
+import { EmptyError, type Observable } from 'rxjs';
 import { apiFailure, ApiFailure, INTERNAL_ERROR } from '../http/api-failure.js';
 import { GATEWAY_SETTINGS, LOGGER, RPC_CLIENT, type GatewaySettings, type RpcSender } from '../tokens.js';
+import { expiryReason, fixedWait, progressWait, replyDeadline, type ReplyWait } from './reply-wait.rules.js';
 
 /**
- * Request-reply to the services. Every call is bounded by a timeout: a service
- * that is down, slow or unreachable becomes 503 service_unavailable instead of
- * a hanging HTTP request; structured service errors pass through unchanged.
+ * Request-reply to the services. Every call is bounded: a service that is down,
+ * slow or unreachable becomes 503 service_unavailable instead of a hanging HTTP
+ * request; structured service errors pass through unchanged. A call whose
+ * handler reports progress is waited for while the signals come (up to its
+ * bound), so a dead service shows within seconds and a slow live one is not cut off.
  */
 @Injectable()
 export class ServiceClient {
@@ -23,50 +26,47 @@ export class ServiceClient {
 
   async send<TReply>(subject: string, payload: unknown, options: SendOptions<TReply>): Promise<TReply> {
     const timeoutMs = options.timeoutMs ?? this.settings.rpcTimeoutMs;
+    const wait = options.reportsProgress ? progressWait(Math.min(this.settings.rpcTimeoutMs, timeoutMs), timeoutMs) : fixedWait(timeoutMs);
     const h = natsHeaders();
     h.set(Headers.requestId, options.requestId);
     const record = new NatsRecordBuilder(payload).setHeaders(h).build();
-    if (options.lateReply) return this.sendKeepingLateReply(subject, record, timeoutMs, options.lateReply);
+    let watch: ReplyWatch<TReply>;
     try {
-      return await firstValueFrom(this.client.send<TReply>(subject, record).pipe(timeout(timeoutMs)));
+      watch = watchReplies<TReply>(this.client.send<unknown>(subject, record), wait);
     } catch (err) {
-      throw this.toFailure(err, subject, timeoutMs);
+      throw this.toFailure(err, subject);
     }
-  }
-
-  /**
-   * Like send, but a timeout does not drop the request: the reply is still awaited (up to `lateReply.waitMs`)
-   * and handed to `lateReply.take` as a promise, rejecting with the failure the reply would have been.
-   */
-  private async sendKeepingLateReply<TReply>(subject: string, record: unknown, timeoutMs: number, lateReply: LateReply<TReply>): Promise<TReply> {
-    const reply = new ReplaySubject<TReply>(1);
-    const subscription = this.client.send<TReply>(subject, record).pipe(take(1)).subscribe(reply);
     try {
-      const answer = await firstValueFrom(reply.pipe(timeout(timeoutMs)));
-      subscription.unsubscribe();
+      const answer = await watch.answer;
+      watch.stop();
       return answer;
     } catch (err) {
-      if (err instanceof TimeoutError) {
-        const late = firstValueFrom(reply.pipe(timeout(lateReply.waitMs)))
-          .catch((lateErr: unknown) => {
-            throw this.toFailure(lateErr, subject, timeoutMs + lateReply.waitMs);
-          })
-          .finally(() => subscription.unsubscribe());
+      if (err instanceof NoAnswerInTime && options.lateReply) {
+        // A timeout does not drop the request: its reply is still awaited and handed over as a promise,
+        // rejecting with the failure the reply would have been.
+        const late = watch.answerWithin(options.lateReply.waitMs).catch((lateErr: unknown) => {
+          throw this.toFailure(lateErr, subject);
+        });
         late.catch(() => undefined);
-        lateReply.take(late);
+        options.lateReply.take(late);
       } else {
-        subscription.unsubscribe();
+        watch.stop();
       }
-      throw this.toFailure(err, subject, timeoutMs);
+      throw this.toFailure(err, subject);
     }
   }
 
-  private toFailure(err: unknown, subject: string, timeoutMs: number): ApiFailure {
+  private toFailure(err: unknown, subject: string): ApiFailure {
     if (isServiceError(err)) return new ApiFailure(err);
     const service = `${subject.split('.')[0]} service`;
-    if (err instanceof TimeoutError) {
-      this.logger.warn({ subject, timeout_ms: timeoutMs }, 'service did not answer in time');
-      return apiFailure('service_unavailable', `The ${service} did not answer within ${timeoutMs} ms. Retry later.`);
+    if (err instanceof NoAnswerInTime) {
+      this.logger.warn({ subject, waited_ms: err.waitedMs, reason: err.reason }, 'service did not answer in time');
+      return apiFailure(
+        'service_unavailable',
+        err.reason === 'went_silent'
+          ? `The ${service} stopped reporting progress on this request (no sign of life for ${err.silentMs} ms). Retry later.`
+          : `The ${service} did not answer within ${err.waitedMs} ms. Retry later.`,
+      );
     }
     switch (classifyTransportError(err)) {
       case 'unavailable':
@@ -83,6 +83,90 @@ export class ServiceClient {
   }
 }
 
+/** The wait for an answer ended without one. */
+export class NoAnswerInTime extends Error {
+  constructor(
+    readonly waitedMs: number,
+    readonly reason: 'no_answer' | 'went_silent',
+    readonly silentMs: number,
+  ) {
+    super(reason === 'went_silent' ? `no progress signal for ${silentMs} ms` : `no answer within ${waitedMs} ms`);
+    this.name = 'NoAnswerInTime';
+  }
+}
+
+interface ReplyWatch<T> {
+  /** The answer; rejects with the service's error, a transport error, or NoAnswerInTime when the wait ends. */
+  answer: Promise<T>;
+  /** After the wait ended: the answer if it comes within `ms` more (progress signals ignored); then stops. */
+  answerWithin(ms: number): Promise<T>;
+  stop(): void;
+}
+
+/**
+ * Follows the replies of one request: progress signals move the deadline as `wait` says; the first other
+ * value is the answer. The stream's own outcome stays observable after the deadline (for a late reply).
+ */
+function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () => number = Date.now): ReplyWatch<T> {
+  const startedAt = now();
+  let lastSignalAt: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let expire: (err: NoAnswerInTime) => void = () => undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const waitedMs = now() - startedAt;
+      expire(new NoAnswerInTime(waitedMs, expiryReason(wait, startedAt, lastSignalAt), now() - (lastSignalAt ?? startedAt)));
+    }, Math.max(0, replyDeadline(wait, startedAt, lastSignalAt) - now()));
+  };
+  let settled = false;
+  let stopStream: () => void = () => undefined;
+  const outcome = new Promise<T>((resolve, reject) => {
+    const subscription = replies.subscribe({
+      next: (value) => {
+        if (isProgressSignal(value)) {
+          lastSignalAt = now();
+          if (!settled) arm();
+          return;
+        }
+        resolve(value as T);
+      },
+      error: reject,
+      complete: () => reject(new EmptyError()),
+    });
+    stopStream = () => subscription.unsubscribe();
+  });
+  outcome.catch(() => undefined);
+  const deadline = new Promise<never>((_resolve, reject) => {
+    expire = reject;
+  });
+  deadline.catch(() => undefined);
+  arm();
+  const answer = Promise.race([outcome, deadline]).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+  });
+  const stop = () => {
+    settled = true;
+    clearTimeout(timer);
+    stopStream();
+  };
+  return {
+    answer,
+    answerWithin(ms) {
+      let lateTimer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<never>((_resolve, reject) => {
+        lateTimer = setTimeout(() => reject(new NoAnswerInTime(now() - startedAt, 'no_answer', 0)), ms);
+      });
+      return Promise.race([outcome, gaveUp]).finally(() => {
+        clearTimeout(lateTimer);
+        stop();
+      });
+    },
+    stop,
+  };
+}
+
 /** What a caller does with the reply of a request it already answered 503 because the reply was late. */
 export interface LateReply<TReply> {
   waitMs: number;
@@ -91,7 +175,13 @@ export interface LateReply<TReply> {
 
 export interface SendOptions<TReply> {
   requestId: string;
+  /** The absolute bound (RPC_TIMEOUT_MS when absent). */
   timeoutMs?: number;
+  /**
+   * The handler sends progress signals while it works (ProgressInterceptor): wait RPC_TIMEOUT_MS for the
+   * first, then as long as they keep coming, up to `timeoutMs`.
+   */
+  reportsProgress?: boolean;
   lateReply?: LateReply<TReply>;
 }
 
