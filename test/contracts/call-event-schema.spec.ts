@@ -48,6 +48,9 @@ const VALID: object[] = [
     },
   },
   { ...base, type: 'call.failed', data: { failure_reason: 'sip_503', end_reason: 'twilio-failed', cost: { amount: 0, currency: 'USD' }, latency: [] } },
+  // An end whose start was never delivered carries the caller and the start itself.
+  { ...base, type: 'call.failed', data: { failure_reason: 'error_asr', caller_number: '+14155550123', start_time: '2025-01-31T14:04:30Z', end_time: '2025-01-31T14:05:00Z' } },
+  { ...base, type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', caller_number: '+14155550123', start_time: '2025-01-31T14:05:00.5+01:00' } },
   {
     ...base, type: 'call.abandoned',
     data: { reason: 'no_answer', end_time: '2025-01-31T14:05:30Z', platform_call_id: 'x', end_reason: 'customer-did-not-answer', cost: { amount: 0.01, currency: 'USD', breakdown: [] } },

@@ -305,6 +305,8 @@ export class LatencyFiguresPayload {
 
 /** What any end of a call (ended, failed, abandoned) may carry from its platform. */
 abstract class CallEndDetailsPayload {
+  @Optional() @Matches(CALL_EVENT_PATTERNS.e164, { message: '$property must be an E.164 phone number, e.g. +14155550123.' }) caller_number?: string;
+  @Optional() @Timestamp() start_time?: string;
   @Optional() @Text(1, 200) platform_call_id?: string;
   @Optional() @Text(1, 200) end_reason?: string;
   @Optional() @Nested(() => CallCostPayload) cost?: CallCostPayload;
@@ -361,8 +363,6 @@ export class CallFailedDataPayload extends CallEndDetailsPayload {
 
 export class CallAbandonedDataPayload extends CallEndDetailsPayload {
   @Required() @OneOf(ABANDONMENT_REASONS) reason: string;
-  @Optional() @Matches(CALL_EVENT_PATTERNS.e164, { message: '$property must be an E.164 phone number, e.g. +14155550123.' }) caller_number?: string;
-  @Optional() @Timestamp() start_time?: string;
   @Optional() @Timestamp() end_time?: string;
 }
 

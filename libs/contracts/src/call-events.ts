@@ -105,6 +105,10 @@ export type CallLatency = LatencyFigures[];
 
 /** What the end of a call may carry from its platform, whichever way the call ended. */
 export interface CallEndDetails {
+  /** The caller, when the platform's end message names it (absent when withheld). */
+  caller_number?: string;
+  /** When the call started, when the platform's end message says so (its start may never have been delivered). */
+  start_time?: string;
   /** The platform's own id of the call. */
   platform_call_id?: string;
   /** The platform's end reason, as it wrote it (e.g. `customer-ended-call`). */
@@ -163,8 +167,6 @@ export interface CallFailedData extends CallEndDetails {
 }
 export interface CallAbandonedData extends CallEndDetails {
   reason: AbandonmentReason;
-  caller_number?: string;
-  start_time?: string;
   end_time?: string;
 }
 

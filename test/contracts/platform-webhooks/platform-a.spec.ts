@@ -85,7 +85,7 @@ describe('platform_a webhooks', () => {
     ]);
   });
 
-  it('call_ended → call.ended with the platform details, and the full transcript (not provisional)', () => {
+  it('call_ended → call.ended with the caller, the start, the platform details, and the full transcript (not provisional)', () => {
     const events = eventsOf(map(fixture('call-ended')));
     expect(events.map((e) => e.type)).toEqual(['call.ended', 'call.transcript']);
     expect(events[0]).toEqual({
@@ -93,6 +93,8 @@ describe('platform_a webhooks', () => {
       data: {
         end_time: '2026-01-01T00:00:15.350Z',
         duration: 15,
+        caller_number: '+14155550123',
+        start_time: '2026-01-01T00:00:00.000Z',
         platform_call_id: CALL_ID,
         end_reason: 'agent_hangup',
         cost: { amount: 0.1234, currency: 'USD', breakdown: [{ component: 'voice_engine', amount: 0.0617 }, { component: 'llm', amount: 0.037 }, { component: 'telephony', amount: 0.0247 }] },

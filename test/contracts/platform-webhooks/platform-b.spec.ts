@@ -89,15 +89,15 @@ describe('platform_b webhooks', () => {
     expect(map(body)).toMatchObject({ result: 'ignored', reason, event_type: body.message.type, platform_call_id: CALL_ID, platform_agent_id: ASSISTANT_ID });
   });
 
-  it('status-update ended → the terminal event at message.timestamp, with the raw reason and no duration', () => {
+  it('status-update ended → the terminal event at message.timestamp, with the caller, the raw reason and no duration', () => {
     const events = eventsOf(map(fixture('status-update-ended')));
     expect(events).toEqual([{
       id: `pb:${CALL_ID}:call.ended:ended`, type: 'call.ended', conversation_id: CALL_ID, agent_id: 'agt_1', occurred_at: END,
-      data: { end_time: END, platform_call_id: CALL_ID, end_reason: 'assistant-ended-call' },
+      data: { end_time: END, caller_number: '+14155550123', platform_call_id: CALL_ID, end_reason: 'assistant-ended-call' },
     }]);
   });
 
-  it('end-of-call-report → the terminal event with everything, call.started at startedAt, the full transcript', () => {
+  it('end-of-call-report → the terminal event with everything (caller and start too), call.started at startedAt, the full transcript', () => {
     const mapping = map(fixture('end-of-call-report'));
     const events = eventsOf(mapping);
     expect(events.map((e) => e.type)).toEqual(['call.ended', 'call.started', 'call.transcript']);
@@ -107,6 +107,8 @@ describe('platform_b webhooks', () => {
       data: {
         end_time: END,
         duration: 15,
+        caller_number: '+14155550123',
+        start_time: START,
         platform_call_id: CALL_ID,
         end_reason: 'assistant-ended-call',
         cost: { amount: 0.0215, currency: 'USD', breakdown: [

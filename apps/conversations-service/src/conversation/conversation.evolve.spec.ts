@@ -43,21 +43,52 @@ describe('conversation fold', () => {
     expect(s).toMatchObject({ status: 'abandoned', abandonment_reason: 'busy', duration: 0, caller_number: '+442071838750', start_time: at(0) });
   });
 
-  it('terminal states are final: later lifecycle events (by occurred_at) of another kind change nothing', () => {
+  it('how a call ended is final: later events of another kind change no known fact and no status, they only fill unknown ones', () => {
     const base = [started(), ended(60, { sentiment: 'positive' })];
     const final = foldConversation(base)!;
     const after = foldConversation([
       ...base,
-      ev('call.progress', 70, { duration: 999, sentiment: 'negative' }),
+      ev('call.progress', 70, { duration: 999, sentiment: 'negative', topics: ['late'] }),
       ev('call.failed', 71, { failure_reason: 'late', cost: { amount: 9, currency: 'USD' }, end_reason: 'late' }),
       ev('call.abandoned', 72, { reason: 'busy', platform_call_id: 'other' }),
-      ev('call.started', 73, { caller_number: '+15550000000', start_time: at(73), platform_call_id: 'other' }),
+      ev('call.started', 73, { caller_number: '+15550000000', start_time: at(73), platform_call_id: 'another' }),
     ])!;
-    expect(after).toEqual(final);
-    const failed = [started(), ev('call.failed', 5, { failure_reason: 'sip_503' })];
-    expect(foldConversation([...failed, ended(9, { cost: { amount: 1, currency: 'USD' } }), ev('call.abandoned', 10, { reason: 'busy' })])).toEqual(foldConversation(failed));
+    expect(after).toEqual({
+      ...final, topics: ['late'], cost: { amount: 9, currency: 'USD', breakdown: [] }, end_reason: 'late', platform_call_id: 'other',
+    });
+    const failed = [started(), ev('call.failed', 5, { failure_reason: 'sip_503', duration: 4 })];
+    expect(foldConversation([...failed, ended(9, { summary: 'x', duration: 9 }), ev('call.abandoned', 10, { reason: 'busy' })])).toEqual({
+      ...foldConversation(failed), summary: 'x', end_time: at(9),
+    });
     const abandoned = [ev('call.abandoned', 5, { reason: 'no_answer' })];
-    expect(foldConversation([...abandoned, ended(9, { summary: 'x' }), ev('call.failed', 10, { failure_reason: 'x' })])).toEqual(foldConversation(abandoned));
+    expect(foldConversation([...abandoned, ended(9, { summary: 'x' }), ev('call.failed', 10, { failure_reason: 'y' })])).toEqual({
+      ...foldConversation(abandoned), summary: 'x', end_time: at(9),
+    });
+  });
+
+  it('an event after the end (or at its instant) fills the facts still unknown without changing the status', () => {
+    const s = foldConversation([
+      ev('call.failed', 30, { failure_reason: 'error_asr', end_time: at(30) }),
+      ev('call.started', 31, { caller_number: '+14155550123', start_time: at(0), platform_call_id: 'pa-9' }),
+      ev('call.progress', 32, { duration: 30, sentiment: 'negative', topics: ['billing'] }),
+    ])!;
+    expect(s).toMatchObject({
+      status: 'failed', failure_reason: 'error_asr', caller_number: '+14155550123', start_time: at(0), platform_call_id: 'pa-9',
+      duration: 30, sentiment: 'negative', topics: ['billing'], end_time: at(30),
+    });
+    // Known facts stay; an abandoned call keeps no call time.
+    const abandoned = foldConversation([ev('call.abandoned', 5, { reason: 'busy', start_time: at(1) }), ev('call.started', 6, { start_time: at(6) }), ev('call.progress', 7, { duration: 9 })])!;
+    expect(abandoned).toMatchObject({ status: 'abandoned', start_time: at(1), duration: 0 });
+  });
+
+  it('the end of a call carries its caller and start: a call whose start never arrived still has them', () => {
+    const s = foldConversation([ev('call.failed', 30, { failure_reason: 'error_asr', caller_number: '+14155550123', start_time: at(0), end_time: at(30), duration: 30 })])!;
+    expect(s).toMatchObject({ status: 'failed', caller_number: '+14155550123', start_time: at(0), end_time: at(30), duration: 30 });
+    const ended_ = foldConversation([ev('call.ended', 60, { end_time: at(60), caller_number: '+14155550123', start_time: at(2) })])!;
+    expect(ended_).toMatchObject({ status: 'completed', caller_number: '+14155550123', start_time: at(2) });
+    // The start an end message states replaces a start event's; a withheld caller does not forget a known one.
+    const both = foldConversation([started(1), ev('call.ended', 60, { end_time: at(60), start_time: at(0) })])!;
+    expect(both).toMatchObject({ caller_number: '+14155550123', start_time: at(0) });
   });
 
   it('an event that occurred before the terminal one still counts, even if it arrives later', () => {
@@ -75,7 +106,20 @@ describe('conversation fold', () => {
     expect(s.transcript.map((x) => x.text)).toEqual(['first', 'second', 'third']);
   });
 
-  it('ties in occurred_at are broken by event id', () => {
+  it('events at one instant go by their place in a call\'s life (started, progress, transcript, end), never by id', () => {
+    const end = ev('call.ended', 10, { end_time: at(10), summary: 'Done.' }, 'a-ended');
+    const transcript = ev('call.transcript', 10, { segments: [seg('agent', 'Hi', 0)] }, 'b-transcript');
+    const progress = ev('call.progress', 10, { duration: 7, sentiment: 'neutral' }, 'c-progress');
+    const start = ev('call.started', 10, { caller_number: '+14155550123', start_time: at(3) }, 'd-started');
+    const order = [start, progress, transcript, end];
+    expect([end, transcript, progress, start].sort((x, y) => compareEvents(x, y))).toEqual(order);
+    expect([progress, end, start, transcript].sort((x, y) => compareEvents(x, y))).toEqual(order);
+    // A later start event would have replaced the start time (and the progress the duration), not filled it.
+    const state = foldConversation([end, transcript, progress, start])!;
+    expect(state).toMatchObject({ status: 'completed', caller_number: '+14155550123', start_time: at(3), duration: 7 });
+  });
+
+  it('ties between ends of a call are broken by event id, only for a total order', () => {
     const a = ev('call.ended', 10, { end_time: at(10), duration: 10, outcome: 'first_by_id' }, 'a');
     const b = ev('call.failed', 10, { failure_reason: 'second_by_id' }, 'b');
     expect(foldConversation([b, a])!.status).toBe('completed');
@@ -84,8 +128,8 @@ describe('conversation fold', () => {
 
   it('compares occurred_at as instants, not strings', () => {
     const e1 = { ...ended(0), occurred_at: '2025-01-31T15:00:00+02:00' } as CallEvent; // 13:00Z
-    const p = { ...ev('call.progress', 0, { sentiment: 'neutral' }), occurred_at: '2025-01-31T14:00:00Z' } as CallEvent;
-    expect(foldConversation([e1, p])!.sentiment).toBe(null);
+    const f = { ...ev('call.failed', 0, { failure_reason: 'later' }), occurred_at: '2025-01-31T14:00:00Z' } as CallEvent;
+    expect(foldConversation([f, e1])!.status).toBe('completed');
   });
 });
 
@@ -103,9 +147,9 @@ describe('sub-millisecond order', () => {
   });
 
   it('compares nanoseconds across offsets', () => {
-    const p = at9('2025-01-31T16:00:00.000000001+02:00', ev('call.progress', 0, { sentiment: 'positive' }, 'a-progress')); // 1 ns after 14:00Z
+    const p = at9('2025-01-31T16:00:00.000000001+02:00', ev('call.failed', 0, { failure_reason: 'later' }, 'a-failed')); // 1 ns after 14:00Z
     const end = at9('2025-01-31T14:00:00Z', ev('call.ended', 0, { end_time: at(0), duration: 5 }, 'b-ended'));
-    expect(foldConversation([p, end])!.sentiment).toBeNull();
+    expect(foldConversation([p, end])!.status).toBe('completed');
     expect(compareEvents(end, p)).toBe(-1);
     expect(compareEvents(p, end)).toBe(1);
   });

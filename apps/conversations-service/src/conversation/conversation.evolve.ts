@@ -1,7 +1,10 @@
 /**
  * The conversation fold, as pure functions: the record is what folding the
- * events in occurred_at order (ties by event id) gives, so arrival order and
- * redelivery never change the result.
+ * events in `compareEvents` order gives (occurred_at, then the event's place in
+ * a call's life, then id), so arrival order and redelivery never change the
+ * result. Every fact an event carries ends up in the record: after the end of
+ * the call, later events no longer change how it ended but still fill what is
+ * unknown.
  */
 import { timestampEpochNanos } from '@voice/contracts';
 import type {
@@ -15,7 +18,7 @@ export interface ConversationState {
   agent_id: string;
   status: ConversationStatus;
   caller_number: string | null;
-  /** From call.started / call.abandoned; see `effectiveStartTime` for the fallback. */
+  /** From call.started or the end of the call; see `effectiveStartTime` for the fallback. */
   start_time: string | null;
   /** occurred_at of the earliest event: the start time when no event carried one. */
   first_event_at: string;
@@ -102,11 +105,15 @@ export function initialState(first: CallEvent): ConversationState {
  */
 export function evolve(state: ConversationState, event: CallEvent): ConversationState {
   if (event.type === 'call.transcript') return state;
-  // Terminal states are final: later lifecycle events (by occurred_at) change nothing, except one of
-  // the kind that ended the call, which refines it as the first did (platforms send "ended", then an
-  // end-of-call report or analysis with what was not known yet).
-  if (isTerminal(state.status) && ENDED_BY[state.status] !== event.type) return state;
+  // How a call ended is final: an event of the kind that ended it refines it as the first did (platforms
+  // send "ended", then an end-of-call report or analysis with what was not known yet); any other event
+  // after the end (by occurred_at, or at the same instant) only fills facts still unknown — the start or
+  // the caller of a call whose start arrived last, a cost a contradicting end reported.
+  if (isTerminal(state.status) && ENDED_BY[state.status] !== event.type) return fillUnknown(state, apply(state, event));
+  return apply(state, event);
+}
 
+function apply(state: ConversationState, event: Exclude<CallEvent, { type: 'call.transcript' }>): ConversationState {
   switch (event.type) {
     case 'call.started':
       return {
@@ -166,8 +173,6 @@ export function evolve(state: ConversationState, event: CallEvent): Conversation
         ...endDetails(state, event.data),
         status: 'abandoned',
         abandonment_reason: event.data.reason,
-        caller_number: event.data.caller_number ?? state.caller_number,
-        start_time: event.data.start_time ?? state.start_time,
         end_time: event.data.end_time ?? state.end_time,
         // The caller hung up before connecting: there is no call time to report.
         duration: 0,
@@ -181,13 +186,30 @@ export function occurredAtNanos(event: CallEvent): bigint {
 }
 
 /**
- * occurred_at as an exact instant (offsets differ between platforms; Date.parse would
- * drop everything below the millisecond), ties broken by event id.
+ * An event's place in a call's life, for events at one instant: platforms stamp several messages with
+ * the same time (an end-of-call report at the call's start, an end without a time at the start), and
+ * a call starts before it progresses, is transcribed, then ends.
+ */
+const LIFE_STAGE: Readonly<Record<CallEvent['type'], number>> = {
+  'call.started': 0,
+  'call.progress': 1,
+  'call.transcript': 2,
+  'call.ended': 3,
+  'call.failed': 3,
+  'call.abandoned': 3,
+};
+
+/**
+ * The one order events are folded in (recording and projection rebuilds alike): occurred_at as an
+ * exact instant (offsets differ between platforms; Date.parse would drop everything below the
+ * millisecond), then the place in a call's life, then event id, only so that the order is total.
  */
 export function compareEvents(a: CallEvent, b: CallEvent, instantOf: (event: CallEvent) => bigint = occurredAtNanos): number {
   const ta = instantOf(a);
   const tb = instantOf(b);
   if (ta !== tb) return ta < tb ? -1 : 1;
+  const stage = LIFE_STAGE[a.type] - LIFE_STAGE[b.type];
+  if (stage !== 0) return stage;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;
   // Same id twice with different content can only be a broken publisher; pick one deterministically.
   const ja = JSON.stringify(a);
@@ -220,14 +242,41 @@ export function effectiveStartTime(state: ConversationState): string {
   return state.start_time ?? state.first_event_at;
 }
 
-/** What an end of the call (of any kind) carries from its platform: each field it carries replaces. */
-function endDetails(state: ConversationState, d: CallEndDetails): Pick<ConversationState, 'platform_call_id' | 'end_reason' | 'cost' | 'latency'> {
+/**
+ * What an end of the call (of any kind) carries from its platform: each field it carries replaces (the
+ * start an end message states is the platform's own account of it, and replaces a start event's).
+ */
+function endDetails(
+  state: ConversationState,
+  d: CallEndDetails,
+): Pick<ConversationState, 'caller_number' | 'start_time' | 'platform_call_id' | 'end_reason' | 'cost' | 'latency'> {
   return {
+    caller_number: d.caller_number ?? state.caller_number,
+    start_time: d.start_time ?? state.start_time,
     platform_call_id: d.platform_call_id ?? state.platform_call_id,
     end_reason: d.end_reason ?? state.end_reason,
     cost: d.cost ? recordedCost(d.cost) : state.cost,
     latency: d.latency ? d.latency.map((l) => ({ ...l })) : state.latency,
   };
+}
+
+/** How the call ended: set by the event that ended it (and its refinements), never filled by another. */
+const HOW_IT_ENDED: ReadonlySet<keyof ConversationState> = new Set(['status', 'failure_reason', 'abandonment_reason']);
+
+/**
+ * `known`, with every fact it does not know taken from `candidate` (what the late event would have made of
+ * it): a fact is unknown while null or empty, a duration while 0 — except an abandoned call's, which has no
+ * call time. Errors are a union, so the candidate's are all of them.
+ */
+function fillUnknown(known: ConversationState, candidate: ConversationState): ConversationState {
+  const filled: Record<string, unknown> = { ...known };
+  for (const key of Object.keys(known) as Array<keyof ConversationState>) {
+    if (HOW_IT_ENDED.has(key)) continue;
+    const value = known[key];
+    const unknown = value === null || (Array.isArray(value) && value.length === 0) || (key === 'duration' && value === 0 && known.status !== 'abandoned');
+    if (unknown || key === 'errors') filled[key] = candidate[key];
+  }
+  return filled as unknown as ConversationState;
 }
 
 function recordedCost(cost: CallCost): ConversationCost {

@@ -108,6 +108,12 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
     ...(end.rawReason !== undefined ? { end_reason: boundedText(end.rawReason, 200) } : {}),
   };
   if (details.end_reason === undefined) delete details.end_reason;
+  // Whatever the class: the start of the call may never have been delivered (platforms retry only a few
+  // times), and then the end is the only message that tells who called and when.
+  const callFacts = {
+    ...(end.callerNumber !== undefined ? { caller_number: end.callerNumber } : {}),
+    ...(end.startTime !== undefined ? { start_time: end.startTime } : {}),
+  };
   const base = (type: CallEnd['class']['type']) => ({ id, type, conversation_id: conversationId, occurred_at: occurredAt });
   const cls = end.class;
   if (cls.type === 'call.abandoned') {
@@ -116,8 +122,7 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
       type: 'call.abandoned',
       data: {
         reason: cls.reason,
-        ...(end.callerNumber !== undefined ? { caller_number: end.callerNumber } : {}),
-        ...(end.startTime !== undefined ? { start_time: end.startTime } : {}),
+        ...callFacts,
         ...(end.endTime !== undefined ? { end_time: end.endTime } : {}),
         ...details,
       },
@@ -129,6 +134,7 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
       type: 'call.failed',
       data: {
         failure_reason: boundedText(cls.failure_reason, 500) ?? 'unknown',
+        ...callFacts,
         ...(end.endTime !== undefined ? { end_time: end.endTime } : {}),
         ...(end.duration !== undefined ? { duration: end.duration } : {}),
         ...details,
@@ -142,6 +148,7 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
     data: {
       end_time: end.endTime,
       ...(end.duration !== undefined ? { duration: end.duration } : {}),
+      ...callFacts,
       ...details,
       ...(end.recordingUrl !== undefined ? { recording_url: end.recordingUrl } : {}),
       ...(end.summary !== undefined ? { summary: end.summary } : {}),
