@@ -8,6 +8,7 @@ import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { PROGRESS_SILENCE_MS } from '../apps/api-gateway/src/rpc/reply-wait.rules.js';
 import { apiClient } from './support/http.js';
 import { configureIntegrations } from './support/platforms.js';
+import { pollUntil } from './support/poll.js';
 import { startLocalSystem, startSystem, type LocalSystem, type RunningSystem } from './support/system.js';
 
 const rpcTimeoutMs = 2000;
@@ -92,6 +93,28 @@ describe('agent writes over NATS: progress signals keep a slow sync alive, their
         timers.forEach(clearTimeout);
         sub.unsubscribe();
       }
+    });
+
+    it('with an Idempotency-Key, a write whose service went silent releases the key: the retry runs again, no 409 for the late-reply wait', async () => {
+      const timers: NodeJS.Timeout[] = [];
+      const sub = await respondToCreates((reply) => {
+        reply.progress();
+        timers.push(setTimeout(() => reply.progress(), 1_000));
+      });
+      const api = apiClient(system.baseUrl, apiKey);
+      const key = { 'Idempotency-Key': `liveness-${Date.now()}` };
+      try {
+        const first = await api.post('/v1/agents', { name: 'Keyed desk', voice_platform: 'platform_a' }, key);
+        expect(first.status).toBe(503);
+      } finally {
+        timers.forEach(clearTimeout);
+        sub.unsubscribe();
+      }
+      // Nobody listens now: the retry reaches the bus (503 at once) instead of finding its key still held (409)
+      // for the minute a late reply is otherwise waited for. (The key is released just after the 503 is sent.)
+      const retry = await pollUntil(() => api.post('/v1/agents', { name: 'Keyed desk', voice_platform: 'platform_a' }, key), (res) => res.status !== 409, 3_000, 100);
+      expect(retry.status).toBe(503);
+      expect(retry.body.error.code).toBe('service_unavailable');
     });
 
     it('without any signal a write gets the base RPC timeout to be taken up, as every request does', async () => {

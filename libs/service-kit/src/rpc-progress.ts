@@ -2,8 +2,9 @@
  * Liveness of long-running requests. Request-reply over NATS cannot tell a
  * service that is still working from one that died holding the request: both
  * are silent. A handler that may run for long (a platform sync of up to 10 s)
- * therefore says it is alive: while it works, a progress signal goes to the
- * request's reply inbox every PROGRESS_INTERVAL_MS. The caller waits as long as
+ * therefore says it is alive: when it takes the request up and then every
+ * PROGRESS_INTERVAL_MS while it works, a progress signal goes to the request's
+ * reply inbox. The caller waits as long as
  * the signals come (up to its absolute bound) and gives up soon after they stop.
  *
  * The signals travel as ordinary non-final replies of Nest's transport (a
@@ -31,6 +32,8 @@ export function isProgressSignal(value: unknown): value is ProgressSignal {
 export class ProgressInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return new Observable((subscriber) => {
+      // At once (the request is taken up: a crash from now on is told by silence), then every interval.
+      subscriber.next(PROGRESS);
       const beat = setInterval(() => subscriber.next(PROGRESS), PROGRESS_INTERVAL_MS);
       const stopBeating = () => clearInterval(beat);
       const work = next.handle().subscribe({

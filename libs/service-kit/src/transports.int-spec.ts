@@ -124,23 +124,26 @@ describe.each([
     });
   });
 
-  it('a progress-reporting handler signals every interval while it works, then answers last', async () => {
+  it('a progress-reporting handler signals when it takes the request up and every interval while it works, then answers last', async () => {
     const started = Date.now();
     const replies = await lastValueFrom(client.send('slow.hello', { name: 'ada', ms: 2.5 * PROGRESS_INTERVAL_MS }).pipe(toArray(), timeout(10_000)));
     expect(Date.now() - started).toBeGreaterThanOrEqual(2.5 * PROGRESS_INTERVAL_MS - 50);
-    expect(replies.slice(0, -1).length).toBe(2);
+    expect(replies.slice(0, -1).length).toBe(3);
     expect(replies.slice(0, -1).every(isProgressSignal)).toBe(true);
     expect(replies.at(-1)).toEqual({ greeting: 'hello ada' });
   });
 
-  it('a progress-reporting handler that answers at once sends no signal; a failure after signals is still the error', async () => {
-    await expect(lastValueFrom(client.send('slow.hello', { name: 'ada', ms: 0 }).pipe(toArray(), timeout(2000)))).resolves.toEqual([{ greeting: 'hello ada' }]);
+  it('a progress-reporting handler that answers at once sends its one signal first; a failure after signals is still the error', async () => {
+    await expect(lastValueFrom(client.send('slow.hello', { name: 'ada', ms: 0 }).pipe(toArray(), timeout(2000)))).resolves.toEqual([
+      { $progress: true },
+      { greeting: 'hello ada' },
+    ]);
     const seen: unknown[] = [];
     await expect(
       new Promise((resolve, reject) => client.send('slow.reject', { ms: 1.5 * PROGRESS_INTERVAL_MS }).subscribe({ next: (v) => seen.push(v), error: reject, complete: () => resolve(undefined) })),
     ).rejects.toEqual({ code: 'duplicate_name', message: 'An agent named x already exists.', field: 'name' });
-    expect(seen.length).toBe(1);
-    expect(isProgressSignal(seen[0])).toBe(true);
+    expect(seen.length).toBe(2);
+    expect(seen.every(isProgressSignal)).toBe(true);
   });
 
   it('does not reach a service on another bus or namespace', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { expiryReason, fixedWait, progressWait, replyDeadline, PROGRESS_SILENCE_MS } from './reply-wait.rules.js';
+import { expiryReason, fixedWait, lateReplyDeadline, progressWait, replyDeadline, PROGRESS_SILENCE_MS } from './reply-wait.rules.js';
 
 const started = 1_000_000;
 
@@ -41,5 +41,25 @@ describe('replyDeadline', () => {
 
   it('the first-signal bound is itself capped by the maximum', () => {
     expect(replyDeadline(progressWait(5_000, 3_000), started)).toBe(started + 3_000);
+  });
+});
+
+describe('lateReplyDeadline (listening on after the 503, for an Idempotency-Key)', () => {
+  const ended = started + 12_000;
+
+  it('a plain request, or a reporting one that never signalled, is listened for the whole late wait', () => {
+    expect(lateReplyDeadline(fixedWait(5_000), ended, 60_000, ended - 100)).toBe(ended + 60_000);
+    expect(lateReplyDeadline(progressWait(2_000, 12_000), ended, 60_000)).toBe(ended + 60_000);
+  });
+
+  it('a reporting request that went silent is given up at once: no reply will come from a dead process', () => {
+    const lastSignal = started + 3_000;
+    expect(lateReplyDeadline(progressWait(2_000, 12_000), started + 5_000, 60_000, lastSignal)).toBe(lastSignal + PROGRESS_SILENCE_MS);
+  });
+
+  it('one still signalling at its maximum is listened for while it signals, within the late wait', () => {
+    const wait = progressWait(2_000, 12_000);
+    expect(lateReplyDeadline(wait, ended, 60_000, ended + 30_000)).toBe(ended + 30_000 + PROGRESS_SILENCE_MS);
+    expect(lateReplyDeadline(wait, ended, 60_000, ended + 59_000)).toBe(ended + 60_000);
   });
 });

@@ -38,6 +38,17 @@ export function replyDeadline(wait: ReplyWait, startedAt: number, lastSignalAt?:
   return Math.min(lastSignalAt + wait.silenceMs, cap);
 }
 
+/**
+ * After the wait ended (503 answered), how long a reply is still listened for (its answer then settles an
+ * Idempotency-Key): up to `lateWaitMs`, but for a reporting request no longer than its signals last — a
+ * service that went silent is gone, and holding the key for it would only turn the client's retries into 409s.
+ */
+export function lateReplyDeadline(wait: ReplyWait, lateStartedAt: number, lateWaitMs: number, lastSignalAt?: number): number {
+  const cap = lateStartedAt + lateWaitMs;
+  if (wait.silenceMs === undefined || lastSignalAt === undefined) return cap;
+  return Math.min(lastSignalAt + wait.silenceMs, cap);
+}
+
 /** Why a wait ended without an answer: the service never answered, or it stopped signalling. */
 export function expiryReason(wait: ReplyWait, startedAt: number, lastSignalAt?: number): 'no_answer' | 'went_silent' {
   if (wait.silenceMs === undefined || lastSignalAt === undefined) return 'no_answer';

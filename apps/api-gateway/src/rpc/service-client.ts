@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { EmptyError, type Observable } from 'rxjs';
 import { apiFailure, ApiFailure, INTERNAL_ERROR } from '../http/api-failure.js';
 import { GATEWAY_SETTINGS, LOGGER, RPC_CLIENT, type GatewaySettings, type RpcSender } from '../tokens.js';
-import { expiryReason, fixedWait, progressWait, replyDeadline, type ReplyWait } from './reply-wait.rules.js';
+import { expiryReason, fixedWait, lateReplyDeadline, progressWait, replyDeadline, type ReplyWait } from './reply-wait.rules.js';
 
 /**
  * Request-reply to the services. Every call is bounded: a service that is down,
@@ -98,7 +98,7 @@ export class NoAnswerInTime extends Error {
 interface ReplyWatch<T> {
   /** The answer; rejects with the service's error, a transport error, or NoAnswerInTime when the wait ends. */
   answer: Promise<T>;
-  /** After the wait ended: the answer if it comes within `ms` more (progress signals ignored); then stops. */
+  /** After the wait ended: the answer if it comes within `ms` more (and, for a reporting request, while it signals); then stops. */
   answerWithin(ms: number): Promise<T>;
   stop(): void;
 }
@@ -110,26 +110,22 @@ interface ReplyWatch<T> {
 function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () => number = Date.now): ReplyWatch<T> {
   const startedAt = now();
   let lastSignalAt: number | undefined;
+  let deadline = () => replyDeadline(wait, startedAt, lastSignalAt);
+  let expired: () => void = () => undefined;
   let timer: NodeJS.Timeout | undefined;
-  let expire: (err: NoAnswerInTime) => void = () => undefined;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      const waitedMs = now() - startedAt;
-      expire(new NoAnswerInTime(waitedMs, expiryReason(wait, startedAt, lastSignalAt), now() - (lastSignalAt ?? startedAt)));
-    }, Math.max(0, replyDeadline(wait, startedAt, lastSignalAt) - now()));
+    timer = setTimeout(() => expired(), Math.max(0, deadline() - now()));
   };
-  let settled = false;
+  const noAnswer = () =>
+    new NoAnswerInTime(now() - startedAt, expiryReason(wait, startedAt, lastSignalAt), now() - (lastSignalAt ?? startedAt));
   let stopStream: () => void = () => undefined;
   const outcome = new Promise<T>((resolve, reject) => {
     const subscription = replies.subscribe({
       next: (value) => {
-        if (isProgressSignal(value)) {
-          lastSignalAt = now();
-          if (!settled) arm();
-          return;
-        }
-        resolve(value as T);
+        if (!isProgressSignal(value)) return resolve(value as T);
+        lastSignalAt = now();
+        arm();
       },
       error: reject,
       complete: () => reject(new EmptyError()),
@@ -137,31 +133,25 @@ function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () 
     stopStream = () => subscription.unsubscribe();
   });
   outcome.catch(() => undefined);
-  const deadline = new Promise<never>((_resolve, reject) => {
-    expire = reject;
-  });
-  deadline.catch(() => undefined);
-  arm();
-  const answer = Promise.race([outcome, deadline]).finally(() => {
-    settled = true;
-    clearTimeout(timer);
-  });
   const stop = () => {
-    settled = true;
     clearTimeout(timer);
     stopStream();
   };
+  const answer = new Promise<T>((resolve, reject) => {
+    expired = () => reject(noAnswer());
+    outcome.then(resolve, reject);
+    arm();
+  }).finally(() => clearTimeout(timer));
   return {
     answer,
     answerWithin(ms) {
-      let lateTimer: NodeJS.Timeout | undefined;
-      const gaveUp = new Promise<never>((_resolve, reject) => {
-        lateTimer = setTimeout(() => reject(new NoAnswerInTime(now() - startedAt, 'no_answer', 0)), ms);
-      });
-      return Promise.race([outcome, gaveUp]).finally(() => {
-        clearTimeout(lateTimer);
-        stop();
-      });
+      const lateStartedAt = now();
+      return new Promise<T>((resolve, reject) => {
+        deadline = () => lateReplyDeadline(wait, lateStartedAt, ms, lastSignalAt);
+        expired = () => reject(noAnswer());
+        outcome.then(resolve, reject);
+        arm();
+      }).finally(stop);
     },
     stop,
   };
