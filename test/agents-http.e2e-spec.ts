@@ -52,6 +52,8 @@ describe('agents over HTTP', () => {
       synced_version: 1,
       last_attempt_at: expect.any(String),
       last_error: null,
+      last_reconciled_at: null,
+      last_drift: null,
     });
     expect(res.headers.get('location')).toBe(`/v1/agents/${res.body.data.id}`);
     expect(res.headers.get('etag')).toMatch(/^"\d+"$/);

@@ -44,6 +44,30 @@ export interface PlatformSyncView {
   synced_version: number | null;
   last_attempt_at: string | null;
   last_error: { code: string; message: string; field?: string } | null;
+  /** When the background reconciliation last compared the agent with its platform (null: not yet). */
+  last_reconciled_at: string | null;
+  /** The latest difference the reconciliation found on the platform, and whether it was set back. */
+  last_drift: PlatformDriftView | null;
+}
+
+/** What had become of an agent's number on its platform when the reconciliation found it changed. */
+export const PLATFORM_NUMBER_DRIFTS = ['missing', 'unbound', 'bound_elsewhere', 'bound_while_paused'] as const;
+export type PlatformNumberDrift = (typeof PLATFORM_NUMBER_DRIFTS)[number];
+
+export interface PlatformDriftView {
+  found_at: string;
+  /** null while the repair is still pending (or failed: last_error says why). */
+  repaired_at: string | null;
+  platform: VoicePlatform;
+  /** The platform agent was gone: it is recreated (a new platform_agent_id). */
+  agent_missing: boolean;
+  /** What had become of the agent's number on the platform; null: nothing. */
+  number: PlatformNumberDrift | null;
+  /** Our fields the platform held otherwise (set back to ours). */
+  changed_fields: string[];
+  /** A bought number that was gone is replaced by a new one: the agent's phone_number before and after. */
+  phone_number_before: string | null;
+  phone_number_after: string | null;
 }
 
 /** The agent as returned by the API: every field of 2.1, nulls where unset. */

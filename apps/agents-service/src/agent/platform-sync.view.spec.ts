@@ -13,7 +13,9 @@ const refused = { error: { code: 'platform_rejected', message: 'voice_id unknown
 
 describe('the agent resource’s platform_sync', () => {
   it('is pending with nothing known before the first attempt', () => {
-    expect(platformSyncViewOf(null, agent)).toEqual({ state: 'pending', platform_agent_id: null, synced_version: null, last_attempt_at: null, last_error: null });
+    expect(platformSyncViewOf(null, agent)).toEqual({
+      state: 'pending', platform_agent_id: null, synced_version: null, last_attempt_at: null, last_error: null, last_reconciled_at: null, last_drift: null,
+    });
   });
 
   it('is synced once the platform reflects the current version (or a later one), with the current platform’s id', () => {

@@ -8,7 +8,7 @@
  * - pending otherwise: never attempted, in flight, or retrying after a
  *   transient failure (last_error then says what the last try met).
  */
-import type { PlatformSyncView, VoicePlatform } from '@voice/contracts';
+import type { PlatformDriftView, PlatformSyncView, VoicePlatform } from '@voice/contracts';
 
 export interface SyncError {
   /** Ours: invalid_platform_credentials, platform_rejected, phone_number_in_use, phone_number_unavailable, platform_unavailable, … */
@@ -25,9 +25,14 @@ export interface PlatformSyncSummary {
   last_attempt_at: string | null;
   /** The latest failure since the last success. */
   last_failure: { error: SyncError; permanent: boolean; attempted_version: number } | null;
+  /** The reconciliation's last look at the platform (absent in summaries written before it existed). */
+  last_reconciled_at?: string | null;
+  last_drift?: PlatformDriftView | null;
 }
 
-export const NO_SYNC_SUMMARY: PlatformSyncSummary = { platform_agent_ids: {}, synced_version: null, last_attempt_at: null, last_failure: null };
+export const NO_SYNC_SUMMARY: PlatformSyncSummary = {
+  platform_agent_ids: {}, synced_version: null, last_attempt_at: null, last_failure: null, last_reconciled_at: null, last_drift: null,
+};
 
 export function platformSyncViewOf(summary: PlatformSyncSummary | null, agent: { voice_platform: VoicePlatform; version: number }): PlatformSyncView {
   const s = summary ?? NO_SYNC_SUMMARY;
@@ -40,5 +45,7 @@ export function platformSyncViewOf(summary: PlatformSyncSummary | null, agent: {
     synced_version: s.synced_version,
     last_attempt_at: s.last_attempt_at,
     last_error: synced ? null : last?.error ?? null,
+    last_reconciled_at: s.last_reconciled_at ?? null,
+    last_drift: s.last_drift ?? null,
   };
 }

@@ -54,7 +54,10 @@ describe('agents.create over NATS', () => {
       metadata: {},
       created_at: expect.any(String),
       updated_at: expect.any(String),
-      platform_sync: { state: 'synced', platform_agent_id: assistant!.id, synced_version: 2, last_attempt_at: expect.any(String), last_error: null },
+      platform_sync: {
+        state: 'synced', platform_agent_id: assistant!.id, synced_version: 2, last_attempt_at: expect.any(String), last_error: null,
+        last_reconciled_at: null, last_drift: null,
+      },
     });
     expect(new Date(agent.created_at).toISOString()).toBe(agent.created_at);
   });

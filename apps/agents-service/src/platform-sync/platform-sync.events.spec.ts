@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
 import {
-  foldPlatformSync, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
+  driftRepairedNotice, foldPlatformSync, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
 } from './platform-sync.events.js';
 
 const spec: PlatformAgentSpec = {
@@ -26,7 +26,7 @@ const failed = (version: number, at: string, permanent: boolean): PlatformSyncEv
 describe('platform sync events', () => {
   it('fold: progress and sync record the platform facts; a sync clears earlier failures', () => {
     const record = foldPlatformSync([progressed(1, 't1'), failed(1, 't2', false), synced(1, 't3')]);
-    expect(record).toEqual({ facts: { platform_a: { platform_agent_id: 'pa-1', spec, number } }, synced_version: 1, synced_at: 't3', failures: [] });
+    expect(record).toEqual({ facts: { platform_a: { platform_agent_id: 'pa-1', spec, number } }, synced_version: 1, synced_at: 't3', failures: [], last_reconciled_at: null, last_drift: null });
     expect(platformFactsData(record.facts, 'platform_a')).toEqual({ platform: 'platform_a', platform_agent_id: 'pa-1', spec, number });
   });
 
@@ -40,12 +40,15 @@ describe('platform sync events', () => {
 
 describe('platformSyncView', () => {
   it('pending before any attempt', () => {
-    expect(platformSyncView(foldPlatformSync([]), agent)).toEqual({ state: 'pending', platform_agent_id: null, synced_version: null, last_attempt_at: null, last_error: null });
+    expect(platformSyncView(foldPlatformSync([]), agent)).toEqual({
+      state: 'pending', platform_agent_id: null, synced_version: null, last_attempt_at: null, last_error: null, last_reconciled_at: null, last_drift: null,
+    });
   });
 
   it('synced when the current version was synced', () => {
     expect(platformSyncView(foldPlatformSync([synced(3, '2026-01-01T00:00:03Z')]), agent)).toEqual({
       state: 'synced', platform_agent_id: 'pa-1', synced_version: 3, last_attempt_at: '2026-01-01T00:00:03Z', last_error: null,
+      last_reconciled_at: null, last_drift: null,
     });
   });
 
@@ -66,5 +69,38 @@ describe('platformSyncView', () => {
     expect(platformSyncView(record, { ...agent, voice_platform: 'platform_b' }).platform_agent_id).toBeNull();
     const failure: AgentSyncFailed['data'] | undefined = record.failures[0];
     expect(failure).toBeUndefined();
+  });
+});
+
+describe('drift events', () => {
+  const drift = { agent_missing: true, number: null, changed_fields: [] };
+  const found: PlatformSyncEvent = {
+    type: PlatformSyncEventTypes.driftFound,
+    data: { platform: 'platform_a', platform_agent_id: null, spec: null, number: { ...number, bound_to: null }, drift, phone_number: number.phone_number, attempted_version: 3, at: 't4' },
+  };
+  const repaired: PlatformSyncEvent = {
+    type: PlatformSyncEventTypes.driftRepaired,
+    data: {
+      platform: 'platform_a', drift, found_at: 't4', platform_agent_id_before: 'pa-1', platform_agent_id: 'pa-2',
+      phone_number_before: number.phone_number, phone_number_after: number.phone_number, synced_version: 3, at: 't5',
+    },
+  };
+
+  it('a drift found records what the platform holds and un-syncs the agent until the repair; the repair and the sync after it settle it', () => {
+    const afterFound = foldPlatformSync([synced(3, 't3'), found]);
+    expect(afterFound.facts.platform_a).toEqual({ platform_agent_id: null, spec: null, number: { ...number, bound_to: null } });
+    expect(platformSyncView(afterFound, agent)).toMatchObject({
+      state: 'pending', platform_agent_id: null, last_reconciled_at: 't4',
+      last_drift: { found_at: 't4', repaired_at: null, platform: 'platform_a', agent_missing: true, number: null, changed_fields: [], phone_number_before: number.phone_number, phone_number_after: null },
+    });
+    const settled = foldPlatformSync([synced(3, 't3'), found, repaired, synced(3, 't5')]);
+    expect(platformSyncView(settled, agent)).toMatchObject({
+      state: 'synced', platform_agent_id: 'pa-1', last_reconciled_at: 't5', last_drift: { found_at: 't4', repaired_at: 't5', phone_number_after: number.phone_number },
+    });
+  });
+
+  it('an outbound "agent drift repaired" event can be made from the recorded repair alone', () => {
+    expect(driftRepairedNotice('agt_1', repaired)).toEqual({ agent_id: 'agt_1', ...repaired.data });
+    expect(driftRepairedNotice('agt_1', found)).toBeUndefined();
   });
 });

@@ -8,9 +8,16 @@
  *   empty: the platform holds the agent as that version wants it.
  * - AgentSyncFailed: an attempt stopped; `permanent` failures wait for a change
  *   (new credentials, another voice, …), the others are retried.
+ * - AgentPlatformDriftFound: the reconciliation read the platform and found it
+ *   holding the agent otherwise than recorded (deleted, edited or forgotten
+ *   there): the facts become what the platform holds, so the next plan sets it
+ *   back; the agent is no longer synced until it is.
+ * - AgentPlatformDriftRepaired: that plan ran: the platform holds the agent as
+ *   we want it again. Self-contained (what was wrong, the platform ids and
+ *   numbers before and after), so an outbound "agent drift repaired" event can
+ *   be made from it alone (`driftRepairedNotice`).
  */
-import type { VoicePlatform } from '@voice/contracts';
-import type { PlatformSyncView } from '@voice/contracts';
+import type { PlatformDriftView, PlatformNumberDrift, PlatformSyncView, VoicePlatform } from '@voice/contracts';
 import { platformSyncViewOf, type PlatformSyncSummary, type SyncError } from '../agent/platform-sync.view.js';
 import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
 
@@ -21,7 +28,17 @@ export const PlatformSyncEventTypes = {
   progressed: 'AgentPlatformSyncProgressed',
   synced: 'AgentSyncedToPlatform',
   failed: 'AgentSyncFailed',
+  driftFound: 'AgentPlatformDriftFound',
+  driftRepaired: 'AgentPlatformDriftRepaired',
 } as const;
+
+/** What the reconciliation found different on the agent's platform. */
+export interface PlatformDrift {
+  agent_missing: boolean;
+  number: PlatformNumberDrift | null;
+  /** Our field names (name, system_prompt, …). */
+  changed_fields: string[];
+}
 
 export interface PlatformFactsData {
   platform: VoicePlatform;
@@ -46,7 +63,28 @@ export interface AgentSyncFailed {
   data: { platform: VoicePlatform; error: SyncError; permanent: boolean; attempted_version: number; at: string };
 }
 
-export type PlatformSyncEvent = AgentPlatformSyncProgressed | AgentSyncedToPlatform | AgentSyncFailed;
+export interface AgentPlatformDriftFound {
+  type: typeof PlatformSyncEventTypes.driftFound;
+  /** The platform's facts as the platform holds them now; `phone_number`: the agent's number when found. */
+  data: PlatformFactsData & { drift: PlatformDrift; phone_number: string | null; attempted_version: number; at: string };
+}
+
+export interface AgentPlatformDriftRepaired {
+  type: typeof PlatformSyncEventTypes.driftRepaired;
+  data: {
+    platform: VoicePlatform;
+    drift: PlatformDrift;
+    found_at: string;
+    platform_agent_id_before: string | null;
+    platform_agent_id: string | null;
+    phone_number_before: string | null;
+    phone_number_after: string | null;
+    synced_version: number;
+    at: string;
+  };
+}
+
+export type PlatformSyncEvent = AgentPlatformSyncProgressed | AgentSyncedToPlatform | AgentSyncFailed | AgentPlatformDriftFound | AgentPlatformDriftRepaired;
 
 /** What the events say so far. */
 export interface PlatformSyncRecord {
@@ -55,9 +93,12 @@ export interface PlatformSyncRecord {
   synced_at: string | null;
   /** Failures since the last successful sync, oldest first. */
   failures: AgentSyncFailed['data'][];
+  /** The last drift found or repaired (a reconciliation that finds nothing records no event: the row keeps its time). */
+  last_reconciled_at: string | null;
+  last_drift: PlatformDriftView | null;
 }
 
-export const NO_PLATFORM_SYNC: PlatformSyncRecord = { facts: {}, synced_version: null, synced_at: null, failures: [] };
+export const NO_PLATFORM_SYNC: PlatformSyncRecord = { facts: {}, synced_version: null, synced_at: null, failures: [], last_reconciled_at: null, last_drift: null };
 
 /** The facts with one platform's replaced by what an event recorded. */
 export function applyFacts(facts: SyncFacts, data: PlatformFactsData): SyncFacts {
@@ -78,10 +119,28 @@ export function evolvePlatformSync(record: PlatformSyncRecord, event: PlatformSy
     case PlatformSyncEventTypes.progressed:
       return { ...record, facts: applyFacts(record.facts, event.data) };
     case PlatformSyncEventTypes.synced:
-      return { facts: applyFacts(record.facts, event.data), synced_version: event.data.synced_version, synced_at: event.data.at, failures: [] };
+      return { ...record, facts: applyFacts(record.facts, event.data), synced_version: event.data.synced_version, synced_at: event.data.at, failures: [] };
     case PlatformSyncEventTypes.failed:
       return { ...record, failures: [...record.failures, event.data] };
+    case PlatformSyncEventTypes.driftFound: {
+      const { drift, at, platform, phone_number } = event.data;
+      const last_drift: PlatformDriftView = { found_at: at, repaired_at: null, platform, ...drift, phone_number_before: phone_number, phone_number_after: null };
+      return { ...record, facts: applyFacts(record.facts, event.data), synced_version: null, last_reconciled_at: at, last_drift };
+    }
+    case PlatformSyncEventTypes.driftRepaired: {
+      const { at, phone_number_after } = event.data;
+      const last_drift = record.last_drift && { ...record.last_drift, repaired_at: at, phone_number_after };
+      return { ...record, last_reconciled_at: at, last_drift };
+    }
   }
+}
+
+/**
+ * The payload of an outbound "agent drift repaired" event, from the recorded sync event alone (the relay skips the
+ * sync streams today; this is what it would publish for them): undefined for every other sync event.
+ */
+export function driftRepairedNotice(agentId: string, event: PlatformSyncEvent): ({ agent_id: string } & AgentPlatformDriftRepaired['data']) | undefined {
+  return event.type === PlatformSyncEventTypes.driftRepaired ? { agent_id: agentId, ...event.data } : undefined;
 }
 
 export function foldPlatformSync(events: readonly PlatformSyncEvent[]): PlatformSyncRecord {
@@ -101,6 +160,8 @@ export function summaryOf(record: PlatformSyncRecord): PlatformSyncSummary {
     synced_version: record.synced_version,
     last_attempt_at: lastAttemptAt,
     last_failure: last && { error: last.error, permanent: last.permanent, attempted_version: last.attempted_version },
+    last_reconciled_at: record.last_reconciled_at,
+    last_drift: record.last_drift,
   };
 }
 

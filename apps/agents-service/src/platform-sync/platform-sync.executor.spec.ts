@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { platformAStoredFields } from '../platforms/platform-a.mapping.js';
 import { PlatformCallFailed, type PlatformFailure } from '../platforms/platform-call-failed.js';
 import type { PlatformAgentSpec, VoicePlatformAdapter } from '../platforms/voice-platform.port.js';
 import type { DesiredPlatformAgent, SyncFacts } from './platform-sync.decider.js';
@@ -27,6 +28,9 @@ function fakeAdapter(failures: Partial<Record<keyof VoicePlatformAdapter, Platfo
     acquireNumber: (_c, request) => call('acquireNumber', { phone_number: request.phone_number ?? '+14155550177', platform_number_id: 'n', purchased: !request.phone_number }),
     bindNumber: () => call('bindNumber', undefined),
     releaseNumber: () => call('releaseNumber', undefined),
+    listAgents: () => call('listAgents', []),
+    listNumbers: () => call('listNumbers', []),
+    storedFields: (spec) => platformAStoredFields(spec),
   };
 }
 

@@ -57,7 +57,10 @@ describe('agents on their voice platform', () => {
       const [platformAgent] = onA(agent.id);
       expect(platformAgent).toMatchObject({ agent_name: 'Imported A', prompt: 'Be brief.', voice_id: 'pa-voice-default', language: 'en' });
       expect(platformAgent.webhook_url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/v1\/webhooks\/platform_a\/int_[0-9a-f]{24}$/);
-      expect(agent.platform_sync).toEqual({ state: 'synced', platform_agent_id: platformAgent.agent_id, synced_version: 1, last_attempt_at: expect.any(String), last_error: null });
+      expect(agent.platform_sync).toEqual({
+        state: 'synced', platform_agent_id: platformAgent.agent_id, synced_version: 1, last_attempt_at: expect.any(String), last_error: null,
+        last_reconciled_at: null, last_drift: null,
+      });
       expect(numberOnA(phone)).toEqual({ phone_number: phone, inbound_agent_id: platformAgent.agent_id, purchased: false });
     });
 

@@ -1,12 +1,15 @@
 /** platform_a behind the VoicePlatformAdapter port: the HTTP calls; every mapping lives in platform-a.mapping.ts. */
 import {
   platformAAgentBody, platformAAgentChanges, platformAAgentFromSearch, platformAAgentRef, platformAFailure, platformANumberBody,
-  platformANumberFromAnswer, platformANumberOperation, type PlatformAOperation,
+  platformAListedAgent, platformAListedNumber, platformANumberFromAnswer, platformANumberOperation, platformAPage, platformAStoredFields,
+  type PlatformAOperation,
 } from './platform-a.mapping.js';
-import { isSuccess, PlatformHttp, segment, type PlatformAnswer, type PlatformHttpOptions } from './platform-http.js';
+import {
+  isSuccess, LISTING_PAGE_SIZE, listingHttpOptions, PlatformHttp, readAllPages, segment, type PlatformAnswer, type PlatformHttpOptions,
+} from './platform-http.js';
 import type {
-  AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformAgentTarget, PlatformConnection,
-  PlatformNumber, PlatformNumberRef, VoicePlatformAdapter,
+  AcquireNumberRequest, ListedPlatformAgent, ListedPlatformNumber, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformAgentTarget, PlatformConnection,
+  PlatformNumber, PlatformNumberRef, StoredAgentFields, VoicePlatformAdapter,
 } from './voice-platform.port.js';
 
 /** An external id no agent of ours has: the credentials check searches for it and expects an empty list. */
@@ -15,9 +18,11 @@ const CREDENTIALS_PROBE_ID = 'credentials-check';
 export class PlatformAAdapter implements VoicePlatformAdapter {
   readonly platform = 'platform_a' as const;
   private readonly http: PlatformHttp;
+  private readonly listing: PlatformHttp;
 
   constructor(options: PlatformHttpOptions = {}) {
     this.http = new PlatformHttp(this.platform, options);
+    this.listing = new PlatformHttp(this.platform, listingHttpOptions(options));
   }
 
   async verifyCredentials(connection: PlatformConnection): Promise<void> {
@@ -64,6 +69,28 @@ export class PlatformAAdapter implements VoicePlatformAdapter {
   async releaseNumber(connection: PlatformConnection, number: PlatformNumberRef): Promise<void> {
     const answer = await this.http.send(connection, 'DELETE', `/v2/phone-numbers/${segment(number.platform_number_id)}`);
     if (answer.status !== 404) this.succeed('number', answer);
+  }
+
+  async listAgents(connection: PlatformConnection): Promise<ListedPlatformAgent[]> {
+    return this.list(connection, '/v2/agents', 'agent', platformAListedAgent);
+  }
+
+  async listNumbers(connection: PlatformConnection): Promise<ListedPlatformNumber[]> {
+    return this.list(connection, '/v2/phone-numbers', 'phone number', platformAListedNumber);
+  }
+
+  storedFields(spec: PlatformAgentSpec): StoredAgentFields {
+    return platformAStoredFields(spec);
+  }
+
+  private list<T>(connection: PlatformConnection, path: string, what: string, read: (item: unknown) => T | undefined): Promise<T[]> {
+    return readAllPages(this.listing, what, async (cursor) => {
+      const query: Record<string, string> = { limit: String(LISTING_PAGE_SIZE), ...(cursor === undefined ? {} : { pagination_key: cursor }) };
+      const answer = this.succeed('agent', await this.listing.send(connection, 'GET', path, { query }));
+      const page = platformAPage(answer.json, read);
+      if (page === 'unreadable') throw this.listing.unexpectedAnswer(`the ${what} listing`, answer);
+      return page;
+    });
   }
 
   private succeed(operation: PlatformAOperation, answer: PlatformAnswer): PlatformAnswer {

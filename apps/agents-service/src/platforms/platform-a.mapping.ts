@@ -18,7 +18,9 @@
  *   so (or says nothing), because platform_a answers 422 to invalid fields too.
  * - platform_a knows a number by the number itself: it is platform_number_id.
  */
-import type { AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber } from './voice-platform.port.js';
+import type {
+  AcquireNumberRequest, ListedPlatformAgent, ListedPlatformNumber, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber, StoredAgentFields,
+} from './voice-platform.port.js';
 import { failureForStatus, fieldMentioned, saysNoNumberAvailable, type PlatformFailure } from './platform-call-failed.js';
 
 export interface PlatformAAgentBody {
@@ -130,4 +132,47 @@ export function platformAFailure(
   }
   const field = fieldMentioned(message, operation === 'agent' ? PLATFORM_A_FIELD_PATHS : PLATFORM_A_NUMBER_FIELD_PATHS);
   return failureForStatus({ status, message, field, retryAfterHeader: answer.retryAfter }, now);
+}
+
+/** platform_a stores our fields as given: the listing shows them back one to one. */
+export function platformAStoredFields(spec: PlatformAgentSpec): StoredAgentFields {
+  const { name, system_prompt, welcome_message, voice_id, language, transfer_number, webhook_url } = spec;
+  return { name, system_prompt, welcome_message, voice_id, language, transfer_number, webhook_url };
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** An agent object of a listing in our terms, or undefined when it is not an agent object. */
+export function platformAListedAgent(item: unknown): ListedPlatformAgent | undefined {
+  const ref = platformAAgentRef(item);
+  if (!ref || !isObject(item)) return undefined;
+  return {
+    ...ref,
+    external_id: isObject(item.metadata) ? stringOrNull(item.metadata.external_id) : null,
+    fields: {
+      name: stringOrNull(item.agent_name),
+      system_prompt: stringOrNull(item.prompt),
+      welcome_message: stringOrNull(item.begin_message),
+      voice_id: stringOrNull(item.voice_id),
+      language: stringOrNull(item.language),
+      transfer_number: stringOrNull(item.transfer_number),
+      webhook_url: stringOrNull(item.webhook_url),
+    },
+  };
+}
+
+export function platformAListedNumber(item: unknown): ListedPlatformNumber | undefined {
+  if (!isObject(item) || typeof item.phone_number !== 'string') return undefined;
+  return { phone_number: item.phone_number, platform_number_id: item.phone_number, bound_to: stringOrNull(item.inbound_agent_id) };
+}
+
+/** One page of a listing (`{ items, pagination_key? }`), each item read by `read`; 'unreadable' when any is not. */
+export function platformAPage<T>(answer: unknown, read: (item: unknown) => T | undefined): { items: T[]; next: string | undefined } | 'unreadable' {
+  if (!isObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
+  const items = answer.items.map(read);
+  if (items.some((item) => item === undefined)) return 'unreadable';
+  const next = typeof answer.pagination_key === 'string' && answer.pagination_key !== '' ? answer.pagination_key : undefined;
+  return { items: items as T[], next };
 }

@@ -1,12 +1,15 @@
 /** platform_b behind the VoicePlatformAdapter port: the HTTP calls; every mapping lives in platform-b.mapping.ts. */
 import {
   platformBAgentFromSearch, platformBAgentRef, platformBAssistantBody, platformBAssistantChanges, platformBFailure, platformBNumberBody,
-  platformBNumberFromAnswer, platformBNumberRequestProblem, type PlatformBOperation,
+  platformBListedAgent, platformBListedNumber, platformBNumberFromAnswer, platformBNumberRequestProblem, platformBPage, platformBStoredFields,
+  type PlatformBOperation,
 } from './platform-b.mapping.js';
-import { isSuccess, PlatformHttp, segment, type PlatformAnswer, type PlatformHttpOptions } from './platform-http.js';
+import {
+  isSuccess, LISTING_PAGE_SIZE, listingHttpOptions, PlatformHttp, readAllPages, segment, type PlatformAnswer, type PlatformHttpOptions,
+} from './platform-http.js';
 import type {
-  AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformAgentTarget, PlatformConnection,
-  PlatformNumber, PlatformNumberRef, VoicePlatformAdapter,
+  AcquireNumberRequest, ListedPlatformAgent, ListedPlatformNumber, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformAgentTarget, PlatformConnection,
+  PlatformNumber, PlatformNumberRef, StoredAgentFields, VoicePlatformAdapter,
 } from './voice-platform.port.js';
 
 /** An external id no agent of ours has: the credentials check searches for it and expects an empty list. */
@@ -15,9 +18,11 @@ const CREDENTIALS_PROBE_ID = 'credentials-check';
 export class PlatformBAdapter implements VoicePlatformAdapter {
   readonly platform = 'platform_b' as const;
   private readonly http: PlatformHttp;
+  private readonly listing: PlatformHttp;
 
   constructor(options: PlatformHttpOptions = {}) {
     this.http = new PlatformHttp(this.platform, options);
+    this.listing = new PlatformHttp(this.platform, listingHttpOptions(options));
   }
 
   async verifyCredentials(connection: PlatformConnection): Promise<void> {
@@ -66,6 +71,34 @@ export class PlatformBAdapter implements VoicePlatformAdapter {
   async releaseNumber(connection: PlatformConnection, number: PlatformNumberRef): Promise<void> {
     const answer = await this.http.send(connection, 'DELETE', `/phone-number/${segment(number.platform_number_id)}`);
     if (answer.status !== 404) this.succeed('number', answer);
+  }
+
+  async listAgents(connection: PlatformConnection): Promise<ListedPlatformAgent[]> {
+    return this.list(connection, '/assistant', 'assistant', platformBListedAgent, (agent) => agent.platform_agent_id);
+  }
+
+  async listNumbers(connection: PlatformConnection): Promise<ListedPlatformNumber[]> {
+    return this.list(connection, '/phone-number', 'phone number', platformBListedNumber, (number) => number.platform_number_id);
+  }
+
+  storedFields(spec: PlatformAgentSpec): StoredAgentFields {
+    return platformBStoredFields(spec);
+  }
+
+  private list<T>(
+    connection: PlatformConnection,
+    path: string,
+    what: string,
+    read: (item: unknown) => T | undefined,
+    cursorOf: (item: T) => string,
+  ): Promise<T[]> {
+    return readAllPages(this.listing, what, async (cursor) => {
+      const query: Record<string, string> = { limit: String(LISTING_PAGE_SIZE), ...(cursor === undefined ? {} : { after: cursor }) };
+      const answer = this.succeed('agent', await this.listing.send(connection, 'GET', path, { query }));
+      const page = platformBPage(answer.json, LISTING_PAGE_SIZE, read, cursorOf);
+      if (page === 'unreadable') throw this.listing.unexpectedAnswer(`the ${what} listing`, answer);
+      return page;
+    });
   }
 
   private succeed(operation: PlatformBOperation, answer: PlatformAnswer): PlatformAnswer {

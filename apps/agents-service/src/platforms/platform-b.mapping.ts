@@ -29,7 +29,9 @@
  *   refused here (rejected, field area_code) instead of being sent.
  */
 import { createHash } from 'node:crypto';
-import type { AcquireNumberRequest, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber } from './voice-platform.port.js';
+import type {
+  AcquireNumberRequest, ListedPlatformAgent, ListedPlatformNumber, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber, StoredAgentFields,
+} from './voice-platform.port.js';
 import { failureForStatus, fieldMentioned, saysNoNumberAvailable, saysNumberAlreadyRegistered, type PlatformFailure } from './platform-call-failed.js';
 
 export const PLATFORM_B_NAME_LIMIT = 40;
@@ -163,4 +165,70 @@ export function platformBFailure(
   }
   const field = fieldMentioned(message, operation === 'agent' ? PLATFORM_B_FIELD_PATHS : PLATFORM_B_NUMBER_FIELD_PATHS);
   return failureForStatus({ status, message, field, retryAfterHeader: answer.retryAfter }, now);
+}
+
+/** Our spec as platform_b keeps it: the name within 40 characters, the language as its ISO 639-1 code. */
+export function platformBStoredFields(spec: PlatformAgentSpec): StoredAgentFields {
+  return {
+    name: platformBName(spec.name, spec.external_id),
+    system_prompt: spec.system_prompt,
+    welcome_message: spec.welcome_message,
+    voice_id: spec.voice_id,
+    language: platformBLanguage(spec.language),
+    transfer_number: spec.transfer_number,
+    webhook_url: spec.webhook_url,
+  };
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** The prompt is the first system message (the one we send); none is no prompt. */
+function systemPromptOf(model: unknown): string | null {
+  if (!isObject(model) || !Array.isArray(model.messages)) return null;
+  const system = model.messages.find((message) => isObject(message) && message.role === 'system');
+  return isObject(system) ? stringOrNull(system.content) : null;
+}
+
+/** An assistant of a listing in our terms, or undefined when it is not an assistant object. */
+export function platformBListedAgent(item: unknown): ListedPlatformAgent | undefined {
+  const ref = platformBAgentRef(item);
+  if (!ref || !isObject(item)) return undefined;
+  const nested = (value: unknown, key: string) => (isObject(value) ? stringOrNull(value[key]) : null);
+  return {
+    ...ref,
+    external_id: nested(item.metadata, 'externalId'),
+    fields: {
+      name: stringOrNull(item.name),
+      system_prompt: systemPromptOf(item.model),
+      welcome_message: stringOrNull(item.firstMessage),
+      voice_id: nested(item.voice, 'voiceId'),
+      language: nested(item.transcriber, 'language'),
+      transfer_number: stringOrNull(item.forwardingPhoneNumber),
+      webhook_url: nested(item.server, 'url'),
+    },
+  };
+}
+
+export function platformBListedNumber(item: unknown): ListedPlatformNumber | undefined {
+  if (!isObject(item) || typeof item.id !== 'string' || typeof item.number !== 'string') return undefined;
+  return { phone_number: item.number, platform_number_id: item.id, bound_to: stringOrNull(item.assistantId) };
+}
+
+/**
+ * One page of a listing (a bare array), each item read by `read`. The array carries no cursor: a full page is
+ * followed by the one after its last id (`cursorOf`), a shorter one is the last.
+ */
+export function platformBPage<T>(
+  answer: unknown,
+  pageSize: number,
+  read: (item: unknown) => T | undefined,
+  cursorOf: (item: T) => string,
+): { items: T[]; next: string | undefined } | 'unreadable' {
+  if (!Array.isArray(answer)) return 'unreadable';
+  const items = answer.map(read);
+  if (items.some((item) => item === undefined)) return 'unreadable';
+  const listed = items as T[];
+  return { items: listed, next: listed.length >= pageSize && listed.length > 0 ? cursorOf(listed[listed.length - 1]) : undefined };
 }

@@ -21,6 +21,14 @@ export interface PlatformHttpOptions {
 export const PLATFORM_CALL_TIMEOUT_MS = 5_000;
 /** Management answers are single objects or short lists; anything near this is not one of them. */
 export const PLATFORM_MAX_RESPONSE_BYTES = 1024 * 1024;
+/**
+ * Agents per listing page: a page of agents at their largest (a 32,000-character prompt of 4-byte characters is
+ * 128 KB) stays under LISTING_MAX_RESPONSE_BYTES, and 100 agents are 4 calls.
+ */
+export const LISTING_PAGE_SIZE = 25;
+export const LISTING_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** A listing that has not ended after this many pages is a platform ignoring our cursor: refused rather than looped on. */
+export const LISTING_MAX_PAGES = 2_000;
 
 export interface PlatformAnswer {
   status: number;
@@ -92,6 +100,34 @@ export class PlatformHttp {
   unexpectedAnswer(what: string, answer: PlatformAnswer): PlatformCallFailed {
     return this.failed({ kind: 'transient', status: answer.status, message: `unexpected answer to ${what} (status ${answer.status})` });
   }
+}
+
+/** Options of the client that reads listings: pages of whole agents are larger than any other answer. */
+export function listingHttpOptions(options: PlatformHttpOptions): PlatformHttpOptions {
+  return { ...options, maxResponseBytes: Math.max(options.maxResponseBytes ?? 0, LISTING_MAX_RESPONSE_BYTES) };
+}
+
+/**
+ * Reads a listing page by page: `readPage(cursor)` answers a page and the next cursor (undefined on the last page).
+ * A cursor seen before, or too many pages, means the platform ignores our paging: a transient failure, never a loop.
+ */
+export async function readAllPages<T>(
+  http: PlatformHttp,
+  what: string,
+  readPage: (cursor: string | undefined) => Promise<{ items: T[]; next: string | undefined }>,
+): Promise<T[]> {
+  const all: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 0; pages < LISTING_MAX_PAGES; pages++) {
+    const page = await readPage(cursor);
+    all.push(...page.items);
+    if (page.next === undefined) return all;
+    if (seen.has(page.next)) break;
+    seen.add(page.next);
+    cursor = page.next;
+  }
+  throw http.failed({ kind: 'transient', message: `the ${what} listing does not end: the platform ignores its paging` });
 }
 
 export function isSuccess(answer: PlatformAnswer): boolean {

@@ -60,6 +60,22 @@ export type AcquireNumberRequest =
   /** Buy a new one, in the area when given (3 digits), anywhere otherwise. */
   | { phone_number?: undefined; area_code?: string; platform_agent_id: string | null };
 
+/** The fields of ours a platform agent holds, each in the form the platform stores it (platform_b shortens names, …). */
+export type StoredAgentFields = Record<Exclude<keyof PlatformAgentSpec, 'external_id'>, string | null>;
+
+/** A platform agent as the platform's listing shows it. */
+export interface ListedPlatformAgent extends PlatformAgentRef {
+  /** Our agent id from its metadata; null: not one of ours (made in the platform's dashboard). */
+  external_id: string | null;
+  fields: StoredAgentFields;
+}
+
+/** A number as the platform's listing shows it. */
+export interface ListedPlatformNumber extends PlatformNumberRef {
+  /** The platform agent it answers for; null: it answers nothing. */
+  bound_to: string | null;
+}
+
 export interface VoicePlatformAdapter {
   readonly platform: VoicePlatform;
   /** A cheap authenticated read: throws invalid_credentials when the key is wrong. */
@@ -75,4 +91,10 @@ export interface VoicePlatformAdapter {
   bindNumber(connection: PlatformConnection, number: PlatformNumberRef, platformAgentId: string | null): Promise<void>;
   /** A bought number is released, an imported one forgotten; one the platform no longer has counts as released. */
   releaseNumber(connection: PlatformConnection, number: PlatformNumberRef): Promise<void>;
+  /** Every agent of the account, read page by page (one call per page, each with the deadline). */
+  listAgents(connection: PlatformConnection): Promise<ListedPlatformAgent[]>;
+  /** Every number of the account, page by page. */
+  listNumbers(connection: PlatformConnection): Promise<ListedPlatformNumber[]>;
+  /** Our spec in the form listAgents shows a platform agent's fields, so that the two compare. Pure, no call. */
+  storedFields(spec: PlatformAgentSpec): StoredAgentFields;
 }

@@ -13,6 +13,8 @@ import {
   VOICE_PLATFORMS,
   INTEGRATION_STATUSES,
   type AgentView,
+  PLATFORM_NUMBER_DRIFTS,
+  type PlatformDriftView,
   type PlatformSyncView,
   type IntegrationView,
   type ApiError,
@@ -83,8 +85,38 @@ const platformSync = viewSchema<PlatformSyncView>(
       properties: { code: string(), message: string(), field: string({ description: 'Our field the platform objected to, when known.' }) },
       additionalProperties: false,
     }),
+    last_reconciled_at: nullable({
+      ...dateTime,
+      description:
+        'When the background reconciliation last compared the agent with its platform (every PLATFORM_RECONCILE_INTERVAL_MS, 60 s by default); null: not yet.',
+    }),
+    last_drift: nullable(ref('PlatformDrift')),
   },
   { description: 'Where the agent stands on its voice platform.', examples: [AGENT_EXAMPLE.platform_sync] },
+);
+
+const platformDrift = viewSchema<PlatformDriftView>(
+  {
+    found_at: dateTime,
+    repaired_at: nullable({ ...dateTime, description: 'When the platform held the agent as ours again; null while the repair is pending or failed (then last_error says why).' }),
+    platform: enumOf(VOICE_PLATFORMS),
+    agent_missing: { ...boolean, description: 'The platform agent was gone (deleted in the platform’s dashboard, or the platform forgot it): it is recreated, with a new platform_agent_id.' },
+    number: nullable(
+      enumOf(PLATFORM_NUMBER_DRIFTS, {
+        description:
+          'What had become of the agent’s number: missing (released or forgotten: an imported number is imported again, a bought one is replaced by a new purchase), ' +
+          'unbound (answering nothing), bound_elsewhere (answering for another agent), bound_while_paused (answering for a paused agent). null: the number was as ours.',
+      }),
+    ),
+    changed_fields: arrayOf(string(), { description: 'Our fields the platform held otherwise (e.g. system_prompt edited in its dashboard): set back to ours.' }),
+    phone_number_before: nullable(e164),
+    phone_number_after: nullable({ ...e164, description: 'The agent’s number after the repair: a new one when a bought number was gone (the agent’s phone_number changed).' }),
+  },
+  {
+    description:
+      'The latest difference the background reconciliation found between the agent and its platform. We are the source of truth: what it found is set back, ' +
+      'and the agent shows platform_sync pending until it is.',
+  },
 );
 
 const agent = viewSchema<AgentView>(
@@ -315,6 +347,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     ...webhookComponents(),
     Agent: agent,
     PlatformSync: platformSync,
+    PlatformDrift: platformDrift,
     BusinessHours: requests.BusinessHours,
     ScheduleItem: requests.ScheduleItem,
     CreateAgentRequest: requests.CreateAgentRequest,
