@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { findBoundaryViolations, findLayoutViolations, importSpecifiers, lineCount, MAX_SOURCE_LINES, readSourceTree, type SourceFile } from './boundaries.js';
+import { FILTER_COLUMNS } from '../../apps/conversations-service/src/conversation-filters/conversation-filters.js';
+import {
+  definesSentimentRank, findBoundaryViolations, findLayoutViolations, findRedefinitions, importSpecifiers, lineCount, MAX_SOURCE_LINES, readSourceTree, type SourceFile,
+} from './boundaries.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -20,6 +23,10 @@ describe('module boundaries', () => {
   it(`no source file other than a test is over ${MAX_SOURCE_LINES} lines`, () => {
     const oversized = findLayoutViolations(readSourceTree(root)).filter((v) => v.rule.startsWith('a non-test source file'));
     expect(oversized).toEqual([]);
+  });
+
+  it('the sentiment rank and the list filters’ SQL are each written once', () => {
+    expect(findRedefinitions(readSourceTree(root), FILTER_COLUMNS)).toEqual([]);
   });
 
   it('every app has its start function and entry point', () => {
@@ -99,6 +106,58 @@ describe('module boundaries', () => {
     it('allows an app to use the libraries and its own files', () => {
       expect(findBoundaryViolations([
         { path: 'apps/agents-service/src/a.ts', text: `import { x } from '@voice/contracts';\nimport { y } from '@voice/service-kit';\nimport { z } from './create-agent/z.js';` },
+      ])).toEqual([]);
+    });
+  });
+
+  describe('the once checker', () => {
+    const service = 'apps/conversations-service/src';
+    const rulesOf = (files: SourceFile[]) => findRedefinitions(files, FILTER_COLUMNS).map((v) => [v.file, v.rule]);
+
+    it.each([
+      `const SENTIMENT_RANK = { negative: 0, neutral: 1, positive: 2 } as const;`,
+      `const rank = { "positive": 2, "neutral": 1, "negative": 0 };`,
+      `return sentiment === 'negative' ? 0 : sentiment === 'neutral' ? 1 : sentiment === 'positive' ? 2 : null;`,
+      `switch (s) { case 'negative': return -1; case 'neutral': return 0; case 'positive': return 1; }`,
+      `const ranks = new Map([['negative', 0], ['neutral', 1], ['positive', 2]]);`,
+      `SELECT CASE sentiment WHEN 'negative' THEN 0 WHEN 'neutral' THEN 1 WHEN 'positive' THEN 2 END`,
+      `const byRank = { positive: 0, neutral: 1, negative: 2 };`,
+      `const ORDER = ['negative', 'neutral', 'positive']; const rank = ORDER.indexOf(s);`,
+    ])('flags a sentiment rank anywhere but its home: %s', (text) => {
+      expect(definesSentimentRank(text)).toBe(true);
+      expect(rulesOf([{ path: 'apps/api-gateway/src/x.ts', text }, { path: 'libs/contracts/src/conversation-filters.ts', text }, { path: `${service}/x.spec.ts`, text }]))
+        .toEqual([['apps/api-gateway/src/x.ts', 'a sentiment rank outside its home']]);
+    });
+
+    it.each([
+      `by_sentiment: { positive: 120, neutral: 50, negative: 30, unknown: 14 }`,
+      `by_sentiment: { positive: 0, neutral: 0, negative: 0 }`,
+      `export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;`,
+      `message: 'sentiment must be one of positive, neutral, negative.'`,
+    ])('does not take counts or the list of sentiments for a rank: %s', (text) => {
+      expect(definesSentimentRank(text)).toBe(false);
+    });
+
+    it.each([
+      ['a comparison template', 'const add = (c: string, p: string) => `${c} >= ${p}::int`;'],
+      ['a comparison template on a side table', 'where.push(`${alias}.status = $${params.length}`);'],
+      ['a filter column compared with a parameter', 'db.query(`SELECT id FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE $2 ESCAPE \'\\\\\'`, p);'],
+      ['a filter column compared with an interpolated parameter', "db.query(`SELECT count(*) FROM conversations.conversations c WHERE c.account_id = $1 AND c.duration <= ${p}`, p);"],
+      ['a topic compared with a parameter', "db.query('SELECT 1 FROM conversations.conversation_topics t WHERE t.account_id = $1 AND t.topic = $2', p);"],
+    ])('flags %s in conversations-service outside the filters’ module', (_, text) => {
+      expect(rulesOf([
+        { path: `${service}/list-conversations/x.store.ts`, text },
+        { path: `${service}/conversation-filters/conversation-filters.ts`, text },
+        { path: `${service}/list-conversations/x.int-spec.ts`, text },
+      ])).toEqual([[`${service}/list-conversations/x.store.ts`, "a filter predicate outside the filters' module"]]);
+    });
+
+    it('lets other SQL compare columns of the same names: other tables, ids, aggregates, joins', () => {
+      expect(rulesOf([
+        { path: `${service}/replay-parked-events/x.store.ts`, text: "db.query('SELECT seq FROM conversations.parked_events WHERE agent_id = $1 LIMIT $2', p);" },
+        { path: `${service}/conversation/x.store.ts`, text: 'db.query(`SELECT * FROM conversations.conversations c WHERE c.account_id = $1 AND c.id = $2`, p);' },
+        { path: `${service}/conversation-stats/x.store.ts`, text: "const counts = `count(*) FILTER (WHERE c.${column} = '${v}')`;" },
+        { path: `${service}/list-conversations/x.store.ts`, text: 'db.query(`SELECT c.id FROM conversations.conversations c JOIN conversations.agents a ON a.agent_id = c.agent_id WHERE ${sql.where}`);' },
       ])).toEqual([]);
     });
   });

@@ -112,6 +112,67 @@ export function findLayoutViolations(files: SourceFile[]): LayoutViolation[] {
   return violations;
 }
 
+/** The one home of the sentiment rank (negative < neutral < positive). */
+export const SENTIMENT_RANK_HOME = 'libs/contracts/src/conversation-filters.ts';
+/** The one home of the list filters' SQL predicates. */
+export const FILTER_SQL_HOME = 'apps/conversations-service/src/conversation-filters/';
+const READ_MODEL_SERVICE = 'apps/conversations-service/src/';
+
+/** A sentiment written with a small number (`negative: 0`, `'negative' ? 0`, `['negative', 0]`, `WHEN 'negative' THEN 0`, `case 'negative': return 0`). */
+const SENTIMENT_NUMBER = /\b(negative|neutral|positive)\b['"`]?\s*(?::|\?|=>|,|\bTHEN\b)\s*(?:return\s+)?(-?\d+)\b/gi;
+/** The sentiments listed in rank order, so that their positions are the rank. */
+const SENTIMENTS_IN_RANK_ORDER = /negative['"`]\s*,\s*['"`]neutral['"`]\s*,\s*['"`]positive/i;
+/** A string or template literal (the SQL a store writes). */
+const STRING_LITERAL = /`(?:[^`\\]|\\.)*`|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g;
+const READ_MODEL_TABLE = /\bconversations\.(conversations|conversation_topics|conversation_search)\b/i;
+const COMPARISON = '(?:=|<>|!=|>=|<=|<|>|LIKE|ILIKE)';
+/** A comparison template of any column with any value: `${column} >= ${param}`. */
+const COMPARISON_BUILDER = new RegExp(`\\$\\{[^}]+\\}\\s*${COMPARISON}\\s*\\$+\\{`, 'i');
+
+/**
+ * Whether a text defines a sentiment rank: the three sentiments mapped to single-digit numbers in order, either
+ * way (counts of them are rarely single digits, and ordered only by chance), or listed in rank order.
+ */
+export function definesSentimentRank(text: string): boolean {
+  if (SENTIMENTS_IN_RANK_ORDER.test(text)) return true;
+  const numbers = new Map<string, number[]>();
+  for (const [, name, value] of text.matchAll(SENTIMENT_NUMBER)) {
+    if (!/^-?\d$/.test(value)) continue;
+    const key = name.toLowerCase();
+    numbers.set(key, [...(numbers.get(key) ?? []), Number(value)]);
+  }
+  const [negative, neutral, positive] = ['negative', 'neutral', 'positive'].map((name) => numbers.get(name) ?? []);
+  return negative.some((n) => neutral.some((m) => positive.some((p) => (n < m && m < p) || (n > m && m > p))));
+}
+
+/**
+ * Things defined once: no source file but SENTIMENT_RANK_HOME defines a sentiment rank, and no file of
+ * conversations-service but FILTER_SQL_HOME writes a filter predicate: a comparison template (`${c} = ${p}`),
+ * or a comparison of a filter column with an interpolated value, or, in SQL over the list's read model, with a
+ * numbered parameter.
+ * Tests are exempt (an independent expectation may restate what it checks).
+ */
+export function findRedefinitions(files: SourceFile[], filterColumns: readonly string[]): LayoutViolation[] {
+  const violations: LayoutViolation[] = [];
+  const compared = (value: string) => new RegExp(`\\b(${filterColumns.join('|')})\\s*${COMPARISON}\\s*${value}`, 'i');
+  /** With an interpolated value: anywhere in the service; with a numbered parameter: in SQL over the read model. */
+  const [withInterpolated, withParameter] = [compared('\\$+\\{'), compared('\\$\\d')];
+  for (const file of files) {
+    const name = file.path.split('/').pop() ?? '';
+    if (TEST_FILE.test(name) || GENERATED_FILE.test(name)) continue;
+    if (file.path !== SENTIMENT_RANK_HOME && definesSentimentRank(file.text)) {
+      violations.push({ file: file.path, rule: 'a sentiment rank outside its home', detail: `use sentimentRank from ${SENTIMENT_RANK_HOME}` });
+    }
+    if (!file.path.startsWith(READ_MODEL_SERVICE) || file.path.startsWith(FILTER_SQL_HOME) || file.path.includes('/database/migrations/')) continue;
+    for (const [literal] of file.text.matchAll(STRING_LITERAL)) {
+      if (COMPARISON_BUILDER.test(literal) || withInterpolated.test(literal) || (READ_MODEL_TABLE.test(literal) && withParameter.test(literal))) {
+        violations.push({ file: file.path, rule: 'a filter predicate outside the filters\' module', detail: `${literal.slice(0, 80)}: compile it with ${FILTER_SQL_HOME}` });
+      }
+    }
+  }
+  return violations;
+}
+
 const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Every TypeScript and JavaScript source file under apps/ and libs/ (tests included, build output excluded). */

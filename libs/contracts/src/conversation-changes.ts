@@ -3,6 +3,7 @@
  * message per conversation its projection wrote, after the commit, on an account's subject of the
  * CONVERSATION_CHANGES stream; every gateway replica reads that stream for its subscribers.
  */
+import { conversationMatches } from './conversation-filters.js';
 import type { ConversationListItem, ConversationStatus } from './conversations.js';
 
 export const CONVERSATION_CHANGES_STREAM = 'CONVERSATION_CHANGES';
@@ -39,9 +40,7 @@ export interface StreamFilter {
   status?: ConversationStatus;
 }
 
-/** Whether a change belongs on a stream opened with this filter. */
+/** Whether a change belongs on a stream opened with this filter (the list's own filters, CONVERSATION_FILTERS). */
 export function changeMatchesFilter(change: Pick<ConversationChange, 'conversation'>, filter: StreamFilter): boolean {
-  if (filter.agent_id !== undefined && change.conversation.agent_id !== filter.agent_id) return false;
-  if (filter.status !== undefined && change.conversation.status !== filter.status) return false;
-  return true;
+  return conversationMatches(change.conversation, filter);
 }

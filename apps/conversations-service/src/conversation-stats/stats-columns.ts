@@ -4,7 +4,8 @@
  * stats-memory.ts keeps it equal to the read model. PostgreSQL needs ~0.3 µs per row per aggregate, 2.4 s for
  * a million; this loop needs a few nanoseconds.
  */
-import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS, type ConversationStatus } from '@voice/contracts';
+import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
+import { answeredByColumns, compileRowChecks, type HeldColumns, type HeldField } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
@@ -18,7 +19,7 @@ export interface StatsRow {
   start_us: number;
   duration: number;
   sentiment: string | null;
-  /** The list's sentiment filter compares this rank (negative 0, neutral 1, positive 2). */
+  /** The list's sentiment filter compares this rank (sentimentRank). */
   sentiment_rank: number | null;
   outcome: string | null;
   /** Lower-cased, each once. */
@@ -29,12 +30,16 @@ export interface StatsRow {
   cost_micros: number | null;
 }
 
-/**
- * The filters the columns answer (a search once SQL has named the matching conversations: the text is not in
- * memory); the others (caller, cost) are left to SQL.
- */
+/** The fields the columns hold for the filters; the others (caller, cost) are left to SQL. */
+const HELD_FIELDS: ReadonlySet<ConversationFilterField> = new Set<ConversationFilterField>([
+  'agent_id', 'status', 'sentiment', 'outcome', 'duration', 'start_time', 'has_recording', 'has_transcript', 'topics',
+]);
+/** Answered once SQL has named the matching conversations: the text is not in memory. */
+const SEARCH = ['search'] as const;
+
+/** Whether the columns answer these filters. */
 export function answeredInMemory(f: ConversationListFilter): boolean {
-  return f.caller === undefined && f.min_cost === undefined && f.max_cost === undefined;
+  return answeredByColumns(f, HELD_FIELDS, SEARCH);
 }
 
 /** A cost in millionths of a dollar when that is exact, else undefined (the account is then left to SQL). */
@@ -62,10 +67,7 @@ export function instantMicros(instant: string): number {
 const STATUS_CODE = new Map<string, number>(CONVERSATION_STATUSES.map((s, i) => [s, i]));
 const SENTIMENT_CODE = new Map<string, number>(SENTIMENTS.map((s, i) => [s, i]));
 const NO_SENTIMENT = SENTIMENTS.length;
-const SENTIMENT_RANK = { negative: 0, neutral: 1, positive: 2 } as const;
 const HOUR_US = 3_600_000_000;
-const FLAG_RECORDING = 1;
-const FLAG_TRANSCRIPT = 2;
 /** Searches remembered per account (a bitmap of one byte per conversation each). */
 const MAX_SEARCHES = 16;
 
@@ -114,7 +116,7 @@ class Counter {
   }
 }
 
-export class StatsColumns {
+export class StatsColumns implements HeldColumns {
   private readonly rowOf = new Map<string, number>();
   private readonly agents = new Dictionary();
   private readonly outcomes = new Dictionary();
@@ -128,7 +130,8 @@ export class StatsColumns {
   private start = new Float64Array(0);
   private duration = new Int32Array(0);
   private cost = new Float64Array(0);
-  private flags = new Uint8Array(0);
+  private recording = new Uint8Array(0);
+  private transcript = new Uint8Array(0);
   /** Each row's topics: codes at topicPool[topicAt[row] … + topicCount[row]). A changed row's are appended anew. */
   private topicAt = new Int32Array(0);
   private topicCount = new Int32Array(0);
@@ -167,7 +170,8 @@ export class StatsColumns {
       this.start = grown(this.start, this.rows);
       this.duration = grown(this.duration, this.rows);
       this.cost = grown(this.cost, this.rows);
-      this.flags = grown(this.flags, this.rows);
+      this.recording = grown(this.recording, this.rows);
+      this.transcript = grown(this.transcript, this.rows);
       this.topicAt = grown(this.topicAt, this.rows);
       this.topicCount = grown(this.topicCount, this.rows);
     } else if (this.pooled > 4 * this.rows + 1024) {
@@ -185,7 +189,8 @@ export class StatsColumns {
     this.firstHour = Math.min(this.firstHour, hour);
     this.lastHour = Math.max(this.lastHour, hour);
     this.cost[row] = r.cost_micros ?? Number.NaN;
-    this.flags[row] = (r.has_recording ? FLAG_RECORDING : 0) | (r.has_transcript ? FLAG_TRANSCRIPT : 0);
+    this.recording[row] = r.has_recording ? 1 : 0;
+    this.transcript[row] = r.has_transcript ? 1 : 0;
     this.topicPool = grown(this.topicPool, this.pooled + r.topics.length);
     this.topicAt[row] = this.pooled;
     this.topicCount[row] = r.topics.length;
@@ -241,6 +246,24 @@ export class StatsColumns {
     return Int32Array.from(rows).sort();
   }
 
+  /** The columns the filters test (conversation-filters.ts compiles each request's filters to checks of them). */
+  field(name: ConversationFilterField): HeldField | undefined {
+    const find = (names: Dictionary) => (value: string | number | boolean) => names.find(String(value));
+    switch (name) {
+      case 'agent_id': return { values: this.agent, code: find(this.agents) };
+      case 'status': return { values: this.status, code: (value) => STATUS_CODE.get(String(value)) };
+      case 'sentiment': return { values: this.rank, code: (value) => sentimentRank(String(value)) ?? undefined };
+      case 'outcome': return { values: this.outcome, code: find(this.outcomes) };
+      // Many per row (each row's at topicAt in the pool): summarize looks for the code among them.
+      case 'topics': return { values: this.topicPool, code: find(this.topicNames) };
+      case 'duration': return { values: this.duration, code: Number };
+      case 'start_time': return { values: this.start, code: (value) => instantMicros(String(value)) };
+      case 'has_recording': return { values: this.recording, code: (value) => (value ? 1 : 0) };
+      case 'has_transcript': return { values: this.transcript, code: (value) => (value ? 1 : 0) };
+      default: return undefined;
+    }
+  }
+
   /**
    * Every figure of the conversations that pass the filter (answeredInMemory's filters, but the search), as the
    * SQL store reads them; among `only` (rowsOf) when given — the search's matches.
@@ -260,40 +283,31 @@ export class StatsColumns {
     let first = Infinity;
     let last = -Infinity;
 
-    // A filter on a value never seen matches nothing.
-    const agent = f.agent_id === undefined ? -1 : (this.agents.find(f.agent_id) ?? -2);
-    const status = f.status === undefined ? -1 : (STATUS_CODE.get(f.status) ?? -2);
-    const rank = f.sentiment === undefined ? -2 : SENTIMENT_RANK[f.sentiment];
-    const outcome = f.outcome === undefined ? -1 : (this.outcomes.find(f.outcome) ?? -2);
-    const topic = f.topic === undefined ? -1 : (this.topicNames.find(f.topic) ?? -2);
-    const minDuration = f.min_duration ?? -Infinity;
-    const maxDuration = f.max_duration ?? Infinity;
-    const from = f.start_date === undefined ? -Infinity : instantMicros(f.start_date);
-    const to = f.end_date === undefined ? Infinity : instantMicros(f.end_date);
-    const flagMask = (f.has_recording === undefined ? 0 : FLAG_RECORDING) | (f.has_transcript === undefined ? 0 : FLAG_TRANSCRIPT);
-    const flagWant = (f.has_recording ? FLAG_RECORDING : 0) | (f.has_transcript ? FLAG_TRANSCRIPT : 0);
-    if (agent === -2 || status === -2 || outcome === -2 || topic === -2) return this.figures(0, byStatus, bySentiment, byOutcome, byTopic, durations, hours, 0, first, last);
-
+    const empty = () => this.figures(0, byStatus, bySentiment, byOutcome, byTopic, durations, hours, 0, first, last);
+    const checks = compileRowChecks(f, this, SEARCH);
+    if (checks === 'nothing') return empty();
+    if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
+    const { values, min, max } = checks;
+    const tests = values.length;
+    // The topics are the one field of many values, and the topic filter the one filter on it.
+    const topic = checks.includes.length === 0 ? -1 : checks.includes[0].code;
 
     const count = only ? only.length : this.rows;
-    for (let i = 0; i < count; i++) {
+    rows: for (let i = 0; i < count; i++) {
       const row = only ? only[i] : i;
-      const start = this.start[row];
-      if (start < from || start > to) continue;
-      if (agent >= 0 && this.agent[row] !== agent) continue;
-      if (status >= 0 && this.status[row] !== status) continue;
-      if (rank >= 0 && this.rank[row] !== rank) continue;
-      if (outcome >= 0 && this.outcome[row] !== outcome) continue;
-      const duration = this.duration[row];
-      if (duration < minDuration || duration > maxDuration) continue;
-      if ((this.flags[row] & flagMask) !== flagWant) continue;
+      for (let k = 0; k < tests; k++) {
+        const value = values[k][row];
+        if (!(value >= min[k] && value <= max[k])) continue rows;
+      }
       const topicsFrom = this.topicAt[row];
       const topicsTo = topicsFrom + this.topicCount[row];
       if (topic >= 0) {
         let found = false;
-        for (let i = topicsFrom; i < topicsTo; i++) if (this.topicPool[i] === topic) found = true;
+        for (let t = topicsFrom; t < topicsTo; t++) if (this.topicPool[t] === topic) found = true;
         if (!found) continue;
       }
+      const start = this.start[row];
+      const duration = this.duration[row];
       total++;
       const s = this.status[row];
       byStatus[s]++;

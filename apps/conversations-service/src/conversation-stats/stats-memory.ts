@@ -14,7 +14,8 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationStatus } from '@voice/contracts';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
-import { escapeLike, inSnapshot } from '../list-conversations/list-conversations.store.js';
+import { filterPredicates } from '../conversation-filters/conversation-filters.js';
+import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
 import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
 import { answeredInMemory, costMicros, StatsColumns, type StatsRow } from './stats-columns.js';
@@ -150,9 +151,11 @@ export class StatsMemory {
         if (search === undefined) return true;
         const remembered = held.columns.searchRows(search);
         if (remembered) return remembered;
+        const params: unknown[] = [accountId];
+        const [matches] = filterPredicates({ search }, params);
         const rows: Array<{ id: string }> = await db.query(
-          `SELECT id FROM conversations.conversation_search WHERE account_id = $1 AND search_text LIKE $2 ESCAPE '\\'`,
-          [accountId, `%${escapeLike(search)}%`],
+          `SELECT s.id FROM conversations.conversation_search s WHERE s.account_id = $1 AND ${matches.onOwnTable('s')}`,
+          params,
         );
         const matching = held.columns.rowsOf(rows.map((r) => r.id));
         held.columns.rememberSearch(search, matching);

@@ -3,10 +3,11 @@
  * rebuild) writes folded conversations with, and the one-row read behind the
  * detail and transcript queries.
  */
+import { sentimentRank } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationState } from './conversation.evolve.js';
 import { effectiveStartTime } from './conversation.evolve.js';
-import { searchTextOf, sentimentRank, type ProjectedConversation } from './conversation.views.js';
+import { searchTextOf, type ProjectedConversation } from './conversation.views.js';
 import { countChanges, type CountChange, type CountedColumns } from './conversation-counts.js';
 
 /** A read-model row the projection wrote: created, or updated to a newer stream version. */

@@ -106,8 +106,3 @@ export function toTranscriptView(state: ConversationState): TranscriptView {
 export function searchTextOf(state: ConversationState): string {
   return [state.summary ?? '', ...state.transcript.map((s) => s.text)].join('\n').toLowerCase();
 }
-
-/** negative < neutral < positive; null stays null so it sorts last either way. */
-export function sentimentRank(sentiment: string | null): number | null {
-  return sentiment === 'negative' ? 0 : sentiment === 'neutral' ? 1 : sentiment === 'positive' ? 2 : null;
-}

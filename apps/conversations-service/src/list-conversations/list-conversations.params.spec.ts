@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { compareDecimals, parseIsoDate, parseListQuery } from './list-conversations.params.js';
-import { buildListSql, countedFacet, escapeLike } from './list-conversations.store.js';
+import { escapeLike } from '../conversation-filters/conversation-filters.js';
+import { buildListSql, countedFacet } from './list-conversations.store.js';
 
 const ok = (q: Record<string, string>) => {
   const r = parseListQuery(q);

@@ -4,7 +4,7 @@
  * with its field (and valid_values for enumerated parameters).
  */
 import {
-  BOOLEAN_VALUES, CALL_EVENT_PATTERNS, charCount, LIST_FILTER_LIMITS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
+  BOOLEAN_VALUES, CALL_EVENT_PATTERNS, charCount, CONVERSATION_FILTER_PARAMETERS, LIST_FILTER_LIMITS, CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, PAGINATION, SENTIMENTS, SORT_ORDERS,
   findUnknownParameter, timestampEpochNanos, type ConversationStatus, type RawQuery, type Sentiment, type ServiceError,
 } from '@voice/contracts';
 
@@ -37,11 +37,8 @@ export interface ConversationListFilter {
   sort_order: SortOrder;
 }
 
-/** The filters (what selects conversations), shared by the list and GET /v1/conversations/stats. */
-export const FILTER_PARAMETERS = [
-  'agent_id', 'status', 'sentiment', 'outcome', 'caller', 'min_duration', 'max_duration', 'min_cost', 'max_cost',
-  'start_date', 'end_date', 'has_recording', 'has_transcript', 'search', 'topic',
-] as const;
+/** The filters (what selects conversations, CONVERSATION_FILTERS), shared by the list and GET /v1/conversations/stats. */
+export const FILTER_PARAMETERS = CONVERSATION_FILTER_PARAMETERS;
 export const LIST_PARAMETERS = ['page', 'per_page', ...FILTER_PARAMETERS, 'sort_by', 'sort_order'] as const;
 
 /** A cost filter: a plain non-negative decimal (no sign, exponent or thousands separator), at most this many characters. */

@@ -5,14 +5,8 @@
 import type { ConversationListItem } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Facet } from '../conversation/conversation-counts.js';
+import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
-
-/** `%`, `_` and the escape character itself are literal in a search. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-const SENTIMENT_RANK = { negative: 0, neutral: 1, positive: 2 } as const;
 
 export interface ListSql {
   where: string;
@@ -57,41 +51,10 @@ const NARROW_COLUMNS: ReadonlySet<string> = new Set(['start_time', 'status', 'ag
  */
 export function buildListSql(accountId: string, f: ConversationListFilter, alias = 'c'): ListSql {
   const params: unknown[] = [accountId];
-  /** Each predicate on one conversation column, written for any alias of a table carrying it. */
-  const predicates: Array<{ column: string; sql: (a: string) => string }> = [];
-  const add = (column: string, sql: (col: string, p: string) => string, value: unknown) => {
-    params.push(value);
-    const p = `$${params.length}`;
-    predicates.push({ column, sql: (a) => sql(`${a}.${column}`, p) });
-  };
-  if (f.agent_id !== undefined) add('agent_id', (c, p) => `${c} = ${p}`, f.agent_id);
-  if (f.status !== undefined) add('status', (c, p) => `${c} = ${p}`, f.status);
-  if (f.sentiment !== undefined) add('sentiment_rank', (c, p) => `${c} = ${p}::smallint`, SENTIMENT_RANK[f.sentiment]);
-  if (f.outcome !== undefined) add('outcome', (c, p) => `${c} = ${p}`, f.outcome);
-  if (f.caller !== undefined) add('caller_number', (c, p) => `${c} = ${p}`, f.caller);
-  if (f.min_duration !== undefined) add('duration', (c, p) => `${c} >= ${p}::int`, f.min_duration);
-  if (f.max_duration !== undefined) add('duration', (c, p) => `${c} <= ${p}::int`, f.max_duration);
-  // A call without a cost (NULL) matches no cost filter.
-  if (f.min_cost !== undefined) add('cost_amount', (c, p) => `${c} >= ${p}::numeric`, f.min_cost);
-  if (f.max_cost !== undefined) add('cost_amount', (c, p) => `${c} <= ${p}::numeric`, f.max_cost);
-  if (f.start_date !== undefined) add('start_time', (c, p) => `${c} >= ${p}::timestamptz`, f.start_date);
-  if (f.end_date !== undefined) add('start_time', (c, p) => `${c} <= ${p}::timestamptz`, f.end_date);
-  if (f.has_recording !== undefined) add('has_recording', (c, p) => `${c} = ${p}::boolean`, f.has_recording);
-  if (f.has_transcript !== undefined) add('has_transcript', (c, p) => `${c} = ${p}::boolean`, f.has_transcript);
-  let searchParam: string | undefined;
-  if (f.search !== undefined) {
-    add('search_text', (c, p) => `${c} LIKE ${p} ESCAPE '\\'`, `%${escapeLike(f.search)}%`);
-    searchParam = `$${params.length}`;
-  }
-  let topicParam: string | undefined;
-  if (f.topic !== undefined) {
-    params.push(f.topic);
-    topicParam = `$${params.length}`;
-  }
+  const predicates = filterPredicates(f, params);
+  const topic = predicates.find((p) => p.parameter === 'topic');
+  const search = predicates.find((p) => p.parameter === 'search');
   const where = [`${alias}.account_id = $1`, ...predicates.map((p) => p.sql(alias))];
-  if (topicParam !== undefined) {
-    where.push(`EXISTS (SELECT 1 FROM conversations.conversation_topics t WHERE t.account_id = $1 AND t.topic = ${topicParam} AND t.conversation_id = ${alias}.id)`);
-  }
 
   const order = (ascending: boolean, nullsLast: boolean) => {
     const dir = ascending ? 'ASC' : 'DESC';
@@ -103,14 +66,13 @@ export function buildListSql(accountId: string, f: ConversationListFilter, alias
   const ascending = f.sort_order === 'asc';
 
   let narrow: NarrowSource | undefined;
-  const others = predicates.filter((p) => p.column !== 'search_text');
-  if ((topicParam === undefined) !== (searchParam === undefined) && others.every((p) => NARROW_COLUMNS.has(p.column))) {
-    const topic = topicParam !== undefined;
+  const others = predicates.filter((p) => p !== topic && p !== search);
+  if ((topic === undefined) !== (search === undefined) && others.every((p) => NARROW_COLUMNS.has(p.column))) {
     const id = topic ? 'd.conversation_id' : 'd.id';
     const narrowOrder = (asc: boolean) => (f.sort_by === 'start_time' ? `d.start_time ${asc ? 'ASC' : 'DESC'}, ${id} ${asc ? 'ASC' : 'DESC'}` : null);
     narrow = {
       from: topic ? 'conversations.conversation_topics d' : 'conversations.conversation_search d',
-      where: ['d.account_id = $1', topic ? `d.topic = ${topicParam}` : `d.search_text LIKE ${searchParam} ESCAPE '\\'`, ...others.map((p) => p.sql('d'))].join(' AND '),
+      where: ['d.account_id = $1', (topic ?? search)!.onOwnTable('d'), ...others.map((p) => p.sql('d'))].join(' AND '),
       id,
       orderBy: narrowOrder(ascending),
       reverseOrderBy: narrowOrder(!ascending),

@@ -1,0 +1,153 @@
+/**
+ * The list filters (CONVERSATION_FILTERS of the contracts: each one's field and comparison) compiled for this
+ * service: to the SQL predicates of the list and stats queries over the read model, and to range checks over
+ * the stats' columns in memory. Pure; the only place a filter's SQL or its in-memory test is written.
+ */
+import {
+  CONVERSATION_FILTER_PARAMETERS, CONVERSATION_FILTERS, sentimentRank,
+  type ConversationFilterField, type ConversationFilterParameter, type FilterComparison, type FilterValue,
+} from '@voice/contracts';
+
+/** The filter values of a parsed list or stats query (other keys are ignored). */
+export type FilterValues = Readonly<Partial<Record<ConversationFilterParameter, FilterValue>>>;
+
+/** `%`, `_` and the escape character itself are literal in a search. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+interface ReadModelField {
+  /** The column of conversations.conversations (of conversation_topics for the topics). */
+  column: string;
+  /** The parameter's type, so PostgreSQL compares in the column's type (and uses its index). */
+  cast?: string;
+  /** The bound value, from the filter's value. */
+  bind?: (value: FilterValue) => unknown;
+}
+
+/** Where the read model keeps each field a filter selects on. */
+const READ_MODEL: Record<ConversationFilterField, ReadModelField> = {
+  agent_id: { column: 'agent_id' },
+  status: { column: 'status' },
+  // Compared by rank: the column the sentiment sorts' indexes lead with.
+  sentiment: { column: 'sentiment_rank', cast: 'smallint', bind: (value) => sentimentRank(String(value)) },
+  outcome: { column: 'outcome' },
+  caller_number: { column: 'caller_number' },
+  duration: { column: 'duration', cast: 'int' },
+  // A call without a cost (NULL) matches no cost filter.
+  cost: { column: 'cost_amount', cast: 'numeric' },
+  start_time: { column: 'start_time', cast: 'timestamptz' },
+  has_recording: { column: 'has_recording', cast: 'boolean' },
+  has_transcript: { column: 'has_transcript', cast: 'boolean' },
+  search_text: { column: 'search_text', bind: (value) => `%${escapeLike(String(value))}%` },
+  topics: { column: 'topic' },
+};
+
+/** Every column a filter's SQL compares (the architecture test keeps their predicates in this file). */
+export const FILTER_COLUMNS: readonly string[] = [...new Set(Object.values(READ_MODEL).map((f) => f.column))];
+
+const SQL_COMPARISON: Record<Exclude<FilterComparison, 'includes'>, (column: string, param: string) => string> = {
+  equals: (c, p) => `${c} = ${p}`,
+  atLeast: (c, p) => `${c} >= ${p}`,
+  atMost: (c, p) => `${c} <= ${p}`,
+  contains: (c, p) => `${c} LIKE ${p} ESCAPE '\\'`,
+};
+
+export interface FilterPredicate {
+  parameter: ConversationFilterParameter;
+  /** The column it compares: a column of conversations.conversations, or `topic` of conversation_topics. */
+  column: string;
+  /** The predicate on a conversation under this alias (or on a side table's row carrying the column). */
+  sql(alias: string): string;
+  /** The predicate on a row of the table that holds the column itself (for a topic, conversation_topics). */
+  onOwnTable(alias: string): string;
+}
+
+/**
+ * The SQL predicates of the given filters, in CONVERSATION_FILTERS' order, their values appended to `params`
+ * (whose $1 is the account id).
+ */
+export function filterPredicates(f: FilterValues, params: unknown[]): FilterPredicate[] {
+  const predicates: FilterPredicate[] = [];
+  for (const parameter of CONVERSATION_FILTER_PARAMETERS) {
+    const value = f[parameter];
+    if (value === undefined) continue;
+    const { field, comparison } = CONVERSATION_FILTERS[parameter];
+    const { column, cast, bind } = READ_MODEL[field];
+    params.push(bind ? bind(value) : value);
+    const p = `$${params.length}${cast ? `::${cast}` : ''}`;
+    if (comparison === 'includes') {
+      predicates.push({
+        parameter, column,
+        sql: (a) => `EXISTS (SELECT 1 FROM conversations.conversation_topics t WHERE t.account_id = $1 AND t.${column} = ${p} AND t.conversation_id = ${a}.id)`,
+        onOwnTable: (a) => `${a}.${column} = ${p}`,
+      });
+    } else {
+      const sql = (a: string) => SQL_COMPARISON[comparison](`${a}.${column}`, p);
+      predicates.push({ parameter, column, sql, onOwnTable: sql });
+    }
+  }
+  return predicates;
+}
+
+/**
+ * A field held in memory: one number per row, and the number a filter's value is held as (undefined when no
+ * row holds it). Missing values are held as numbers no filter value codes to (or NaN).
+ */
+export interface HeldField {
+  values: ArrayLike<number>;
+  code(value: FilterValue): number | undefined;
+}
+
+/** Columns in memory: the fields they hold (undefined for one they do not). */
+export interface HeldColumns {
+  field(name: ConversationFilterField): HeldField | undefined;
+}
+
+/**
+ * The filters as checks of each row's numbers: row passes when every values[row] is within min..max
+ * (inclusive; NaN passes none), and, with `includes`, the field of many values holds every code.
+ */
+export interface RowChecks {
+  values: Array<ArrayLike<number>>;
+  min: number[];
+  max: number[];
+  includes: Array<{ field: ConversationFilterField; code: number }>;
+}
+
+/**
+ * The given filters compiled to checks over the held columns, once per request; `nothing` when a value no row
+ * holds is required, undefined when a filter's field is not held (SQL answers). `skip` lists filters the
+ * caller answers otherwise (a search, by the rows SQL names).
+ */
+export function compileRowChecks(f: FilterValues, held: HeldColumns, skip: readonly ConversationFilterParameter[] = []): RowChecks | 'nothing' | undefined {
+  const checks: RowChecks = { values: [], min: [], max: [], includes: [] };
+  let nothing = false;
+  for (const parameter of CONVERSATION_FILTER_PARAMETERS) {
+    const value = f[parameter];
+    if (value === undefined || skip.includes(parameter)) continue;
+    const { field, comparison } = CONVERSATION_FILTERS[parameter];
+    const column = held.field(field);
+    if (column === undefined || comparison === 'contains') return undefined;
+    const code = column.code(value);
+    if (code === undefined) {
+      // A value no row holds: nothing equals or includes it. A bound the columns cannot compare is left to SQL.
+      if (comparison === 'atLeast' || comparison === 'atMost') return undefined;
+      nothing = true;
+      continue;
+    }
+    if (comparison === 'includes') {
+      checks.includes.push({ field, code });
+      continue;
+    }
+    checks.values.push(column.values);
+    checks.min.push(comparison === 'atMost' ? -Infinity : code);
+    checks.max.push(comparison === 'atLeast' ? Infinity : code);
+  }
+  return nothing ? 'nothing' : checks;
+}
+
+/** Whether the held columns answer these filters (all but `skip` are on fields they hold). */
+export function answeredByColumns(f: FilterValues, heldFields: ReadonlySet<ConversationFilterField>, skip: readonly ConversationFilterParameter[] = []): boolean {
+  return CONVERSATION_FILTER_PARAMETERS.every((p) => f[p] === undefined || skip.includes(p) || heldFields.has(CONVERSATION_FILTERS[p].field));
+}
