@@ -146,7 +146,7 @@ function platformAFacts(call: PlatformACall, delivered: readonly Message[]): Par
     recording_url: completed && call.recorded ? `https://recordings.platform-a.example/${call.callId}.wav` : null,
     summary: completed && analyzed && a.summary !== undefined ? a.summary : null,
     sentiment: completed && analyzed && a.sentiment !== undefined ? a.sentiment : null,
-    topics: completed && analyzed && a.topics !== undefined ? a.topics : [],
+    topics: completed && analyzed && a.topics !== undefined ? [...a.topics] : [],
   };
 }
 
@@ -251,7 +251,7 @@ function platformBFacts(call: PlatformBCall, delivered: readonly Message[]): Par
     recording_url: report && completed && call.recorded ? `https://storage.platform-b.example/${call.callId}.wav` : null,
     summary: report && completed && a.summary !== undefined ? a.summary : null,
     sentiment: report && completed && a.sentiment !== undefined ? a.sentiment : null,
-    topics: report && completed && a.topics !== undefined ? a.topics : [],
+    topics: report && completed && a.topics !== undefined ? [...a.topics] : [],
   };
 }
 
