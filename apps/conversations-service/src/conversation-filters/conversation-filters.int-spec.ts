@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES, conversationMatches, sentimentRank } from '@voice/contracts';
+import { openDatabase } from '@voice/service-kit';
+import { createTestDatabase, type TestDatabase } from '@voice/testing';
+import type { DataSource } from 'typeorm';
+import { readStats } from '../conversation-stats/conversation-stats.store.js';
+import { costMicros, instantMicros } from '../conversation-stats/stats-columns.js';
+import { StatsMemory } from '../conversation-stats/stats-memory.js';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conversations-database.js';
+import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
+import { buildListSql } from '../list-conversations/list-conversations.store.js';
+
+// Real PostgreSQL, on a machine shared with other suites: generous, not tight, timeouts.
+jest.setTimeout(240_000);
+
+const T0_US = Date.parse('2025-03-01T00:00:00Z') * 1000;
+const AGENTS = ['agt_a', 'agt_b'];
+const TEXTS = ['refund issued', 'a%b off', 'under_score', 'back\\slash', ''];
+
+interface Row {
+  id: string;
+  agent_id: string;
+  caller_number: string | null;
+  status: string;
+  /** Microseconds after T0_US: rows a few microseconds apart, so a bound's rounding decides. */
+  start_offset_us: number;
+  duration: number;
+  sentiment: string | null;
+  outcome: string | null;
+  topics: string[];
+  has_recording: boolean;
+  has_transcript: boolean;
+  search_text: string;
+  cost_micros: number | null;
+}
+
+const row = fc.record({
+  agent_id: fc.constantFrom(...AGENTS),
+  caller_number: fc.constantFrom(null, '+14155550100', '+14155550101'),
+  status: fc.constantFrom(...CONVERSATION_STATUSES),
+  start_offset_us: fc.integer({ min: 0, max: 40 }),
+  duration: fc.integer({ min: 0, max: 8 }),
+  sentiment: fc.constantFrom(null, 'positive', 'neutral', 'negative'),
+  outcome: fc.constantFrom(null, 'resolved', 'escalated'),
+  topics: fc.uniqueArray(fc.constantFrom('billing', 'sales', 'é'), { maxLength: 2 }),
+  has_recording: fc.boolean(),
+  has_transcript: fc.boolean(),
+  search_text: fc.constantFrom(...TEXTS),
+  cost_micros: fc.option(fc.integer({ min: 0, max: 8 }).map((n) => n * 250_000 + (n % 3)), { nil: null }),
+});
+
+/** A UTC instant as the list's parser writes it (nine fractional digits): some between two microseconds, to be rounded half to even. */
+const instant = fc.tuple(fc.integer({ min: -1, max: 41 }), fc.constantFrom(0, 499, 500, 501)).map(([us, nanos]) => {
+  const at = T0_US + us;
+  return `${new Date(Math.floor(at / 1000)).toISOString().slice(0, 19)}.${String(at % 1_000_000).padStart(6, '0')}${String(nanos).padStart(3, '0')}Z`;
+});
+/** A cost as written: whole millionths, with or without trailing zeros. */
+const cost = fc.tuple(fc.integer({ min: 0, max: 2_000_002 }), fc.boolean()).map(([micros, padded]) => {
+  const text = `${Math.floor(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`;
+  return padded ? `${text}000` : text.replace(/\.?0+$/, '') || '0';
+});
+const filterValues = fc.record({
+  agent_id: fc.constantFrom(...AGENTS, 'agt_none'),
+  status: fc.constantFrom(...CONVERSATION_STATUSES),
+  sentiment: fc.constantFrom('positive' as const, 'neutral' as const, 'negative' as const),
+  outcome: fc.constantFrom('resolved', 'none_such'),
+  caller: fc.constantFrom('+14155550100', '+14155550199'),
+  min_duration: fc.integer({ min: 0, max: 8 }),
+  max_duration: fc.integer({ min: 0, max: 8 }),
+  min_cost: cost,
+  max_cost: cost,
+  start_date: instant,
+  end_date: instant,
+  has_recording: fc.boolean(),
+  has_transcript: fc.boolean(),
+  search: fc.constantFrom('refund', '%', '_', '\\', 'a%b', 'nothing'),
+  topic: fc.constantFrom('billing', 'é', 'none_such'),
+});
+/** A few filters at once (more select nothing from a few dozen rows). */
+const filter = fc.tuple(filterValues, fc.subarray([...CONVERSATION_FILTER_PARAMETERS], { maxLength: 3 })).map(([values, given]): ConversationListFilter => ({
+  page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc', ...Object.fromEntries(given.map((name) => [name, values[name]])),
+}));
+
+/** The rows a filter selects by the contracts' predicate over each conversation (times and costs compared as the numbers they are). */
+function matching(rows: Row[], f: ConversationListFilter): string[] {
+  const asNumbers = {
+    ...f,
+    start_date: f.start_date === undefined ? undefined : instantMicros(f.start_date),
+    end_date: f.end_date === undefined ? undefined : instantMicros(f.end_date),
+    min_cost: f.min_cost === undefined ? undefined : costMicros(f.min_cost),
+    max_cost: f.max_cost === undefined ? undefined : costMicros(f.max_cost),
+  };
+  return rows.filter((r) => conversationMatches({ ...r, start_time: T0_US + r.start_offset_us, cost: r.cost_micros }, asNumbers)).map((r) => r.id).sort();
+}
+
+describe('the list filters compiled to SQL and to the stats columns agree (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('filters');
+    dataSource = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations, poolSize: 4 });
+  }, 60_000);
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  /** The rows of one new account, in the read model and its topic and search side tables. */
+  async function insert(account: string, rows: Row[]): Promise<void> {
+    const records = rows.map((r) => ({
+      ...r, account_id: account, start_time: microsIso(T0_US + r.start_offset_us), sentiment_rank: sentimentRank(r.sentiment),
+      cost_amount: r.cost_micros === null ? null : (r.cost_micros / 1_000_000).toFixed(6),
+    }));
+    const from = `json_to_recordset($1::json) AS r(id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz,
+      duration int, sentiment text, sentiment_rank smallint, outcome text, topics text[], has_recording boolean, has_transcript boolean,
+      search_text text, cost_amount numeric)`;
+    await dataSource.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO conversations.conversations (id, account_id, agent_id, caller_number, status, start_time, duration, sentiment, sentiment_rank,
+           outcome, topics, topics_lower, has_recording, has_transcript, search_text, cost_amount, detail, stream_version)
+         SELECT id, account_id, agent_id, caller_number, status, start_time, duration, sentiment, sentiment_rank,
+           outcome, topics, topics, has_recording, has_transcript, search_text, cost_amount, '{}'::jsonb, 1 FROM ${from}`,
+        [JSON.stringify(records)],
+      );
+      await m.query(
+        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
+         SELECT r.account_id, t, r.id, r.start_time, r.status, r.agent_id FROM ${from}, unnest(r.topics) t`,
+        [JSON.stringify(records)],
+      );
+      await m.query(
+        `INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
+         SELECT id, account_id, search_text, start_time, status, agent_id FROM ${from}`,
+        [JSON.stringify(records)],
+      );
+      await m.query(`INSERT INTO conversations.account_totals (account_id, conversations) VALUES ($1, $2)`, [account, rows.length]);
+    });
+  }
+
+  it('on random rows and filters: the list’s WHERE, its side-table form, the contracts’ predicate, and the stats from SQL and from memory select the same conversations', async () => {
+    let inMemory = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 50 }), fc.array(filter, { minLength: 1, maxLength: 6 }), async (generated, filters) => {
+        const account = `acc_${randomUUID()}`;
+        const rows = generated.map((r, i) => ({ ...r, id: `${account}-${String(i).padStart(3, '0')}` }));
+        await insert(account, rows);
+        const memory = new StatsMemory(dataSource, { minRows: 0, maxRows: 1_000_000 });
+        await memory.warm(account);
+        for (const f of filters) {
+          const sql = buildListSql(account, f);
+          const ids = async (text: string) => ((await dataSource.query(text, sql.params)) as Array<{ id: string }>).map((r) => r.id).sort();
+          const listed = await ids(`SELECT c.id FROM conversations.conversations c WHERE ${sql.where}`);
+          expect(listed).toEqual(matching(rows, f));
+          if (sql.narrow) expect(await ids(`SELECT ${sql.narrow.id} AS id FROM ${sql.narrow.from} WHERE ${sql.narrow.where}`)).toEqual(listed);
+
+          const bySql = await readStats(dataSource, account, f, () => undefined);
+          const fromMemory = await memory.read(account, f, () => undefined);
+          expect(bySql.summary.total).toBe(listed.length);
+          if (fromMemory) {
+            inMemory++;
+            expect(fromMemory.summary).toEqual(bySql.summary);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // Most filters are answered from memory (caller and cost are left to SQL).
+    expect(inMemory).toBeGreaterThan(30);
+  });
+});
+
+function microsIso(us: number): string {
+  return `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
+}
