@@ -107,8 +107,9 @@ export function evolve(state: ConversationState, event: CallEvent): Conversation
   if (event.type === 'call.transcript') return state;
   // How a call ended is final: an event of the kind that ended it refines it as the first did (platforms
   // send "ended", then an end-of-call report or analysis with what was not known yet); any other event
-  // after the end (by occurred_at, or at the same instant) only fills facts still unknown — the start or
-  // the caller of a call whose start arrived last, a cost a contradicting end reported.
+  // after the end (by occurred_at; at one instant only an end of another kind comes after it) only fills
+  // facts still unknown — the caller and start of a call whose start occurred last, a cost a contradicting
+  // end reported.
   if (isTerminal(state.status) && ENDED_BY[state.status] !== event.type) return fillUnknown(state, apply(state, event));
   return apply(state, event);
 }
