@@ -19,10 +19,22 @@ function readJson(file) {
   }
 }
 
-/** `{ api, platform_a?, platform_b? }` of the `npm start` running on DATA_DIR, or {} when none says so. */
+/** Whether the process exists (EPERM: it does, owned by another user). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** `{ api, platform_a?, platform_b? }` of the `npm start` running on DATA_DIR, or {} when none runs there. */
 export function runningStart() {
   const ports = readJson(join(dataDir(), 'ports.json'));
   if (!ports || typeof ports.api !== 'string') return {};
+  // A start killed with SIGKILL could not remove its file.
+  if (Number.isInteger(ports.pid) && ports.pid > 0 && !alive(ports.pid)) return {};
   return { api: ports.api, platform_a: ports.platform_a, platform_b: ports.platform_b };
 }
 

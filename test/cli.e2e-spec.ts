@@ -346,7 +346,9 @@ describe('operator CLI', () => {
       // Placed now, so at the top of the list, not days back.
       for (const c of fresh) expect(Date.now() - Date.parse(c.start_time)).toBeLessThan(30 * 60_000);
 
-      // Without a running start (no ports.json), the demo key is not assumed.
+      // Without a running start the demo key is not assumed: a file left by a start killed with SIGKILL, or none.
+      writeFileSync(join(dataDir, 'ports.json'), JSON.stringify({ pid: 2147483646, api: system.baseUrl }));
+      expect(await cli(['agents', 'list', '--url', system.baseUrl], local)).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
       rmSync(join(dataDir, 'ports.json'));
       expect(await cli(['agents', 'list', '--url', system.baseUrl], local)).toMatchObject({ code: 2, stderr: expect.stringContaining('no API key') });
     } finally {

@@ -119,6 +119,10 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     const webhooks: any = await (await fetch(`${url}/v1/webhook-deliveries?outcome=accepted&per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(webhooks.meta.total).toBeGreaterThanOrEqual(12);
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
+    // Where it listens, for `npm run cli` and `npm run simulate` (PORT=0 here: no default port would find it).
+    const ports = JSON.parse(readFileSync(join(dataDir, 'ports.json'), 'utf8'));
+    expect(ports).toEqual({ pid: running.child.pid, api: url, platform_a: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), platform_b: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(running.stdout()).toContain(`platform_a ${ports.platform_a}, platform_b ${ports.platform_b}`);
     // Realistic: a handful of calls still going on, the rest finished.
     const live: any = await (await fetch(`${url}/v1/conversations?status=in_progress`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(live.meta.total).toBeGreaterThan(0);
@@ -132,6 +136,7 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     expect(await running!.exited).toBe(0);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
     expect(alive(postgres)).toBe(false);
+    expect(existsSync(join(dataDir, 'ports.json'))).toBe(false);
     expect(running!.stderr()).not.toMatch(noStackTrace);
   }, 30_000);
 
