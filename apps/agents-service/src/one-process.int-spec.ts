@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AGENT_EVENTS_STREAM, AgentsRpc, IntegrationsRpc, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
-import { InProcessBus, InProcessClient, InProcessStreams, type RunningConsumer } from '@voice/service-kit';
+import { InProcessBus, InProcessClient, InProcessStreams, withoutProgress, type RunningConsumer } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import { firstValueFrom, timeout } from 'rxjs';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
@@ -14,7 +14,7 @@ describe('agents-service in one-process mode (no NATS server)', () => {
   const rpc = new InProcessBus();
   const streams = new InProcessStreams();
   const client = new InProcessClient(rpc);
-  const send = <T>(subject: string, payload: unknown) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(5000)));
+  const send = <T>(subject: string, payload: unknown) => firstValueFrom(client.send<T>(subject, payload).pipe(withoutProgress<T>(), timeout(5000)));
 
   let simulators: RunningSimulators;
 

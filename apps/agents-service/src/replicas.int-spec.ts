@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { AgentsRpc, IntegrationsRpc, type AgentReply } from '@voice/contracts';
-import { createLogger, NamespacedNatsClient, SecretBox } from '@voice/service-kit';
+import { createLogger, NamespacedNatsClient, SecretBox, withoutProgress } from '@voice/service-kit';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
@@ -73,7 +73,7 @@ describe('agents-service replicas on one queue group', () => {
         const h = natsHeaders();
         h.set('x-request-id', `replica-req-${i}`);
         const record = new NatsRecordBuilder({ account, body: { name: `Replica agent ${i}`, voice_platform: 'platform_a' } }).setHeaders(h).build();
-        return firstValueFrom(client.send<AgentReply>(AgentsRpc.create, record).pipe(timeout(10_000)));
+        return firstValueFrom(client.send<AgentReply>(AgentsRpc.create, record).pipe(withoutProgress<AgentReply>(), timeout(10_000)));
       }),
     );
     expect(new Set(replies.map((r) => r.agent.id)).size).toBe(requests);
@@ -105,7 +105,7 @@ describe('agents-service replicas on one queue group', () => {
     const created = await Promise.all(
       Array.from({ length: agents }, (_, i) =>
         firstValueFrom(
-          client.send<AgentReply>(AgentsRpc.create, { account, body: { name: `Backlog agent ${i}`, voice_platform: 'platform_a' } }).pipe(timeout(20_000)),
+          client.send<AgentReply>(AgentsRpc.create, { account, body: { name: `Backlog agent ${i}`, voice_platform: 'platform_a' } }).pipe(withoutProgress<AgentReply>(), timeout(20_000)),
         ),
       ),
     );

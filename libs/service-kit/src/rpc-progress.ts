@@ -12,7 +12,7 @@
  * the same mechanism works over NATS and over the in-process bus.
  */
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { Observable } from 'rxjs';
+import { filter, Observable, type OperatorFunction } from 'rxjs';
 
 /** How often a working handler says it is alive. */
 export const PROGRESS_INTERVAL_MS = 1_000;
@@ -25,6 +25,11 @@ const PROGRESS: ProgressSignal = { $progress: true };
 
 export function isProgressSignal(value: unknown): value is ProgressSignal {
   return typeof value === 'object' && value !== null && (value as { $progress?: unknown }).$progress === true;
+}
+
+/** For a caller of such a handler: its replies without the progress signals (the first value left is the answer). */
+export function withoutProgress<T>(): OperatorFunction<T | ProgressSignal, T> {
+  return filter((value): value is T => !isProgressSignal(value));
 }
 
 /** Apply to message handlers that may outlive the caller's base RPC timeout. */

@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { AgentReply } from '@voice/contracts';
+import type { AccountContext, AgentReply } from '@voice/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import { AgentRuleViolation } from '../agent/agent.js';
 import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
@@ -54,6 +54,26 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
       if (existing) return agentReply(existing);
     }
     const bound = this.sync.settings.inlineBoundMs;
+    try {
+      await this.recordCreate(account, input, agentId, bound);
+    } catch (err) {
+      // The same create running twice at once — a retry racing the attempt whose answer was lost (the gateway
+      // stops waiting for a service that went silent): the one that got there first made the agent, which is
+      // the answer to both, rather than a duplicate_name for its own name.
+      const existing = idempotencyKey === undefined ? undefined : await this.store.findLive(account.id, agentId).catch(() => undefined);
+      if (existing) return agentReply(existing);
+      throw err;
+    }
+    const result = await syncWithin(this.sync, agentId, bound);
+    if (result?.kind === 'failed') {
+      await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
+      throw new AgentRuleViolation(creationRefusal(result.error));
+    }
+    const record = await this.store.findLive(account.id, agentId);
+    return agentReply(record!);
+  }
+
+  private async recordCreate(account: AccountContext, input: CreateAgent['input'], agentId: string, bound: number): Promise<void> {
     await this.store.create(
       account.id,
       input.name,
@@ -74,12 +94,5 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
         ),
       { inlineForMs: bound },
     );
-    const result = await syncWithin(this.sync, agentId, bound);
-    if (result?.kind === 'failed') {
-      await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
-      throw new AgentRuleViolation(creationRefusal(result.error));
-    }
-    const record = await this.store.findLive(account.id, agentId);
-    return agentReply(record!);
   }
 }

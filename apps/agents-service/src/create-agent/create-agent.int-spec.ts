@@ -26,6 +26,18 @@ describe('agents.create over NATS', () => {
     expect(theirs.agent.id).not.toBe(first.agent.id);
   });
 
+  it('the same keyed create twice at once (a retry racing an attempt whose answer was lost) is one agent, both answered with it', async () => {
+    const account = await h.account();
+    const body = { name: 'Raced desk', voice_platform: 'platform_a' };
+    const request = { account, body, idempotency_key: 'create-race-1' };
+    const [one, two] = await Promise.all([h.attempt<AgentReply>(AgentsRpc.create, request), h.attempt<AgentReply>(AgentsRpc.create, request)]);
+    expect(one).toMatchObject({ ok: true });
+    expect(two).toMatchObject({ ok: true });
+    if (!one.ok || !two.ok) return;
+    expect(two.value.agent.id).toBe(one.value.agent.id);
+    expect(h.simulators.platformA.agents().filter((a) => a.metadata?.external_id === one.value.agent.id)).toHaveLength(1);
+  });
+
   it('creates an active agent with every field, defaults and a number bought on its platform', async () => {
     const account = await h.account();
     const result = await create(account, { name: '  Front desk  ', voice_platform: 'platform_b' });

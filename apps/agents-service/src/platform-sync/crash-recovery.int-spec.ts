@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentsRpc, IntegrationsRpc, type AgentReply } from '@voice/contracts';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
-import { NamespacedNatsClient } from '@voice/service-kit';
+import { NamespacedNatsClient, withoutProgress } from '@voice/service-kit';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, startBuiltProcess, testNatsUrl, type TestDatabase } from '@voice/testing';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -46,7 +46,7 @@ describe('agents-service killed (SIGKILL) between the platform’s 201 and our c
     return child;
   }
 
-  const rpc = <T>(subject: string, payload: unknown, ms = 15_000) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(ms)));
+  const rpc = <T>(subject: string, payload: unknown, ms = 15_000) => firstValueFrom(client.send<T>(subject, payload).pipe(withoutProgress<T>(), timeout(ms)));
 
   beforeAll(async () => {
     db = await createTestDatabase('crash');

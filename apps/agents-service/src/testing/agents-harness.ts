@@ -3,7 +3,7 @@
  * database and a NATS namespace of its own, and a client that speaks to it
  * the way the gateway does.
  */
-import { NamespacedNatsClient } from '@voice/service-kit';
+import { NamespacedNatsClient, withoutProgress } from '@voice/service-kit';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
 import { IntegrationsRpc, type AccountContext, type ConfigureIntegrationRequest, type ServiceError, type VoicePlatform } from '@voice/contracts';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
@@ -47,7 +47,7 @@ export async function startAgentsHarness(label: string, options: Partial<AgentsS
   });
   const client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
   await client.connect();
-  const rpc = <T>(subject: string, payload: unknown, timeoutMs = 10_000) => firstValueFrom(client.send<T>(subject, payload).pipe(timeout(timeoutMs)));
+  const rpc = <T>(subject: string, payload: unknown, timeoutMs = 10_000) => firstValueFrom(client.send<T>(subject, payload).pipe(withoutProgress<T>(), timeout(timeoutMs)));
   const integrate = async (account: AccountContext, platform: VoicePlatform, publicUrl = 'http://127.0.0.1:8080') => {
     const baseUrl = platform === 'platform_a' ? simulators.urls.platformA : simulators.urls.platformB;
     const request: ConfigureIntegrationRequest = {
