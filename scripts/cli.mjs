@@ -169,13 +169,16 @@ export function renderTable(rows, columns, { maxCell = 48 } = {}) {
   return [line(columns.map(([h]) => h.toUpperCase())), ...cells.map(line)].join('\n') + '\n';
 }
 
+/** "1 agent", "2 agents" (`plural` ends with s). */
+const count = (n, plural) => `${n} ${n === 1 ? plural.slice(0, -1) : plural}`;
+
 /** A list page: the items as JSON, or a table with where the page is in the whole list. */
 function printList(opts, page, columns, noun) {
   if (wantsJson(opts)) return print(page.data);
   if (page.data.length === 0) return process.stdout.write(`no ${noun}\n`);
   process.stdout.write(renderTable(page.data, columns));
   const { page: at, total_pages: pages, total } = page.meta ?? {};
-  if (total !== undefined) process.stdout.write(`\npage ${at} of ${pages} (${total} ${noun})${at < pages ? `; --page ${at + 1} for more` : ''}\n`);
+  if (total !== undefined) process.stdout.write(`\npage ${at} of ${pages} (${count(total, noun)})${at < pages ? `; --page ${at + 1} for more` : ''}\n`);
 }
 
 /** One record: JSON, or one `field  value` line per field. */
@@ -282,7 +285,7 @@ export function buildProgram() {
       const all = [];
       for await (const items of allPages(opts, '/v1/api-keys?per_page=100', apiKey(o))) all.push(...items);
       if (wantsJson(opts)) print(all);
-      else process.stdout.write(all.length ? `${renderTable(all, KEY_COLUMNS)}\n${all.length} keys\n` : 'no keys\n');
+      else process.stdout.write(all.length ? `${renderTable(all, KEY_COLUMNS)}\n${count(all.length, 'keys')}\n` : 'no keys\n');
     });
   keys
     .command('revoke <id>')
