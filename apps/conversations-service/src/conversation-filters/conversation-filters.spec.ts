@@ -30,22 +30,23 @@ describe('filterPredicates', () => {
 });
 
 describe('compileRowChecks', () => {
-  const held: HeldColumns = {
-    field: (name) => ({
-      agent_id: { values: [0, 1, 0], code: (v: unknown) => (v === 'a' ? 0 : v === 'b' ? 1 : undefined) },
-      duration: { values: [5, 10, 15], code: Number },
-      sentiment: { values: [2, -1, 0], code: (v: unknown) => sentimentRank(String(v)) ?? undefined },
-      topics: { values: [], code: (v: unknown) => (v === 'billing' ? 7 : undefined) },
-    } as Partial<Record<string, ReturnType<HeldColumns['field']>>>)[name],
+  const columns: Partial<Record<string, ReturnType<HeldColumns['field']>>> = {
+    agent_id: { values: [0, 1, 0], code: (v) => (v === 'a' ? 0 : v === 'b' ? 1 : undefined) },
+    duration: { values: [5, 10, 15], code: Number },
+    sentiment: { values: [2, -1, 0], code: (v) => sentimentRank(String(v)) ?? undefined },
+    topics: { values: [], code: (v) => (v === 'billing' ? 7 : undefined) },
   };
+  const held: HeldColumns = { field: (name) => columns[name] };
 
-  it('turns equality into a one-value range and bounds into half-open ranges', () => {
+  it('turns equality into a one-value range and bounds into half-open ranges, both bounds of a field into one', () => {
     expect(compileRowChecks({ agent_id: 'b', min_duration: 10, max_duration: 12, sentiment: 'negative' }, held)).toEqual({
-      values: [[0, 1, 0], [2, -1, 0], [5, 10, 15], [5, 10, 15]],
-      min: [1, 0, 10, -Infinity],
-      max: [1, 0, Infinity, 12],
+      values: [[0, 1, 0], [2, -1, 0], [5, 10, 15]],
+      min: [1, 0, 10],
+      max: [1, 0, 12],
       includes: [],
     });
+    expect(compileRowChecks({ min_duration: 10 }, held)).toEqual({ values: [[5, 10, 15]], min: [10], max: [Infinity], includes: [] });
+    expect(compileRowChecks({ max_duration: 10 }, held)).toEqual({ values: [[5, 10, 15]], min: [-Infinity], max: [10], includes: [] });
     expect(compileRowChecks({ topic: 'billing' }, held)).toEqual({ values: [], min: [], max: [], includes: [{ field: 'topics', code: 7 }] });
   });
 

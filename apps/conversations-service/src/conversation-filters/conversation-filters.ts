@@ -105,8 +105,9 @@ export interface HeldColumns {
 }
 
 /**
- * The filters as checks of each row's numbers: row passes when every values[row] is within min..max
- * (inclusive; NaN passes none), and, with `includes`, the field of many values holds every code.
+ * The filters as checks of each row's numbers: a row passes when every values[row] is within min..max
+ * (inclusive; NaN passes none; one range per column), and, with `includes`, the field of many values holds
+ * every code.
  */
 export interface RowChecks {
   values: Array<ArrayLike<number>>;
@@ -140,9 +141,17 @@ export function compileRowChecks(f: FilterValues, held: HeldColumns, skip: reado
       checks.includes.push({ field, code });
       continue;
     }
+    const [min, max] = [comparison === 'atMost' ? -Infinity : code, comparison === 'atLeast' ? Infinity : code];
+    // Both bounds of one field (min_duration and max_duration, the dates) are one range: one pass over its column.
+    const same = checks.values.indexOf(column.values);
+    if (same >= 0) {
+      checks.min[same] = Math.max(checks.min[same], min);
+      checks.max[same] = Math.min(checks.max[same], max);
+      continue;
+    }
     checks.values.push(column.values);
-    checks.min.push(comparison === 'atMost' ? -Infinity : code);
-    checks.max.push(comparison === 'atLeast' ? Infinity : code);
+    checks.min.push(min);
+    checks.max.push(max);
   }
   return nothing ? 'nothing' : checks;
 }

@@ -5,7 +5,7 @@
  * a million; this loop needs a few nanoseconds.
  */
 import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
-import { answeredByColumns, compileRowChecks, type HeldColumns, type HeldField } from '../conversation-filters/conversation-filters.js';
+import { answeredByColumns, compileRowChecks, type HeldColumns, type HeldField, type RowChecks } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
@@ -70,6 +70,27 @@ const NO_SENTIMENT = SENTIMENTS.length;
 const HOUR_US = 3_600_000_000;
 /** Searches remembered per account (a bitmap of one byte per conversation each). */
 const MAX_SEARCHES = 16;
+
+/** Writes into `into` the rows 0…count-1 whose value is within min…max (NaN never is); returns how many. */
+function rowsWithin(values: ArrayLike<number>, min: number, max: number, count: number, into: Int32Array): number {
+  let kept = 0;
+  for (let row = 0; row < count; row++) {
+    const value = values[row];
+    if (value >= min && value <= max) into[kept++] = row;
+  }
+  return kept;
+}
+
+/** Keeps, in place at the front of `rows`, the first `count` rows whose value is within min…max; returns how many. */
+function keptWithin(values: ArrayLike<number>, min: number, max: number, rows: Int32Array, count: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const row = rows[i];
+    const value = values[row];
+    if (value >= min && value <= max) rows[kept++] = row;
+  }
+  return kept;
+}
 
 /** Strings ↔ dense codes. */
 class Dictionary {
@@ -287,25 +308,12 @@ export class StatsColumns implements HeldColumns {
     const checks = compileRowChecks(f, this, SEARCH);
     if (checks === 'nothing') return empty();
     if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
-    const { values, min, max } = checks;
-    const tests = values.length;
-    // The topics are the one field of many values, and the topic filter the one filter on it.
-    const topic = checks.includes.length === 0 ? -1 : checks.includes[0].code;
-
-    const count = only ? only.length : this.rows;
-    rows: for (let i = 0; i < count; i++) {
-      const row = only ? only[i] : i;
-      for (let k = 0; k < tests; k++) {
-        const value = values[k][row];
-        if (!(value >= min[k] && value <= max[k])) continue rows;
-      }
+    const selected = this.select(checks, only);
+    const count = selected ? selected.length : this.rows;
+    for (let i = 0; i < count; i++) {
+      const row = selected ? selected[i] : i;
       const topicsFrom = this.topicAt[row];
       const topicsTo = topicsFrom + this.topicCount[row];
-      if (topic >= 0) {
-        let found = false;
-        for (let t = topicsFrom; t < topicsTo; t++) if (this.topicPool[t] === topic) found = true;
-        if (!found) continue;
-      }
       const start = this.start[row];
       const duration = this.duration[row];
       total++;
@@ -313,7 +321,7 @@ export class StatsColumns implements HeldColumns {
       byStatus[s]++;
       bySentiment[this.sentiment[row]]++;
       if (this.outcome[row] >= 0) byOutcome[this.outcome[row]]++;
-      for (let i = topicsFrom; i < topicsTo; i++) byTopic[this.topicPool[i]]++;
+      for (let t = topicsFrom; t < topicsTo; t++) byTopic[this.topicPool[t]]++;
       durations.add(duration);
       const cost = this.cost[row];
       if (cost === cost) costMicrosTotal += cost;
@@ -322,6 +330,41 @@ export class StatsColumns implements HeldColumns {
       hours.add((Math.floor(start / HOUR_US) - firstHour) * statuses + s);
     }
     return this.figures(total, byStatus, bySentiment, byOutcome, byTopic, durations, hours, costMicrosTotal, first, last);
+  }
+
+  /**
+   * The rows (among `only`, when given) that pass the checks, found one column at a time: each pass reads one
+   * typed array over the rows still in. Undefined when every row is in.
+   */
+  private select(checks: RowChecks, only?: Int32Array): Int32Array | undefined {
+    let rows = only ? Int32Array.from(only) : undefined;
+    if (checks.values.length === 0 && checks.includes.length === 0) return rows;
+    let count = rows ? rows.length : this.rows;
+    for (let k = 0; k < checks.values.length; k++) {
+      if (!rows) {
+        rows = new Int32Array(count);
+        count = rowsWithin(checks.values[k], checks.min[k], checks.max[k], count, rows);
+      } else {
+        count = keptWithin(checks.values[k], checks.min[k], checks.max[k], rows, count);
+      }
+    }
+    // The topics are the one field of many values, and the topic filter the one filter on it.
+    for (const { code } of checks.includes) {
+      rows ??= Int32Array.from({ length: count }, (_, row) => row);
+      let kept = 0;
+      for (let i = 0; i < count; i++) {
+        const row = rows[i];
+        const to = this.topicAt[row] + this.topicCount[row];
+        for (let t = this.topicAt[row]; t < to; t++) {
+          if (this.topicPool[t] === code) {
+            rows[kept++] = row;
+            break;
+          }
+        }
+      }
+      count = kept;
+    }
+    return rows!.subarray(0, count);
   }
 
   private figures(
