@@ -7,12 +7,23 @@
  * - `api_key` and `webhook_secret` are required non-empty strings of at most
  *   500 characters; they are stored only encrypted and never returned (a hint
  *   of their last four characters is, for secrets of 16 characters or more).
+ * - Both are visible ASCII only (CREDENTIAL_PATTERN). The key travels in
+ *   `Authorization: Bearer <api_key>`: a control character, CR/LF or a character
+ *   above U+00FF cannot be sent at all, Latin-1 letters reach the platform as
+ *   bytes it may decode differently, and surrounding spaces are trimmed by every
+ *   HTTP parser. The secret is the HMAC key the platform signs with, copied from
+ *   its dashboard: whitespace or a control character there is a copy-paste
+ *   accident that would fail every delivery's signature, and a non-ASCII key's
+ *   bytes depend on an encoding the platforms do not document.
  * - `base_url` is optional: an absolute http(s) URL, defaulting to the
  *   platform's public API (DEFAULT_PLATFORM_BASE_URLS, the one place they live).
+ *   It carries no whitespace or control character (URL_TEXT_PATTERN): the URL
+ *   parser silently drops tabs and line breaks, so the address stored and shown
+ *   would not be the one called.
  * - PUT creates or replaces; a replacement keeps the integration's id, so its
  *   webhook URL stays the same.
  */
-import { IsDefined, IsNotEmpty, IsOptional, IsString, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
 import type { VoicePlatform } from './agents.js';
 import type { AccountContext } from './rpc.js';
 import type { ServiceError } from './errors.js';
@@ -34,6 +45,11 @@ export const INTEGRATION_STATUSES = ['verified', 'invalid_credentials', 'unreach
 export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
 
 export const INTEGRATION_LIMITS = { secret: 500, baseUrl: 2_000 } as const;
+
+/** The characters of `api_key` and `webhook_secret`: visible ASCII, U+0021 to U+007E (no space). */
+export const CREDENTIAL_PATTERN = /^[\x21-\x7E]+$/;
+/** `base_url` has no C0 or C1 control character, space or DEL; anything else is the URL parser's to judge. */
+export const URL_TEXT_PATTERN = /^[^\x00-\x20\x7F-\x9F]+$/;
 
 export const IntegrationsRpc = {
   configure: 'integrations.configure',
@@ -161,15 +177,19 @@ function IsHttpUrl() {
     });
 }
 
+const CREDENTIAL_CHARACTERS = 'may contain only visible ASCII characters (! to ~): no spaces, line breaks, control characters or non-ASCII letters.';
+
 export class ConfigureIntegrationPayload {
   @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
   @IsString(message('must be a string.'))
+  @Matches(CREDENTIAL_PATTERN, message(CREDENTIAL_CHARACTERS))
   @IsNotEmpty(message('must not be empty.'))
   @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   api_key!: string;
 
   @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
   @IsString(message('must be a string.'))
+  @Matches(CREDENTIAL_PATTERN, message(CREDENTIAL_CHARACTERS))
   @IsNotEmpty(message('must not be empty.'))
   @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   webhook_secret!: string;
@@ -177,6 +197,7 @@ export class ConfigureIntegrationPayload {
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString(message('must be a string.'))
+  @Matches(URL_TEXT_PATTERN, message('must not contain spaces, line breaks or other control characters.'))
   @MaxChars(INTEGRATION_LIMITS.baseUrl, message(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
   @IsHttpUrl()
   base_url?: string | null;
