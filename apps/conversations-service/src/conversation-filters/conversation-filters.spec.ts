@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { CONVERSATION_FILTER_PARAMETERS, conversationMatches, SENTIMENT_RANKS, sentimentRank } from '@voice/contracts';
-import { answeredByColumns, compileRowChecks, filterPredicates, type HeldColumns } from './conversation-filters.js';
+import { answeredByColumns, compileRowChecks, filterPredicates, keptWithin, rowsWithin, type HeldColumns } from './conversation-filters.js';
 
 describe('filterPredicates', () => {
   it('writes each filter as the comparison its index serves, in the table’s order, binding its value', () => {
@@ -56,6 +56,15 @@ describe('compileRowChecks', () => {
     expect(compileRowChecks({ caller: '+1' }, held)).toBeUndefined();
     expect(compileRowChecks({ search: 'refund' }, held)).toBeUndefined();
     expect(compileRowChecks({ search: 'refund', agent_id: 'a' }, held, ['search'])).toEqual({ values: [[0, 1, 0]], min: [0], max: [0], includes: [] });
+  });
+
+  it('selects the rows within a range, first from all rows, then among those kept (NaN, a missing cost, is never within)', () => {
+    const rows = new Int32Array(5);
+    expect(rowsWithin(Float64Array.from([3, NaN, 5, 1, 4]), 3, Infinity, 5, rows)).toBe(3);
+    expect([...rows.subarray(0, 3)]).toEqual([0, 2, 4]);
+    expect(keptWithin(Int32Array.from([9, 9, 7, 9, 8]), 7, 7, rows, 3)).toBe(1);
+    expect(rows[0]).toBe(2);
+    expect(rowsWithin(Float64Array.from([NaN]), -Infinity, Infinity, 1, rows)).toBe(0);
   });
 
   it('answeredByColumns: every given filter but the skipped is on a held field', () => {

@@ -156,6 +156,27 @@ export function compileRowChecks(f: FilterValues, held: HeldColumns, skip: reado
   return nothing ? 'nothing' : checks;
 }
 
+/** Writes into `into` the rows 0…count-1 whose value is within min…max (NaN never is); returns how many. */
+export function rowsWithin(values: ArrayLike<number>, min: number, max: number, count: number, into: Int32Array): number {
+  let kept = 0;
+  for (let row = 0; row < count; row++) {
+    const value = values[row];
+    if (value >= min && value <= max) into[kept++] = row;
+  }
+  return kept;
+}
+
+/** Keeps, in place at the front of `rows`, the first `count` rows whose value is within min…max; returns how many. */
+export function keptWithin(values: ArrayLike<number>, min: number, max: number, rows: Int32Array, count: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const row = rows[i];
+    const value = values[row];
+    if (value >= min && value <= max) rows[kept++] = row;
+  }
+  return kept;
+}
+
 /** Whether the held columns answer these filters (all but `skip` are on fields they hold). */
 export function answeredByColumns(f: FilterValues, heldFields: ReadonlySet<ConversationFilterField>, skip: readonly ConversationFilterParameter[] = []): boolean {
   return CONVERSATION_FILTER_PARAMETERS.every((p) => f[p] === undefined || skip.includes(p) || heldFields.has(CONVERSATION_FILTERS[p].field));

@@ -5,7 +5,7 @@
  * a million; this loop needs a few nanoseconds.
  */
 import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
-import { answeredByColumns, compileRowChecks, type HeldColumns, type HeldField, type RowChecks } from '../conversation-filters/conversation-filters.js';
+import { answeredByColumns, compileRowChecks, keptWithin, rowsWithin, type HeldColumns, type HeldField, type RowChecks } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
@@ -70,27 +70,6 @@ const NO_SENTIMENT = SENTIMENTS.length;
 const HOUR_US = 3_600_000_000;
 /** Searches remembered per account (a bitmap of one byte per conversation each). */
 const MAX_SEARCHES = 16;
-
-/** Writes into `into` the rows 0…count-1 whose value is within min…max (NaN never is); returns how many. */
-function rowsWithin(values: ArrayLike<number>, min: number, max: number, count: number, into: Int32Array): number {
-  let kept = 0;
-  for (let row = 0; row < count; row++) {
-    const value = values[row];
-    if (value >= min && value <= max) into[kept++] = row;
-  }
-  return kept;
-}
-
-/** Keeps, in place at the front of `rows`, the first `count` rows whose value is within min…max; returns how many. */
-function keptWithin(values: ArrayLike<number>, min: number, max: number, rows: Int32Array, count: number): number {
-  let kept = 0;
-  for (let i = 0; i < count; i++) {
-    const row = rows[i];
-    const value = values[row];
-    if (value >= min && value <= max) rows[kept++] = row;
-  }
-  return kept;
-}
 
 /** Strings ↔ dense codes. */
 class Dictionary {
