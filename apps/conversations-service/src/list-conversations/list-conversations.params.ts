@@ -38,7 +38,7 @@ export interface ConversationListFilter {
 }
 
 /** The filters (what selects conversations, CONVERSATION_FILTERS), shared by the list and GET /v1/conversations/stats. */
-export const FILTER_PARAMETERS = CONVERSATION_FILTER_PARAMETERS;
+export const FILTER_PARAMETERS = CONVERSATION_FILTER_PARAMETERS satisfies ReadonlyArray<keyof ConversationListFilter>;
 export const LIST_PARAMETERS = ['page', 'per_page', ...FILTER_PARAMETERS, 'sort_by', 'sort_order'] as const;
 
 /** A cost filter: a plain non-negative decimal (no sign, exponent or thousands separator), at most this many characters. */
