@@ -25,6 +25,8 @@ import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from './platforms
 import { PLATFORM_SYNC_SETTINGS, PlatformSyncHandler, type PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
 import { PlatformSyncStore } from './platform-sync/platform-sync.store.js';
 import { PlatformSyncWorker } from './platform-sync/platform-sync.worker.js';
+import { PlatformReconciler } from './reconcile-platforms/platform-reconciler.js';
+import { ReconcileStore } from './reconcile-platforms/reconcile.store.js';
 import { UpdateAgentHandler } from './update-agent/update-agent.handler.js';
 import { UpdateAgentMessageController } from './update-agent/update-agent.message.controller.js';
 import { VerifyOwnershipMessageController } from './verify-ownership/verify-ownership.message.controller.js';
@@ -76,6 +78,8 @@ export class AgentsModule {
         PlatformSyncStore,
         PlatformSyncHandler,
         PlatformSyncWorker,
+        ReconcileStore,
+        PlatformReconciler,
       ],
     };
   }

@@ -19,9 +19,10 @@ import type { PlatformSyncSettings } from './platform-sync/platform-sync.handler
 /**
  * PLATFORM_SYNC_INLINE_MS (8 s): how long a create, update or delete waits for its platform sync before
  * answering with platform_sync pending; PLATFORM_SYNC_CONCURRENCY (4) syncs at once per process;
- * the background worker looks for due work every PLATFORM_SYNC_POLL_MS (1 s).
+ * the background worker looks for due work every PLATFORM_SYNC_POLL_MS (1 s); every
+ * PLATFORM_RECONCILE_INTERVAL_MS (60 s) each account's agents are compared with each of its platforms.
  */
-export const DEFAULT_PLATFORM_SYNC: Omit<PlatformSyncSettings, 'logger'> = { inlineBoundMs: 8_000, concurrency: 4, pollIntervalMs: 1_000 };
+export const DEFAULT_PLATFORM_SYNC: Omit<PlatformSyncSettings, 'logger'> = { inlineBoundMs: 8_000, concurrency: 4, pollIntervalMs: 1_000, reconcileIntervalMs: 60_000 };
 import type { PlatformHttpOptions } from './platforms/platform-http.js';
 
 export const AGENTS_SERVICE_NAME = 'agents-service';

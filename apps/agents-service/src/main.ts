@@ -13,6 +13,8 @@ runService(AGENTS_SERVICE_NAME, async (config) => {
     inlineBoundMs: config.int('PLATFORM_SYNC_INLINE_MS', DEFAULT_PLATFORM_SYNC.inlineBoundMs, { min: 0, max: 10_000 }),
     concurrency: config.int('PLATFORM_SYNC_CONCURRENCY', DEFAULT_PLATFORM_SYNC.concurrency, { min: 1, max: 32 }),
     pollIntervalMs: config.int('PLATFORM_SYNC_POLL_MS', DEFAULT_PLATFORM_SYNC.pollIntervalMs, { min: 50, max: 60_000 }),
+    // 0 turns the reconciliation off (a platform edited behind our back then stays so until the agent changes).
+    reconcileIntervalMs: config.int('PLATFORM_RECONCILE_INTERVAL_MS', DEFAULT_PLATFORM_SYNC.reconcileIntervalMs, { min: 0, max: 86_400_000 }),
   };
   config.done();
   // INTEGRATIONS_KEY (and INTEGRATIONS_KEY_PREVIOUS during a rotation): required; a ConfigError names the problem.

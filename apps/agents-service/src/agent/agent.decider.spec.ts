@@ -233,6 +233,15 @@ describe('a number bought on the platform', () => {
     expect(decide(assign('+14155550142'), created())).toEqual([]);
     expect(decide(assign('+14155550142'), apply(created({ phone_number: null }), del))).toEqual([]);
   });
+
+  it('replaces a bought number the platform lost, only while it is still the agent’s', () => {
+    const replace = (phone_number: string, replacing: string): AgentCommand => ({ type: 'AssignPhoneNumber', phone_number, replacing, now: '2026-01-04T00:00:00.000Z' });
+    const agent = created();
+    expect(apply(agent, replace('+14155550177', agent.phone_number!))).toMatchObject({ phone_number: '+14155550177', version: 2 });
+    expect(decide(replace('+14155550177', '+14155550999'), agent)).toEqual([]);
+    expect(decide(replace(agent.phone_number!, agent.phone_number!), agent)).toEqual([]);
+    expect(decide(replace('+14155550177', agent.phone_number!), apply(agent, del))).toEqual([]);
+  });
 });
 
 describe('withdrawing an agent its platform refused', () => {

@@ -65,10 +65,14 @@ export interface DeleteAgent {
   now: string;
 }
 
-/** The platform sold the agent a number: recorded once, for an agent created without one. */
+/**
+ * The platform sold the agent a number: recorded once, for an agent created without one — or in place of
+ * `replacing`, a bought number the platform no longer has (released behind our back: it went back to the carrier).
+ */
 export interface AssignPhoneNumber {
   type: 'AssignPhoneNumber';
   phone_number: string;
+  replacing?: string;
   now: string;
 }
 
@@ -170,7 +174,9 @@ function decideDelete(command: DeleteAgent, state: AgentState | undefined): Agen
 
 /** Only a live agent without a number gets one; the number bought for it is otherwise the platform's business (released by the sync). */
 function decideAssignPhoneNumber(command: AssignPhoneNumber, state: AgentState | undefined): AgentEvent[] {
-  if (!state || state.status === 'deleted' || state.phone_number !== null) return [];
+  if (!state || state.status === 'deleted') return [];
+  const replaces = command.replacing !== undefined && state.phone_number === command.replacing && command.phone_number !== command.replacing;
+  if (state.phone_number !== null && !replaces) return [];
   return [{ type: AgentEventTypes.phoneNumberAssigned, data: { phone_number: command.phone_number, assigned_at: command.now } }];
 }
 

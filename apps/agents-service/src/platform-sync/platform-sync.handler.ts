@@ -20,6 +20,7 @@ import { IntegrationStore, type SealedConnection } from '../integrations/integra
 import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
 import type { RetryPolicy } from '../platforms/retry-delay.js';
 import type { PlatformConnection } from '../platforms/voice-platform.port.js';
+import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {
   evolvePlatformSync, platformFactsData, PlatformSyncEventTypes, summaryOf, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
@@ -38,12 +39,23 @@ export interface PlatformSyncSettings {
   pollIntervalMs: number;
   /** Backoff of transient failures (PLATFORM_RETRY_POLICY unless given: tests shorten it). */
   retryPolicy?: RetryPolicy;
+  /** How often each account's agents are compared with each of its platforms (0: never). */
+  reconcileIntervalMs: number;
   logger: Logger;
 }
 
-/** What one run ended with; `busy`: another process or request holds the agent's sync (it will record the outcome). */
+/** A drift the reconciliation found, to repair on `platform` (the agent's). */
+export interface DriftRepairRequest extends DriftRepair {
+  platform: VoicePlatform;
+}
+
+/**
+ * What one run ended with; `busy`: another process or request holds the agent's sync (it will record the outcome);
+ * `stale`: a drift repair whose agent moved on since the platform was read (synced, changed, or sync pending).
+ */
 export type SyncRunResult =
   | { kind: 'busy' }
+  | { kind: 'stale' }
   | { kind: 'gone' }
   | { kind: 'synced'; agent: AgentState }
   | { kind: 'retry'; agent: AgentState; error: SyncError; retryAfterMs: number }
@@ -69,6 +81,30 @@ class Slots {
   }
 }
 
+/** A drift recorded by this run, for the repaired event once the run has synced. */
+interface FoundDrift {
+  request: DriftRepairRequest;
+  at: string;
+  phone_number_before: string | null;
+}
+
+function repairedEvent(found: FoundDrift, platformAgentId: string | null, agent: AgentState, at: string): PlatformSyncEvent {
+  return {
+    type: PlatformSyncEventTypes.driftRepaired,
+    data: {
+      platform: found.request.platform,
+      drift: found.request.drift,
+      found_at: found.at,
+      platform_agent_id_before: found.request.recorded_platform_agent_id,
+      platform_agent_id: platformAgentId,
+      phone_number_before: found.phone_number_before,
+      phone_number_after: agent.phone_number,
+      synced_version: agent.version,
+      at,
+    },
+  };
+}
+
 @Injectable()
 export class PlatformSyncHandler {
   private readonly slots: Slots;
@@ -92,24 +128,47 @@ export class PlatformSyncHandler {
     });
   }
 
-  private async run(agentId: string): Promise<SyncRunResult> {
+  /**
+   * Sets the agent's platform back to ours after the reconciliation found it changed: under the agent's lock, and
+   * only if nothing was recorded on its sync stream since the facts the drift was found against (so two replicas,
+   * or a sync and a repair, never repair one drift twice), records the drift (the facts as the platform holds them)
+   * and runs the ordinary sync from there.
+   */
+  async repair(request: DriftRepairRequest): Promise<SyncRunResult> {
+    return this.slots.run(async () => {
+      const locked = await this.store.withAgentLock(request.agent_id, () => this.run(request.agent_id, request));
+      return locked.busy ? { kind: 'busy' } : locked.value;
+    });
+  }
+
+  /** The account's connection to the platform, credentials opened; undefined without an integration. */
+  async connection(accountId: string, platform: VoicePlatform): Promise<PlatformConnection | undefined> {
+    return this.open((await this.integrations.connections(accountId)).find((c) => c.platform === platform));
+  }
+
+  private async run(agentId: string, repair?: DriftRepairRequest): Promise<SyncRunResult> {
     let agent = await this.agents.current(agentId);
     const work = await this.store.work(agentId);
     if (!agent) {
       if (work) await this.store.finished(agentId, work.wanted_version);
       return { kind: 'gone' };
     }
+    if (repair && (work !== undefined || agent.status === 'deleted' || agent.voice_platform !== repair.platform)) return { kind: 'stale' };
     const loaded = await this.store.loadRecord(agentId);
+    if (repair && loaded.version !== repair.sync_version) return { kind: 'stale' };
     let record = loaded.record;
     let syncVersion = loaded.version;
-    const append = async (events: PlatformSyncEvent[], at: string) => {
+    const append = async (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => {
       for (const event of events) record = evolvePlatformSync(record, event);
-      syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at });
+      syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at }, queueFor);
     };
 
     const sealed = new Map<VoicePlatform, SealedConnection>((await this.integrations.connections(agent.account_id)).map((c) => [c.platform, c]));
     const accountId = agent.account_id;
-    const desired = desiredPlatformAgent(agent, sealed.get(agent.voice_platform)?.webhook_url ?? '');
+    let desired = desiredPlatformAgent(agent, sealed.get(agent.voice_platform)?.webhook_url ?? '');
+    const found = repair && (await this.recordDrift(agent, repair, append));
+    // The bought number went back to the carrier: a new one is bought, and becomes the agent's.
+    if (repair?.replace_number) desired = { ...desired, phone_number: null };
 
     const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
       const at = new Date().toISOString();
@@ -119,6 +178,7 @@ export class PlatformSyncHandler {
       // Recorded as the agent's: a number adopted from the park leaves it only now, so a failed bind loses nothing.
       await this.store.unparkNumber(accountId, step.platform, acquired.phone_number);
       if (agent!.phone_number === null) agent = await this.assignNumber(agent!, acquired.phone_number);
+      else if (repair?.replace_number) agent = await this.assignNumber(agent!, acquired.phone_number, agent!.phone_number);
     };
 
     let outcome: PlatformSyncOutcome;
@@ -137,7 +197,20 @@ export class PlatformSyncHandler {
       if (error instanceof WrongExpectedVersion) return { kind: 'busy' };
       throw error;
     }
-    return this.settle(agent, outcome, record, append, sealed);
+    return this.settle(agent, outcome, record, append, sealed, found);
+  }
+
+  /** The drift as an event: the facts become what the platform holds, and the agent's sync work is queued again. */
+  private async recordDrift(
+    agent: AgentState,
+    repair: DriftRepairRequest,
+    append: (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => Promise<void>,
+  ): Promise<FoundDrift> {
+    const at = new Date().toISOString();
+    const data = { ...platformFactsData({ [repair.platform]: repair.facts }, repair.platform), drift: repair.drift, phone_number: agent.phone_number, attempted_version: agent.version, at };
+    await append([{ type: PlatformSyncEventTypes.driftFound, data }], at, agent);
+    this.settings.logger.info({ agent_id: agent.id, platform: repair.platform, drift: repair.drift }, 'platform drift found: setting it back');
+    return { request: repair, at, phone_number_before: agent.phone_number };
   }
 
   private async settle(
@@ -146,11 +219,13 @@ export class PlatformSyncHandler {
     record: PlatformSyncRecord,
     append: (events: PlatformSyncEvent[], at: string) => Promise<void>,
     sealed: Map<VoicePlatform, SealedConnection>,
+    found?: FoundDrift,
   ): Promise<SyncRunResult> {
     const at = new Date().toISOString();
     if (outcome.kind === 'synced') {
       const data = { ...platformFactsData(outcome.facts, agent.voice_platform), synced_version: agent.version, at };
-      await append([{ type: PlatformSyncEventTypes.synced, data }], at);
+      const repaired: PlatformSyncEvent[] = found ? [repairedEvent(found, data.platform_agent_id, agent, at)] : [];
+      await append([...repaired, { type: PlatformSyncEventTypes.synced, data }], at);
       await this.store.finished(agent.id, agent.version);
       return { kind: 'synced', agent };
     }
@@ -176,9 +251,9 @@ export class PlatformSyncHandler {
   }
 
   /** The number the platform sold becomes the agent's (an event on the agent's own stream: its phone_number changed). */
-  private async assignNumber(agent: AgentState, phoneNumber: string): Promise<AgentState> {
+  private async assignNumber(agent: AgentState, phoneNumber: string, replacing?: string): Promise<AgentState> {
     const { after } = await this.agents.change(agent.account_id, agent.id, 'AssignPhoneNumber', (current) =>
-      decide({ type: 'AssignPhoneNumber', phone_number: phoneNumber, now: new Date().toISOString() }, current),
+      decide({ type: 'AssignPhoneNumber', phone_number: phoneNumber, ...(replacing !== undefined && { replacing }), now: new Date().toISOString() }, current),
     );
     return after;
   }

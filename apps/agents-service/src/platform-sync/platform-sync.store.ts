@@ -11,6 +11,8 @@ import type { VoicePlatform } from '@voice/contracts';
 import { appendToStream, currentRequestId, inTransaction, readStream } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import type { AgentState } from '../agent/agent.js';
+import { queuePlatformSync } from '../agent/agent.store.js';
 import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
 import type { PlatformNumber } from '../platforms/voice-platform.port.js';
@@ -92,8 +94,10 @@ export class PlatformSyncStore {
   /**
    * Appends sync events after `expectedVersion` (WrongExpectedVersion if another run appended meanwhile) and
    * projects `summary` onto the agent's row, in one transaction. Returns the stream's new version.
+   * `queueFor`: the platform is behind the agent again (a drift was found): its sync work is queued in the same
+   * transaction, so a crash before the repair leaves the repair to the worker.
    */
-  async record(agentId: string, expectedVersion: number, events: PlatformSyncEvent[], summary: PlatformSyncSummary): Promise<number> {
+  async record(agentId: string, expectedVersion: number, events: PlatformSyncEvent[], summary: PlatformSyncSummary, queueFor?: AgentState): Promise<number> {
     // A run started by a request carries its id (the worker's runs have none), so a create's platform calls trace back to it.
     const requestId = currentRequestId() ?? null;
     const metadata = { agent_id: agentId, request_id: requestId, correlation_id: requestId };
@@ -105,7 +109,15 @@ export class PlatformSyncStore {
         expectedVersion,
         events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
       );
-      await runner.query('UPDATE agents.agents SET platform_sync = $2::jsonb WHERE id = $1', [agentId, JSON.stringify(summary)]);
+      // A reconciliation that finds nothing records no event, only its time on the row: the later time stays.
+      await runner.query(
+        `UPDATE agents.agents
+            SET platform_sync = jsonb_set($2::jsonb, '{last_reconciled_at}',
+                  coalesce(to_jsonb(GREATEST(platform_sync->>'last_reconciled_at', $2::jsonb->>'last_reconciled_at')), 'null'::jsonb))
+          WHERE id = $1`,
+        [agentId, JSON.stringify(summary)],
+      );
+      if (queueFor) await queuePlatformSync(runner, queueFor, 0);
       // Every id a platform ever gave the agent stays linked to it: a call's last webhooks may arrive after the
       // agent was deleted there, or moved to another platform.
       await runner.query(

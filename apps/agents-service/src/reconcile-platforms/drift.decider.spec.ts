@@ -40,7 +40,7 @@ describe('findDrift: our synced agents against the platform listing → repairs'
   it('agent deleted on the platform (its number left unbound, as the platform does): forgotten, so the plan recreates it and binds the number', () => {
     const [repair] = findDrift([recorded()], listing({ agents: [], numbers: [listedNumber({ bound_to: null })] }));
     expect(repair).toEqual({
-      agent_id: 'agt_1', sync_version: 7, replace_number: false,
+      agent_id: 'agt_1', sync_version: 7, replace_number: false, recorded_platform_agent_id: 'pa-1',
       drift: { agent_missing: true, number: null, changed_fields: [] },
       facts: { platform_agent_id: null, spec: null, number: { ...bought, bound_to: null } },
     });

@@ -42,6 +42,8 @@ export interface DriftRepair {
   agent_id: string;
   sync_version: number;
   drift: PlatformDrift;
+  /** Our platform agent as recorded before the drift (gone, when agent_missing). */
+  recorded_platform_agent_id: string | null;
   /** The facts as the platform holds them: recorded, then planned from as any sync. */
   facts: PlatformFacts;
   /** The agent's bought number is gone: buy another and make it the agent's. */
@@ -79,6 +81,7 @@ function driftOf(
     agent_id: agent.agent_id,
     sync_version: agent.sync_version,
     drift: { agent_missing: agentMissing, number: numberDrift, changed_fields: [...changed] },
+    recorded_platform_agent_id: ourId,
     facts: {
       platform_agent_id: agentMissing ? null : ourId,
       spec: agentMissing ? null : specAsHeld(facts.spec, listed, changed),

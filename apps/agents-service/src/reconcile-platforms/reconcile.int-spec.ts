@@ -1,0 +1,217 @@
+/**
+ * Drift between our agents and their platforms, against the real agents-service and both platform simulators:
+ * a "platform dashboard user" deletes, releases and edits through the platform's own management API, and the
+ * background reconciliation (a short interval here) sets the platform back to what we recorded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AgentsRpc, IntegrationsRpc, type AccountContext, type AgentReply, type AgentView } from '@voice/contracts';
+import { createLogger, NamespacedNatsClient, SecretBox } from '@voice/service-kit';
+import { startSimulators, startWebhookReceiver, type RunningSimulators } from '@voice/platform-simulators';
+import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { firstValueFrom, lastValueFrom, timeout } from 'rxjs';
+import { startAgentsService, type RunningAgentsService } from '../app.js';
+import { newAccount, numberSequence, startAgentsHarness, TEST_RETRY_POLICY, type AgentsHarness } from '../testing/agents-harness.js';
+
+const RECONCILE_INTERVAL_MS = 400;
+const uniqueNumber = numberSequence('+1646557');
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A call of the platform's management API, as its dashboard makes it. */
+async function dashboard(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<number> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function syncEventTypes(databaseUrl: string, agentId: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT type FROM agents.events WHERE stream_id = $1 ORDER BY stream_version', [`agent-sync-${agentId}`]);
+    return rows.map((row: { type: string }) => row.type);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('reconciliation: the platforms are set back to our agents', () => {
+  let h: AgentsHarness;
+  let account: AccountContext;
+  beforeAll(async () => {
+    h = await startAgentsHarness('reconcile', {
+      platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY, reconcileIntervalMs: RECONCILE_INTERVAL_MS },
+    });
+    account = await h.account();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const key = () => h.simulators.platformA.getApiKeys()[0];
+  const get = async (agentId: string) => (await h.rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: agentId })).agent;
+  const create = async (body: Record<string, unknown>) => (await h.rpc<AgentReply>(AgentsRpc.create, { account, body }, 15_000)).agent;
+  const repaired = (agentId: string) => eventually(() => get(agentId), (agent) => agent.platform_sync.last_drift?.repaired_at != null && agent.platform_sync.state === 'synced');
+
+  it('an agent deleted and its bought number released on platform_a: recreated, a new number bought and bound, callable, the drift recorded', async () => {
+    const before = await create({ name: 'Deleted in the dashboard', voice_platform: 'platform_a', system_prompt: 'Be kind.' });
+    expect(before.platform_sync.state).toBe('synced');
+    const oldPlatformId = before.platform_sync.platform_agent_id!;
+    const oldNumber = before.phone_number!;
+    const a = h.simulators.urls.platformA;
+    expect(await dashboard(a, key(), 'DELETE', `/v2/agents/${oldPlatformId}`)).toBe(204);
+    expect(await dashboard(a, key(), 'DELETE', `/v2/phone-numbers/${encodeURIComponent(oldNumber)}`)).toBe(204);
+
+    const after = await repaired(before.id);
+    const newPlatformId = after.platform_sync.platform_agent_id!;
+    expect(newPlatformId).not.toBe(oldPlatformId);
+    expect(after.phone_number).not.toBe(oldNumber);
+    expect(after.platform_sync).toMatchObject({
+      state: 'synced',
+      last_reconciled_at: expect.any(String),
+      last_drift: {
+        platform: 'platform_a', agent_missing: true, number: 'missing', changed_fields: [],
+        found_at: expect.any(String), repaired_at: expect.any(String), phone_number_before: oldNumber, phone_number_after: after.phone_number,
+      },
+    });
+    const onPlatform = h.simulators.platformA.agents().filter((agent) => agent.metadata.external_id === before.id);
+    expect(onPlatform).toEqual([expect.objectContaining({ agent_id: newPlatformId, prompt: 'Be kind.', agent_name: 'Deleted in the dashboard' })]);
+    expect(h.simulators.platformA.phoneNumbers().find((n) => n.phone_number === after.phone_number)).toMatchObject({ inbound_agent_id: newPlatformId, purchased: true });
+
+    // Callable again: the platform places a call to the recreated agent and delivers its webhooks.
+    const receiver = await startWebhookReceiver();
+    try {
+      const call = await h.simulators.platformA.placeCall({ agentId: newPlatformId, webhookUrl: receiver.url });
+      expect(call.deliveries.every((delivery) => delivery.delivered)).toBe(true);
+      expect(receiver.received.length).toBeGreaterThan(0);
+    } finally {
+      await receiver.stop();
+    }
+    const events = await syncEventTypes(h.db.url, before.id);
+    expect(events.filter((type) => type === 'AgentPlatformDriftFound')).toHaveLength(1);
+    expect(events.filter((type) => type === 'AgentPlatformDriftRepaired')).toHaveLength(1);
+  });
+
+  it('a customer number released on platform_a is imported again (the agent keeps its number)', async () => {
+    const phone = uniqueNumber();
+    const before = await create({ name: 'Number released', voice_platform: 'platform_a', phone_number: phone });
+    expect(await dashboard(h.simulators.urls.platformA, key(), 'DELETE', `/v2/phone-numbers/${encodeURIComponent(phone)}`)).toBe(204);
+
+    const after = await repaired(before.id);
+    expect(after.phone_number).toBe(phone);
+    expect(after.platform_sync.last_drift).toMatchObject({ agent_missing: false, number: 'missing', phone_number_before: phone, phone_number_after: phone });
+    expect(h.simulators.platformA.phoneNumbers().find((n) => n.phone_number === phone)).toMatchObject({
+      inbound_agent_id: before.platform_sync.platform_agent_id, purchased: false,
+    });
+  });
+
+  it('a prompt edited on platform_b is set back, and only that field is sent', async () => {
+    const before = await create({ name: 'Edited in the dashboard', voice_platform: 'platform_b', system_prompt: 'Be kind.', transfer_number: '+12125550100' });
+    const assistantId = before.platform_sync.platform_agent_id!;
+    const b = h.simulators.urls.platformB;
+    expect(await dashboard(b, key(), 'PATCH', `/assistant/${assistantId}`, { model: { messages: [{ role: 'system', content: 'Be rude.' }] } })).toBe(200);
+    h.simulators.platformB.clearRequests();
+
+    const after = await repaired(before.id);
+    expect(after.platform_sync).toMatchObject({ platform_agent_id: assistantId, last_drift: { agent_missing: false, number: null, changed_fields: ['system_prompt'] } });
+    const assistant = h.simulators.platformB.agents().find((x) => x.id === assistantId)!;
+    expect(assistant.model).toEqual({ messages: [{ role: 'system', content: 'Be kind.' }] });
+    const patches = h.simulators.platformB.requests().filter((r) => r.method === 'PATCH' && r.path === `/assistant/${assistantId}`);
+    expect(patches.map((r) => r.body)).toEqual([{ model: { messages: [{ role: 'system', content: 'Be kind.' }] } }]);
+  });
+
+  it('an agent as recorded: only the time of the look is kept, no event, no write to the platform', async () => {
+    const agent = await create({ name: 'Left alone', voice_platform: 'platform_b', system_prompt: 'Hi.' });
+    const eventsBefore = await syncEventTypes(h.db.url, agent.id);
+    const looked = await eventually(() => get(agent.id), (a) => a.platform_sync.last_reconciled_at !== null);
+    expect(looked.platform_sync).toMatchObject({ state: 'synced', last_drift: null, last_reconciled_at: expect.any(String) });
+    const later = await eventually(() => get(agent.id), (a) => a.platform_sync.last_reconciled_at! > looked.platform_sync.last_reconciled_at!);
+    expect(later.platform_sync.last_reconciled_at! > looked.platform_sync.last_reconciled_at!).toBe(true);
+    expect(await syncEventTypes(h.db.url, agent.id)).toEqual(eventsBefore);
+    expect(later.platform_sync.synced_version).toBe(agent.platform_sync.synced_version);
+  });
+});
+
+describe('reconciliation with two replicas against one database', () => {
+  const namespace = randomNamespace();
+  const secretBox = new SecretBox({ current: randomBytes(32) });
+  const account = newAccount({ voice_platforms: ['platform_a'] });
+  let db: TestDatabase;
+  let simulators: RunningSimulators;
+  let replicas: RunningAgentsService[] = [];
+  let client: NamespacedNatsClient;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('reconcile-replicas');
+    simulators = await startSimulators({ apiKeys: ['replica-key'] });
+    replicas = await Promise.all(
+      [0, 1].map((i) =>
+        startAgentsService({
+          databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, secretBox,
+          logger: createLogger(`agents-service-${i}`, { write: () => undefined }),
+          platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
+          // Both look often and at once: a drift must still be repaired once.
+          platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY, reconcileIntervalMs: 200 },
+        }),
+      ),
+    );
+    client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
+    await client.connect();
+    await firstValueFrom(
+      client
+        .send(IntegrationsRpc.configure, {
+          account, platform: 'platform_a', public_url: 'http://127.0.0.1:3000',
+          body: { api_key: 'replica-key', webhook_secret: 'replica-webhook-secret', base_url: simulators.urls.platformA },
+        })
+        .pipe(timeout(10_000)),
+    );
+  }, 30_000);
+
+  afterAll(async () => {
+    await client?.close();
+    for (const replica of replicas) await replica.close();
+    await simulators?.stop();
+    await deleteNamespaceStreams(namespace).catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('never repairs one agent twice: one platform create and one repair event per deleted agent', async () => {
+    const agents: AgentView[] = [];
+    for (let i = 0; i < 6; i++) {
+      const reply = await lastValueFrom(client.send<AgentReply>(AgentsRpc.create, { account, body: { name: `Replicated ${i}`, voice_platform: 'platform_a' } }).pipe(timeout(15_000)));
+      agents.push(reply.agent);
+    }
+    expect(agents.every((agent) => agent.platform_sync.state === 'synced')).toBe(true);
+    simulators.platformA.clearRequests();
+    for (const agent of agents) expect(await dashboard(simulators.urls.platformA, 'replica-key', 'DELETE', `/v2/agents/${agent.platform_sync.platform_agent_id}`)).toBe(204);
+
+    const get = async (id: string) => (await lastValueFrom(client.send<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: id }).pipe(timeout(10_000)))).agent;
+    const all = () => Promise.all(agents.map((agent) => get(agent.id)));
+    const after = await eventually(all, (list) => list.every((agent) => agent.platform_sync.state === 'synced' && agent.platform_sync.last_drift?.repaired_at != null));
+    expect(after.map((agent) => agent.platform_sync.last_drift?.agent_missing)).toEqual(agents.map(() => true));
+    // A few more looks by both replicas change nothing.
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    const creates = simulators.platformA.requests().filter((r) => r.method === 'POST' && r.path === '/v2/agents');
+    expect(creates).toHaveLength(agents.length);
+    for (const agent of agents) {
+      expect(simulators.platformA.agents().filter((x) => x.metadata.external_id === agent.id)).toHaveLength(1);
+      const events = await syncEventTypes(db.url, agent.id);
+      expect(events.filter((type) => type === 'AgentPlatformDriftFound')).toHaveLength(1);
+      expect(events.filter((type) => type === 'AgentPlatformDriftRepaired')).toHaveLength(1);
+    }
+  });
+});
