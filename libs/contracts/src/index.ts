@@ -13,3 +13,4 @@ export * from './agent-payloads.js';
 export * from './integrations.js';
 export * from './webhook-deliveries.js';
 export * from './platform-webhooks/index.js';
+export * from './outbound-events.js';

@@ -1,0 +1,6 @@
+import { CreateNotificationsSchema1765000000000 } from './migrations/1765000000000-create-notifications-schema.js';
+
+/** The PostgreSQL schema notifications-service owns; nothing else writes to it. */
+export const NOTIFICATIONS_SCHEMA = 'notifications';
+
+export const notificationsMigrations = [CreateNotificationsSchema1765000000000];

@@ -1,0 +1,85 @@
+import type { SecretBox } from '@voice/service-kit';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { secretContext } from '../webhook-endpoints/webhook-endpoints.settings.js';
+import type { DeliveriesStore, LeasedDelivery } from './deliveries.store.js';
+import { afterAttempt, DELIVERY_TIMEOUT_MS } from './delivery-schedule.rules.js';
+import type { WebhookSender } from './webhook-sender.js';
+
+export interface DeliveryWorkerSettings {
+  /** WEBHOOK_RETRY_SCHEDULE_MS. */
+  retryScheduleMs: readonly number[];
+  /** Attempts in flight in this process at most. */
+  concurrency: number;
+  /** Attempts in flight per endpoint at most, over every replica. */
+  perEndpointConcurrency: number;
+  /** How often due deliveries are looked for. */
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_DELIVERY_WORKER: Omit<DeliveryWorkerSettings, 'retryScheduleMs'> = { concurrency: 32, perEndpointConcurrency: 4, pollIntervalMs: 250 };
+
+/** A lease outlives the attempt's deadline, so only a worker that died loses it. */
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 15_000;
+
+/** Claims due deliveries, attempts each (never awaiting one before claiming more), and settles it by the schedule. */
+export class DeliveryWorker {
+  private timer?: NodeJS.Timeout;
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+  private polling = false;
+
+  constructor(
+    private readonly store: DeliveriesStore,
+    private readonly sender: WebhookSender,
+    private readonly secretBox: SecretBox,
+    private readonly settings: DeliveryWorkerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.poll(), this.settings.pollIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** One look for due deliveries; exposed so tests need not wait for the timer. */
+  async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const free = this.settings.concurrency - this.inFlight.size;
+      const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS);
+      for (const delivery of claimed) {
+        const attempt = this.attempt(delivery).finally(() => this.inFlight.delete(attempt));
+        this.inFlight.add(attempt);
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'claiming due webhook deliveries failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async attempt(delivery: LeasedDelivery): Promise<void> {
+    try {
+      const secret = this.secretBox.open(delivery.secret_sealed, secretContext(delivery.endpoint_id));
+      const attemptedAt = new Date();
+      const sent = await this.sender.send(delivery.url, [secret], delivery.event_id, delivery.body);
+      const decision = afterAttempt(delivery.attempts + 1, sent, this.settings.retryScheduleMs, Math.random());
+      await this.store.settle(
+        delivery,
+        { attempted_at: attemptedAt, status_code: sent.statusCode ?? null, error: sent.error ?? null, duration_ms: sent.durationMs, response_body: sent.responseBody },
+        decision,
+      );
+      if (decision.status === 'failed') this.logger.warn({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook delivery failed after its last attempt');
+    } catch (err) {
+      // The lease expires and the delivery is attempted again.
+      this.logger.error({ err, delivery_id: delivery.id }, 'webhook delivery attempt could not be settled');
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { checkOutboundUrl, OutboundHttpClient, OutboundRequestFailed } from '@voice/service-kit';
+import { Webhook } from 'standardwebhooks';
+import { refusedAddress, type EndpointUrlPolicy } from '../webhook-endpoints/webhook-endpoint.rules.js';
+import { DELIVERY_TIMEOUT_MS, parseRetryAfter, storedBody, type AttemptOutcome } from './delivery-schedule.rules.js';
+
+export interface SentAttempt extends AttemptOutcome {
+  durationMs: number;
+  responseBody: string | null;
+}
+
+/** The most of a receiver's answer read; its first 1 KiB is stored. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * One signed POST (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature, signed with the
+ * `standardwebhooks` package) to an endpoint: the host is resolved and checked before every attempt, redirects
+ * are not followed, 15 s is the deadline for the whole answer. Never throws: every failure is an outcome.
+ */
+export class WebhookSender {
+  private readonly client: OutboundHttpClient;
+
+  constructor(private readonly policy: EndpointUrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS) {
+    this.client = new OutboundHttpClient({ allowPrivate: policy.allowPrivate, timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
+  }
+
+  async send(url: string, secrets: readonly string[], eventId: string, body: string): Promise<SentAttempt> {
+    const started = Date.now();
+    const done = (outcome: AttemptOutcome, responseBody: string | null = null): SentAttempt => ({ ...outcome, durationMs: Date.now() - started, responseBody });
+    const refusal = await this.refusal(url);
+    if (refusal) return done({ error: refusal });
+    const timestamp = new Date();
+    const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
+    try {
+      const response = await this.client.requestJson({
+        method: 'POST',
+        url,
+        headers: {
+          'webhook-id': eventId,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signature,
+          'user-agent': 'voice-agent-ops-webhooks/1',
+        },
+        // The client serialises it again: JSON.stringify of what JSON.parse read gives back the signed bytes.
+        body: JSON.parse(body),
+      });
+      const retryAfter = response.headers['retry-after'];
+      return done(
+        { statusCode: response.status, retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now()) },
+        storedBody(response.text),
+      );
+    } catch (err) {
+      if (err instanceof OutboundRequestFailed) return done({ statusCode: err.details.status, error: `${err.kind}: ${err.message}` });
+      return done({ error: `network: ${(err as Error).message}` });
+    }
+  }
+
+  /** Checked on every attempt, DNS included: a name may point somewhere else since the endpoint was saved. */
+  private async refusal(url: string): Promise<string | undefined> {
+    const checked = await checkOutboundUrl(url, { allowPrivate: true });
+    if (!checked.ok) return `${checked.kind}: url ${checked.problem}`;
+    for (const { address } of checked.addresses) {
+      const refused = refusedAddress(address, this.policy);
+      if (refused) return `forbidden_address: ${refused}`;
+    }
+    return undefined;
+  }
+}
