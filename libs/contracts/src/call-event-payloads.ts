@@ -311,6 +311,10 @@ abstract class CallEndDetailsPayload {
   @Optional() @Text(1, 200) end_reason?: string;
   @Optional() @Nested(() => CallCostPayload) cost?: CallCostPayload;
   @Optional() @Nested(() => LatencyFiguresPayload, { array: { min: 0, max: 20 } }) latency?: LatencyFiguresPayload[];
+  @Optional() @CharLength(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) @Storable() recording_url?: string;
+  @Optional() @Text(1, 10_000) summary?: string;
+  @Optional() @OneOf(SENTIMENTS) sentiment?: string;
+  @Optional() @TextList(50, 100) topics?: string[];
 }
 
 // ---- data of each event type ----
@@ -337,11 +341,7 @@ export class CallTranscriptDataPayload {
 export class CallEndedDataPayload extends CallEndDetailsPayload {
   @Required() @Timestamp() end_time: string;
   @Optional() @Count() duration?: number;
-  @Optional() @Text(1, 10_000) summary?: string;
-  @Optional() @OneOf(SENTIMENTS) sentiment?: string;
   @Optional() @CharLength(1, 64) @Matches(CALL_EVENT_PATTERNS.snakeCase, { message: '$property must be a snake_case label, e.g. appointment_booked.' }) outcome?: string;
-  @Optional() @TextList(50, 100) topics?: string[];
-  @Optional() @CharLength(1, 2048) @Matches(CALL_EVENT_PATTERNS.httpUrl, { message: '$property must be an http(s) URL.' }) @Storable() recording_url?: string;
   @Optional() @Matches(CALL_EVENT_PATTERNS.language, { message: '$property must be an ISO 639-1 code, e.g. en.' }) language?: string;
   @Optional() @Text(1, 100) intent?: string;
   @Optional() @Nested(() => SatisfactionPayload) satisfaction?: SatisfactionPayload;

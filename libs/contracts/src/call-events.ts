@@ -115,6 +115,11 @@ export interface CallEndDetails {
   end_reason?: string;
   cost?: CallCost;
   latency?: CallLatency;
+  /** A call that failed after it connected may have been recorded and analysed too. */
+  recording_url?: string;
+  summary?: string;
+  sentiment?: Sentiment;
+  topics?: string[];
 }
 
 export interface CallStartedData {
@@ -143,11 +148,7 @@ export interface CallEndedData extends CallEndDetails {
   end_time: string;
   /** Seconds; a platform's "ended" message may not know it yet (its end-of-call report does). */
   duration?: number;
-  summary?: string;
-  sentiment?: Sentiment;
   outcome?: string;
-  topics?: string[];
-  recording_url?: string;
   language?: string;
   intent?: string;
   satisfaction?: Satisfaction;

@@ -216,6 +216,22 @@ describe('platform_a webhooks', () => {
       expect(eventsOf(map(withheld))[0].data).not.toHaveProperty('caller_number');
     });
 
+    it('a failed call keeps the caller, start, recording and analysis its messages hold (its call_started may never arrive)', () => {
+      const body = fixture('call-analyzed');
+      body.call.disconnection_reason = 'error_asr';
+      body.call.call_status = 'error';
+      const [failed] = eventsOf(map(body));
+      expect(failed).toMatchObject({
+        type: 'call.failed',
+        data: {
+          failure_reason: 'error_asr', caller_number: '+14155550123', start_time: START, duration: 15,
+          recording_url: `https://recordings.platform-a.example/${CALL_ID}.wav`,
+          summary: 'The caller asked about order 4821; it ships tomorrow.', sentiment: 'positive', topics: ['order_status', 'shipping'],
+        },
+      });
+      expect(failed.data).not.toHaveProperty('outcome');
+    });
+
     it('no reason at all: completed if the agent spoke, else failed ("unknown")', () => {
       expect(eventsOf(map(ended(undefined, agentSpoke)))[0].type).toBe('call.ended');
       expect(eventsOf(map(ended(undefined, silent)))[0]).toMatchObject({ type: 'call.failed', data: { failure_reason: 'unknown' } });

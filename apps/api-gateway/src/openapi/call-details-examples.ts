@@ -25,9 +25,11 @@ export const LATENCY_EXAMPLE: LatencyFigures[] = [
 
 /**
  * As the end of the example call carries them (call.ended), and as the detail shows them (technical);
- * the caller and start the end may also carry are the conversation's own fields, not technical ones.
+ * the caller, start, recording and analysis the end may also carry are the conversation's own fields, not technical ones.
  */
-export const CALL_END_DETAILS_EXAMPLE: Required<Omit<CallEndDetails, 'caller_number' | 'start_time'>> & { cost: ConversationCost } = {
+export const CALL_END_DETAILS_EXAMPLE: Required<Omit<CallEndDetails, 'caller_number' | 'start_time' | 'recording_url' | 'summary' | 'sentiment' | 'topics'>> & {
+  cost: ConversationCost;
+} = {
   platform_call_id: PLATFORM_CALL_ID_EXAMPLE,
   end_reason: 'customer-ended-call',
   cost: CALL_COST_EXAMPLE,

@@ -10,10 +10,17 @@ export interface AgentSwitches {
   transcription_enabled: boolean;
 }
 
+type EndEvent = Extract<CallEvent, { type: 'call.ended' | 'call.failed' | 'call.abandoned' }>;
+
+function isEnd(event: CallEvent): event is EndEvent {
+  return event.type === 'call.ended' || event.type === 'call.failed' || event.type === 'call.abandoned';
+}
+
 export function applyAgentPolicy(event: CallEvent, agent: AgentSwitches): CallEvent {
-  if (event.type === 'call.ended' && !agent.recording_enabled && event.data.recording_url !== undefined) {
+  // Any end of a call may carry a recording (one that failed mid-way was recorded too).
+  if (isEnd(event) && !agent.recording_enabled && event.data.recording_url !== undefined) {
     const { recording_url: _dropped, ...data } = event.data;
-    return { ...event, data };
+    return { ...event, data } as CallEvent;
   }
   if (event.type === 'call.transcript' && !agent.transcription_enabled) {
     return { ...event, data: { segments: [] } };

@@ -6,7 +6,7 @@
  * - any permutation with duplicates folds, field by field, to the record of the history delivered in
  *   order, once;
  * - that record holds each fact a delivered message carried: caller, start, end, duration, status,
- *   transcript, recording, cost, latency, analysis.
+ *   transcript, recording, cost, latency, analysis — whichever way the call ended.
  */
 import { describe, expect, it } from '@jest/globals';
 import { attributeToAgent, mapPlatformWebhook, type CallEvent, type WebhookPlatform } from '@voice/contracts';
@@ -143,10 +143,11 @@ function platformAFacts(call: PlatformACall, delivered: readonly Message[]): Par
     end_reason: call.reason,
     cost: call.costCents !== undefined ? { amount: call.costCents / 100, currency: 'USD', breakdown: [{ component: 'llm', amount: call.costCents / 100 }] } : null,
     latency: call.latency ? [{ component: 'e2e', p50_ms: 800, p90_ms: 1100, p99_ms: 1400 }] : [],
-    recording_url: completed && call.recorded ? `https://recordings.platform-a.example/${call.callId}.wav` : null,
-    summary: completed && analyzed && a.summary !== undefined ? a.summary : null,
-    sentiment: completed && analyzed && a.sentiment !== undefined ? a.sentiment : null,
-    topics: completed && analyzed && a.topics !== undefined ? [...a.topics] : [],
+    recording_url: call.recorded ? `https://recordings.platform-a.example/${call.callId}.wav` : null,
+    summary: analyzed && a.summary !== undefined ? a.summary : null,
+    sentiment: analyzed && a.sentiment !== undefined ? a.sentiment : null,
+    topics: analyzed && a.topics !== undefined ? [...a.topics] : [],
+    ...(completed && analyzed && a.outcome !== undefined ? { outcome: a.outcome } : {}),
   };
 }
 
@@ -238,7 +239,6 @@ function platformBFacts(call: PlatformBCall, delivered: readonly Message[]): Par
   const end = report ?? ended;
   if (!end) return { ...facts, status: 'in_progress', end_time: null, duration: 0, cost: null, latency: [], recording_url: null, summary: null };
   const status = statusOf('platform_b', end)!;
-  const completed = status === 'completed';
   const a = call.analysis;
   return {
     ...facts,
@@ -248,10 +248,10 @@ function platformBFacts(call: PlatformBCall, delivered: readonly Message[]): Par
     end_reason: call.reason,
     cost: report && call.cost !== undefined ? { amount: call.cost, currency: 'USD', breakdown: [{ component: 'llm', amount: call.cost }] } : null,
     latency: report && call.metrics ? [{ component: 'turn', average_ms: 950 }, { component: 'model', average_ms: 480 }] : [],
-    recording_url: report && completed && call.recorded ? `https://storage.platform-b.example/${call.callId}.wav` : null,
-    summary: report && completed && a.summary !== undefined ? a.summary : null,
-    sentiment: report && completed && a.sentiment !== undefined ? a.sentiment : null,
-    topics: report && completed && a.topics !== undefined ? [...a.topics] : [],
+    recording_url: report && call.recorded ? `https://storage.platform-b.example/${call.callId}.wav` : null,
+    summary: report && a.summary !== undefined ? a.summary : null,
+    sentiment: report && a.sentiment !== undefined ? a.sentiment : null,
+    topics: report && a.topics !== undefined ? [...a.topics] : [],
   };
 }
 

@@ -248,6 +248,15 @@ describe('refining the end of a call', () => {
 });
 
 describe('platform details of a call', () => {
+  it('a call that failed or was abandoned keeps the recording and analysis its end carries', () => {
+    const s = foldConversation([
+      started(),
+      ev('call.failed', 40, { failure_reason: 'pipeline-error-openai-llm-failed', recording_url: 'https://r.example/f.mp3', summary: 'LLM failed mid-call.', sentiment: 'negative', topics: ['billing', 'Billing'] }),
+    ])!;
+    expect(s).toMatchObject({ status: 'failed', recording_url: 'https://r.example/f.mp3', summary: 'LLM failed mid-call.', sentiment: 'negative', topics: ['billing'] });
+  });
+
+
   it('call.started without a caller number leaves it null, and may carry the platform call id', () => {
     const s = foldConversation([ev('call.started', 0, { start_time: at(0), platform_call_id: 'pa-42' })])!;
     expect(s).toMatchObject({ caller_number: null, platform_call_id: 'pa-42', start_time: at(0) });
@@ -326,6 +335,15 @@ describe('agent policy', () => {
     const on = foldConversation([started(), tr, end].map((e) => applyAgentPolicy(e, { recording_enabled: true, transcription_enabled: true })))!;
     expect(on.recording_url).toBe('https://r.example/x.mp3');
     expect(on.transcript).toHaveLength(1);
+  });
+
+  it('drops the recording URL of a call that failed or was abandoned too', () => {
+    const off = { recording_enabled: false, transcription_enabled: false };
+    const failed = ev('call.failed', 30, { failure_reason: 'error_asr', recording_url: 'https://r.example/f.mp3', summary: 'Cut off.' });
+    const abandoned = ev('call.abandoned', 30, { reason: 'caller_hangup', recording_url: 'https://r.example/a.mp3' });
+    expect(foldConversation([applyAgentPolicy(failed, off)])).toMatchObject({ recording_url: null, summary: 'Cut off.' });
+    expect(foldConversation([applyAgentPolicy(abandoned, off)])).toMatchObject({ recording_url: null });
+    expect(foldConversation([failed])).toMatchObject({ status: 'failed', recording_url: 'https://r.example/f.mp3', summary: 'Cut off.' });
   });
 });
 

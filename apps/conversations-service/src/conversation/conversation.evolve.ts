@@ -140,11 +140,7 @@ function apply(state: ConversationState, event: Exclude<CallEvent, { type: 'call
         end_time: d.end_time,
         // Until the platform reports it (an "ended" message may not know it): the last one reported.
         duration: d.duration ?? state.duration,
-        summary: d.summary ?? state.summary,
-        sentiment: d.sentiment ?? state.sentiment,
         outcome: d.outcome ?? state.outcome,
-        topics: d.topics ? uniqueTopics(d.topics) : state.topics,
-        recording_url: d.recording_url ?? state.recording_url,
         language: d.language ?? state.language,
         intent: d.intent ?? state.intent,
         satisfaction: d.satisfaction ?? state.satisfaction,
@@ -250,7 +246,10 @@ export function effectiveStartTime(state: ConversationState): string {
 function endDetails(
   state: ConversationState,
   d: CallEndDetails,
-): Pick<ConversationState, 'caller_number' | 'start_time' | 'platform_call_id' | 'end_reason' | 'cost' | 'latency'> {
+): Pick<
+  ConversationState,
+  'caller_number' | 'start_time' | 'platform_call_id' | 'end_reason' | 'cost' | 'latency' | 'recording_url' | 'summary' | 'sentiment' | 'topics'
+> {
   return {
     caller_number: d.caller_number ?? state.caller_number,
     start_time: d.start_time ?? state.start_time,
@@ -258,6 +257,10 @@ function endDetails(
     end_reason: d.end_reason ?? state.end_reason,
     cost: d.cost ? recordedCost(d.cost) : state.cost,
     latency: d.latency ? d.latency.map((l) => ({ ...l })) : state.latency,
+    recording_url: d.recording_url ?? state.recording_url,
+    summary: d.summary ?? state.summary,
+    sentiment: d.sentiment ?? state.sentiment,
+    topics: d.topics ? uniqueTopics(d.topics) : state.topics,
   };
 }
 

@@ -93,10 +93,11 @@ export interface CallEnd {
   callerNumber?: string;
   rawReason?: string;
   details: CallEndDetails;
-  /** Only completed calls (call.ended) carry these. */
+  /** A call that failed after it connected may have been recorded and analysed too. */
   recordingUrl?: string;
   summary?: string;
   sentiment?: Sentiment;
+  /** Only completed calls (call.ended) carry it. */
   outcome?: string;
   topics?: string[];
 }
@@ -114,6 +115,13 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
     ...(end.callerNumber !== undefined ? { caller_number: end.callerNumber } : {}),
     ...(end.startTime !== undefined ? { start_time: end.startTime } : {}),
   };
+  // What the call yielded, whatever the class (a call that failed mid-way was recorded and analysed too).
+  const yielded = {
+    ...(end.recordingUrl !== undefined ? { recording_url: end.recordingUrl } : {}),
+    ...(end.summary !== undefined ? { summary: end.summary } : {}),
+    ...(end.sentiment !== undefined ? { sentiment: end.sentiment } : {}),
+    ...(end.topics !== undefined ? { topics: end.topics } : {}),
+  };
   const base = (type: CallEnd['class']['type']) => ({ id, type, conversation_id: conversationId, occurred_at: occurredAt });
   const cls = end.class;
   if (cls.type === 'call.abandoned') {
@@ -125,6 +133,7 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
         ...callFacts,
         ...(end.endTime !== undefined ? { end_time: end.endTime } : {}),
         ...details,
+        ...yielded,
       },
     };
   }
@@ -138,6 +147,7 @@ export function terminalEvent(end: CallEnd, id: string, conversationId: string, 
         ...(end.endTime !== undefined ? { end_time: end.endTime } : {}),
         ...(end.duration !== undefined ? { duration: end.duration } : {}),
         ...details,
+        ...yielded,
       },
     };
   }
