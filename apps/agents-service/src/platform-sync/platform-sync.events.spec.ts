@@ -26,7 +26,7 @@ const failed = (version: number, at: string, permanent: boolean): PlatformSyncEv
 describe('platform sync events', () => {
   it('fold: progress and sync record the platform facts; a sync clears earlier failures', () => {
     const record = foldPlatformSync([progressed(1, 't1'), failed(1, 't2', false), synced(1, 't3')]);
-    expect(record).toEqual({ facts: { platform_a: { platform_agent_id: 'pa-1', spec, number } }, synced_version: 1, synced_at: 't3', failures: [], last_reconciled_at: null, last_drift: null });
+    expect(record).toEqual({ facts: { platform_a: { platform_agent_id: 'pa-1', spec, number } }, synced_version: 1, synced_at: 't3', failures: [], last_reconciled_at: null, last_drift: null, open_drift: null });
     expect(platformFactsData(record.facts, 'platform_a')).toEqual({ platform: 'platform_a', platform_agent_id: 'pa-1', spec, number });
   });
 
@@ -76,7 +76,10 @@ describe('drift events', () => {
   const drift = { agent_missing: true, number: null, changed_fields: [] };
   const found: PlatformSyncEvent = {
     type: PlatformSyncEventTypes.driftFound,
-    data: { platform: 'platform_a', platform_agent_id: null, spec: null, number: { ...number, bound_to: null }, drift, phone_number: number.phone_number, attempted_version: 3, at: 't4' },
+    data: {
+      platform: 'platform_a', platform_agent_id: null, spec: null, number: { ...number, bound_to: null }, drift, recorded_platform_agent_id: 'pa-1',
+      phone_number: number.phone_number, replace_number: false, attempted_version: 3, at: 't4',
+    },
   };
   const repaired: PlatformSyncEvent = {
     type: PlatformSyncEventTypes.driftRepaired,
@@ -93,7 +96,11 @@ describe('drift events', () => {
       state: 'pending', platform_agent_id: null, last_reconciled_at: 't4',
       last_drift: { found_at: 't4', repaired_at: null, platform: 'platform_a', agent_missing: true, number: null, changed_fields: [], phone_number_before: number.phone_number, phone_number_after: null },
     });
+    expect(afterFound.open_drift).toEqual({
+      platform: 'platform_a', drift, found_at: 't4', platform_agent_id_before: 'pa-1', phone_number_before: number.phone_number, replace_number: false,
+    });
     const settled = foldPlatformSync([synced(3, 't3'), found, repaired, synced(3, 't5')]);
+    expect(settled.open_drift).toBeNull();
     expect(platformSyncView(settled, agent)).toMatchObject({
       state: 'synced', platform_agent_id: 'pa-1', last_reconciled_at: 't5', last_drift: { found_at: 't4', repaired_at: 't5', phone_number_after: number.phone_number },
     });

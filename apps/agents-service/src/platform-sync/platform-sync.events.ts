@@ -65,8 +65,19 @@ export interface AgentSyncFailed {
 
 export interface AgentPlatformDriftFound {
   type: typeof PlatformSyncEventTypes.driftFound;
-  /** The platform's facts as the platform holds them now; `phone_number`: the agent's number when found. */
-  data: PlatformFactsData & { drift: PlatformDrift; phone_number: string | null; attempted_version: number; at: string };
+  /**
+   * The platform's facts as the platform holds them now; `phone_number`: the agent's number when found;
+   * `replace_number`: it was bought and the platform lost it, so a new one is to be bought in its place.
+   */
+  data: PlatformFactsData & {
+    drift: PlatformDrift;
+    /** Our platform agent as recorded before (gone, when agent_missing). */
+    recorded_platform_agent_id: string | null;
+    phone_number: string | null;
+    replace_number: boolean;
+    attempted_version: number;
+    at: string;
+  };
 }
 
 export interface AgentPlatformDriftRepaired {
@@ -96,9 +107,22 @@ export interface PlatformSyncRecord {
   /** The last drift found or repaired (a reconciliation that finds nothing records no event: the row keeps its time). */
   last_reconciled_at: string | null;
   last_drift: PlatformDriftView | null;
+  /** A drift found and not yet repaired: whichever run syncs next completes it (and buys in place of a lost bought number). */
+  open_drift: OpenDrift | null;
 }
 
-export const NO_PLATFORM_SYNC: PlatformSyncRecord = { facts: {}, synced_version: null, synced_at: null, failures: [], last_reconciled_at: null, last_drift: null };
+export interface OpenDrift {
+  platform: VoicePlatform;
+  drift: PlatformDrift;
+  found_at: string;
+  platform_agent_id_before: string | null;
+  phone_number_before: string | null;
+  replace_number: boolean;
+}
+
+export const NO_PLATFORM_SYNC: PlatformSyncRecord = {
+  facts: {}, synced_version: null, synced_at: null, failures: [], last_reconciled_at: null, last_drift: null, open_drift: null,
+};
 
 /** The facts with one platform's replaced by what an event recorded. */
 export function applyFacts(facts: SyncFacts, data: PlatformFactsData): SyncFacts {
@@ -125,12 +149,16 @@ export function evolvePlatformSync(record: PlatformSyncRecord, event: PlatformSy
     case PlatformSyncEventTypes.driftFound: {
       const { drift, at, platform, phone_number } = event.data;
       const last_drift: PlatformDriftView = { found_at: at, repaired_at: null, platform, ...drift, phone_number_before: phone_number, phone_number_after: null };
-      return { ...record, facts: applyFacts(record.facts, event.data), synced_version: null, last_reconciled_at: at, last_drift };
+      const open_drift: OpenDrift = {
+        platform, drift, found_at: at, platform_agent_id_before: event.data.recorded_platform_agent_id, phone_number_before: phone_number,
+        replace_number: event.data.replace_number,
+      };
+      return { ...record, facts: applyFacts(record.facts, event.data), synced_version: null, last_reconciled_at: at, last_drift, open_drift };
     }
     case PlatformSyncEventTypes.driftRepaired: {
       const { at, phone_number_after } = event.data;
       const last_drift = record.last_drift && { ...record.last_drift, repaired_at: at, phone_number_after };
-      return { ...record, last_reconciled_at: at, last_drift };
+      return { ...record, last_reconciled_at: at, last_drift, open_drift: null };
     }
   }
 }

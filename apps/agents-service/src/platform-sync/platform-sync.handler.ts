@@ -23,7 +23,7 @@ import type { PlatformConnection } from '../platforms/voice-platform.port.js';
 import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {
-  evolvePlatformSync, platformFactsData, PlatformSyncEventTypes, summaryOf, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
+  evolvePlatformSync, platformFactsData, PlatformSyncEventTypes, summaryOf, type OpenDrift, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
 } from './platform-sync.events.js';
 import { syncAgentToPlatforms, type PlatformSyncOutcome } from './platform-sync.executor.js';
 import { PlatformSyncStore } from './platform-sync.store.js';
@@ -81,26 +81,13 @@ class Slots {
   }
 }
 
-/** A drift recorded by this run, for the repaired event once the run has synced. */
-interface FoundDrift {
-  request: DriftRepairRequest;
-  at: string;
-  phone_number_before: string | null;
-}
-
-function repairedEvent(found: FoundDrift, platformAgentId: string | null, agent: AgentState, at: string): PlatformSyncEvent {
+function repairedEvent(open: OpenDrift, platformAgentId: string | null, agent: AgentState, at: string): PlatformSyncEvent {
+  const { platform, drift, found_at, platform_agent_id_before, phone_number_before } = open;
   return {
     type: PlatformSyncEventTypes.driftRepaired,
     data: {
-      platform: found.request.platform,
-      drift: found.request.drift,
-      found_at: found.at,
-      platform_agent_id_before: found.request.recorded_platform_agent_id,
-      platform_agent_id: platformAgentId,
-      phone_number_before: found.phone_number_before,
-      phone_number_after: agent.phone_number,
-      synced_version: agent.version,
-      at,
+      platform, drift, found_at, platform_agent_id_before, platform_agent_id: platformAgentId, phone_number_before,
+      phone_number_after: agent.phone_number, synced_version: agent.version, at,
     },
   };
 }
@@ -166,9 +153,12 @@ export class PlatformSyncHandler {
     const sealed = new Map<VoicePlatform, SealedConnection>((await this.integrations.connections(agent.account_id)).map((c) => [c.platform, c]));
     const accountId = agent.account_id;
     let desired = desiredPlatformAgent(agent, sealed.get(agent.voice_platform)?.webhook_url ?? '');
-    const found = repair && (await this.recordDrift(agent, repair, append));
-    // The bought number went back to the carrier: a new one is bought, and becomes the agent's.
-    if (repair?.replace_number) desired = { ...desired, phone_number: null };
+    if (repair) await this.recordDrift(agent, repair, append);
+    // A bought number the platform lost went back to the carrier: a new one is bought and becomes the agent's
+    // (recorded with the drift, so a retry by the worker buys too).
+    const open = record.open_drift;
+    const replacing = open?.replace_number && open.phone_number_before !== null && open.phone_number_before === agent.phone_number ? agent.phone_number : undefined;
+    if (replacing !== undefined) desired = { ...desired, phone_number: null };
 
     const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
       const at = new Date().toISOString();
@@ -178,7 +168,7 @@ export class PlatformSyncHandler {
       // Recorded as the agent's: a number adopted from the park leaves it only now, so a failed bind loses nothing.
       await this.store.unparkNumber(accountId, step.platform, acquired.phone_number);
       if (agent!.phone_number === null) agent = await this.assignNumber(agent!, acquired.phone_number);
-      else if (repair?.replace_number) agent = await this.assignNumber(agent!, acquired.phone_number, agent!.phone_number);
+      else if (replacing !== undefined) agent = await this.assignNumber(agent!, acquired.phone_number, replacing);
     };
 
     let outcome: PlatformSyncOutcome;
@@ -197,7 +187,7 @@ export class PlatformSyncHandler {
       if (error instanceof WrongExpectedVersion) return { kind: 'busy' };
       throw error;
     }
-    return this.settle(agent, outcome, record, append, sealed, found);
+    return this.settle(agent, outcome, record, append, sealed);
   }
 
   /** The drift as an event: the facts become what the platform holds, and the agent's sync work is queued again. */
@@ -205,12 +195,15 @@ export class PlatformSyncHandler {
     agent: AgentState,
     repair: DriftRepairRequest,
     append: (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => Promise<void>,
-  ): Promise<FoundDrift> {
+  ): Promise<void> {
     const at = new Date().toISOString();
-    const data = { ...platformFactsData({ [repair.platform]: repair.facts }, repair.platform), drift: repair.drift, phone_number: agent.phone_number, attempted_version: agent.version, at };
+    const data = {
+      ...platformFactsData({ [repair.platform]: repair.facts }, repair.platform),
+      drift: repair.drift, recorded_platform_agent_id: repair.recorded_platform_agent_id, phone_number: agent.phone_number,
+      replace_number: repair.replace_number, attempted_version: agent.version, at,
+    };
     await append([{ type: PlatformSyncEventTypes.driftFound, data }], at, agent);
     this.settings.logger.info({ agent_id: agent.id, platform: repair.platform, drift: repair.drift }, 'platform drift found: setting it back');
-    return { request: repair, at, phone_number_before: agent.phone_number };
   }
 
   private async settle(
@@ -219,12 +212,12 @@ export class PlatformSyncHandler {
     record: PlatformSyncRecord,
     append: (events: PlatformSyncEvent[], at: string) => Promise<void>,
     sealed: Map<VoicePlatform, SealedConnection>,
-    found?: FoundDrift,
   ): Promise<SyncRunResult> {
     const at = new Date().toISOString();
     if (outcome.kind === 'synced') {
       const data = { ...platformFactsData(outcome.facts, agent.voice_platform), synced_version: agent.version, at };
-      const repaired: PlatformSyncEvent[] = found ? [repairedEvent(found, data.platform_agent_id, agent, at)] : [];
+      // The platform holds the agent as ours again: an open drift is repaired (by this run or the one before it).
+      const repaired: PlatformSyncEvent[] = record.open_drift ? [repairedEvent(record.open_drift, data.platform_agent_id, agent, at)] : [];
       await append([...repaired, { type: PlatformSyncEventTypes.synced, data }], at);
       await this.store.finished(agent.id, agent.version);
       return { kind: 'synced', agent };

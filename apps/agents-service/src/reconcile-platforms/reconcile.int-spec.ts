@@ -105,6 +105,23 @@ describe('reconciliation: the platforms are set back to our agents', () => {
     expect(events.filter((type) => type === 'AgentPlatformDriftRepaired')).toHaveLength(1);
   });
 
+  it('through platform errors (5xx on the listing or on the repair): retried, repaired once, the lost bought number replaced', async () => {
+    const before = await create({ name: 'Deleted during an outage', voice_platform: 'platform_a' });
+    const a = h.simulators.urls.platformA;
+    expect(await dashboard(a, key(), 'DELETE', `/v2/agents/${before.platform_sync.platform_agent_id}`)).toBe(204);
+    expect(await dashboard(a, key(), 'DELETE', `/v2/phone-numbers/${encodeURIComponent(before.phone_number!)}`)).toBe(204);
+    h.simulators.platformA.faults.serverError({ count: 6, status: 503 });
+
+    const after = await repaired(before.id);
+    expect(after.phone_number).not.toBe(before.phone_number);
+    expect(after.platform_sync.last_drift).toMatchObject({ agent_missing: true, number: 'missing', phone_number_before: before.phone_number, phone_number_after: after.phone_number });
+    expect(h.simulators.platformA.agents().filter((agent) => agent.metadata.external_id === before.id)).toHaveLength(1);
+    expect(h.simulators.platformA.phoneNumbers().filter((n) => n.inbound_agent_id === after.platform_sync.platform_agent_id)).toHaveLength(1);
+    const events = await syncEventTypes(h.db.url, before.id);
+    expect(events.filter((type) => type === 'AgentPlatformDriftFound')).toHaveLength(1);
+    expect(events.filter((type) => type === 'AgentPlatformDriftRepaired')).toHaveLength(1);
+  });
+
   it('a customer number released on platform_a is imported again (the agent keeps its number)', async () => {
     const phone = uniqueNumber();
     const before = await create({ name: 'Number released', voice_platform: 'platform_a', phone_number: phone });
