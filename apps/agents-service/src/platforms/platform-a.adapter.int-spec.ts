@@ -174,3 +174,32 @@ describe('platform_a adapter: failures', () => {
     expect(simulator.requests()).toEqual([]);
   });
 });
+
+describe('platform_a adapter: listings (what the reconciliation reads)', () => {
+  it('lists every agent and number over several pages, in our terms; an agent as we made it reads as our spec stores', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      const { platform_agent_id } = await adapter.createAgent(connection, { ...spec, external_id: `agt_list_${i}`, system_prompt: null });
+      made.push(platform_agent_id);
+      if (i < 3) await adapter.acquireNumber(connection, { phone_number: `+1646555010${i}`, platform_agent_id: i === 0 ? platform_agent_id : null });
+    }
+    simulator.clearRequests();
+    const agents = await adapter.listAgents(connection);
+    expect(agents.map((agent) => agent.platform_agent_id).sort()).toEqual([...made].sort());
+    expect(simulator.requests().map((r) => r.query)).toEqual(['limit=25', expect.stringMatching(/^limit=25&pagination_key=agent_/)]);
+    const first = agents.find((agent) => agent.platform_agent_id === made[0])!;
+    expect(first).toEqual({ platform_agent_id: made[0], external_id: 'agt_list_0', fields: adapter.storedFields({ ...spec, external_id: 'agt_list_0', system_prompt: null }) });
+
+    expect(await adapter.listNumbers(connection)).toEqual([
+      { phone_number: '+16465550100', platform_number_id: '+16465550100', bound_to: made[0] },
+      { phone_number: '+16465550101', platform_number_id: '+16465550101', bound_to: null },
+      { phone_number: '+16465550102', platform_number_id: '+16465550102', bound_to: null },
+    ]);
+  });
+
+  it('a failing listing is a PlatformCallFailed (transient with Retry-After on 429; a wrong key is invalid_credentials)', async () => {
+    simulator.faults.rateLimit({ count: 1, retryAfterSeconds: 2 });
+    expect(await failure(adapter.listAgents(connection))).toMatchObject({ kind: 'transient', retryAfterMs: 2_000 });
+    expect((await failure(adapter.listNumbers({ ...connection, apiKey: 'wrong' }))).kind).toBe('invalid_credentials');
+  });
+});

@@ -193,3 +193,35 @@ describe('platform_b adapter: failures', () => {
     expect(simulator.requests()).toEqual([]);
   });
 });
+
+describe('platform_b adapter: listings (what the reconciliation reads)', () => {
+  it('lists every assistant and number over several pages, in our terms; an assistant as we made it reads as our spec stores', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      const long = { ...spec, external_id: `agt_list_${i}`, name: `${'A rather long assistant name, over forty'} ${i}` };
+      const { platform_agent_id } = await adapter.createAgent(connection, long);
+      made.push(platform_agent_id);
+      if (i < 3) await adapter.acquireNumber(connection, { area_code: '415', platform_agent_id: i === 0 ? platform_agent_id : null });
+    }
+    simulator.clearRequests();
+    const agents = await adapter.listAgents(connection);
+    expect(agents.map((agent) => agent.platform_agent_id).sort()).toEqual([...made].sort());
+    expect(simulator.requests().map((r) => r.query)).toEqual([expect.stringMatching(/^limit=25$/), expect.stringMatching(/^limit=25&after=/)]);
+    const first = agents.find((agent) => agent.platform_agent_id === made[0])!;
+    expect(first.external_id).toBe('agt_list_0');
+    expect(first.fields).toEqual(adapter.storedFields({ ...spec, external_id: 'agt_list_0', name: 'A rather long assistant name, over forty 0' }));
+
+    const numbers = await adapter.listNumbers(connection);
+    expect(numbers).toHaveLength(3);
+    expect(numbers.filter((number) => number.bound_to === made[0])).toHaveLength(1);
+    expect(numbers.every((number) => number.platform_number_id !== number.phone_number)).toBe(true);
+  });
+
+  it('a failing listing is a PlatformCallFailed (transient on 5xx, with Retry-After on 429)', async () => {
+    simulator.faults.rateLimit({ count: 1, retryAfterSeconds: 3 });
+    const limited = await failure(adapter.listAgents(connection));
+    expect(limited).toMatchObject({ kind: 'transient', retryAfterMs: 3_000 });
+    simulator.faults.serverError({ count: 1 });
+    expect((await failure(adapter.listNumbers(connection))).kind).toBe('transient');
+  });
+});
