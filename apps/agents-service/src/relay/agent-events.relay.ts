@@ -62,7 +62,8 @@ export class AgentEventsRelay implements CommitListener {
   }
 
   private async publish(event: StoredEvent): Promise<void> {
-    // The platform sync's own stream records our dealings with the platforms, not a change of the agent.
+    // The platform sync's own stream records our dealings with the platforms, not a change of the agent. An
+    // outbound "agent drift repaired" event would be made here from AgentPlatformDriftRepaired (driftRepairedNotice).
     if (isSyncStream(event.stream_id)) return;
     const state = await this.stateAt(event);
     const payload: AgentIntegrationEvent = {
