@@ -89,16 +89,8 @@ export const PAUSED_AGENT_EXAMPLE: AgentView = {
     last_attempt_at: '2025-02-02T18:00:09.730Z',
     last_error: { code: 'platform_unavailable', message: 'platform_b answered 503; retrying in 4 s' },
     last_reconciled_at: '2025-02-02T18:00:05.310Z',
-    last_drift: {
-      found_at: '2025-02-02T18:00:05.310Z',
-      repaired_at: null,
-      platform: 'platform_b',
-      agent_missing: true,
-      number: null,
-      changed_fields: [],
-      phone_number_before: '+14155550101',
-      phone_number_after: null,
-    },
+    last_drift: { found_at: '2025-02-02T18:00:05.310Z', repaired_at: null, platform: 'platform_b', agent_missing: true, number: null,
+      changed_fields: [], phone_number_before: '+14155550101', phone_number_after: null },
   },
 };
 
