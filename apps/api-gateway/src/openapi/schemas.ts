@@ -25,6 +25,7 @@ import {
 import type { CreatedAccount } from '../accounts/accounts.store.js';
 import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
 import { SCOPES } from '../auth/scopes.js';
+import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';
 import { callEventComponents } from './call-event-schema.js';
@@ -116,6 +117,7 @@ const platformDrift = viewSchema<PlatformDriftView>(
     description:
       'The latest difference the background reconciliation found between the agent and its platform. We are the source of truth: what it found is set back, ' +
       'and the agent shows platform_sync pending until it is.',
+    examples: [PAUSED_AGENT_EXAMPLE.platform_sync.last_drift!],
   },
 );
 
@@ -364,6 +366,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreateAccountRequest: requests.CreateAccountRequest,
     CreatedAccount: createdAccount,
     Integration: integration,
+    ...webhookEndpointComponents(),
     ConfigureIntegrationRequest: requests.ConfigureIntegrationRequest,
     Health: health,
     Meta: meta,
