@@ -139,6 +139,18 @@ describe('platform_b webhooks', () => {
     });
   });
 
+  it('a report comes after the end: stamped before endedAt (at the call\'s start) or not at all, it is placed 1 ms after endedAt', () => {
+    const afterEnd = '2026-01-01T00:00:15.351Z';
+    for (const timestamp of [Date.parse(START), Date.parse(END), undefined]) {
+      const body = fixture('end-of-call-report');
+      if (timestamp === undefined) delete body.message.timestamp;
+      else body.message.timestamp = timestamp;
+      const events = eventsOf(map(body));
+      expect(events.filter((e) => e.type !== 'call.started').map((e) => e.occurred_at)).toEqual([afterEnd, afterEnd]);
+      expect(events.find((e) => e.type === 'call.started')!.occurred_at).toBe(START);
+    }
+  });
+
   it('the report without secondsFromStart/duration places messages by time and endTime', () => {
     const body = fixture('end-of-call-report');
     for (const m of body.message.artifact.messages) {

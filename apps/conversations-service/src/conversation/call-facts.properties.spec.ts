@@ -33,6 +33,10 @@ interface Turn {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A completed call's outcome when the analysis gives no label (platforms.md's end reasons). */
+const OUTCOME_OF_REASON: Record<string, string> = {
+  call_transfer: 'transferred', voicemail_reached: 'voicemail', 'assistant-forwarded-call': 'transferred', voicemail: 'voicemail',
+};
 
 function eventsOf(platform: WebhookPlatform, message: Message): CallEvent[] {
   const mapping = mapPlatformWebhook(platform, structuredClone(message.body));
@@ -147,7 +151,7 @@ function platformAFacts(call: PlatformACall, delivered: readonly Message[]): Par
     summary: analyzed && a.summary !== undefined ? a.summary : null,
     sentiment: analyzed && a.sentiment !== undefined ? a.sentiment : null,
     topics: analyzed && a.topics !== undefined ? [...a.topics] : [],
-    ...(completed && analyzed && a.outcome !== undefined ? { outcome: a.outcome } : {}),
+    outcome: completed ? ((analyzed ? a.outcome : undefined) ?? OUTCOME_OF_REASON[call.reason] ?? null) : null,
   };
 }
 
@@ -249,6 +253,7 @@ function platformBFacts(call: PlatformBCall, delivered: readonly Message[]): Par
     cost: report && call.cost !== undefined ? { amount: call.cost, currency: 'USD', breakdown: [{ component: 'llm', amount: call.cost }] } : null,
     latency: report && call.metrics ? [{ component: 'turn', average_ms: 950 }, { component: 'model', average_ms: 480 }] : [],
     recording_url: report && call.recorded ? `https://storage.platform-b.example/${call.callId}.wav` : null,
+    outcome: status === 'completed' ? ((report ? a.outcome : undefined) ?? OUTCOME_OF_REASON[call.reason] ?? null) : null,
     summary: report && a.summary !== undefined ? a.summary : null,
     sentiment: report && a.sentiment !== undefined ? a.sentiment : null,
     topics: report && a.topics !== undefined ? [...a.topics] : [],

@@ -2,7 +2,9 @@
  * platform_b webhooks (the "message envelope" family, platforms.md): `{ message: { type, timestamp, call, … } }`,
  * no event id; every event's time is message.timestamp (Unix ms), except:
  * - the end-of-call report's call.started, at startedAt (it says when the call started);
- * - a report without message.timestamp is placed at endedAt.
+ * - the report's other events, never before endedAt + 1 ms (placed there without message.timestamp): a
+ *   report comes after the end, so it refines the `ended` status-update (stamped at the end) whatever its
+ *   own stamp says — reports stamped at the call's start are seen — as platform_a's analysis its end.
  * A status-update or transcript without message.timestamp cannot be placed in time: ignored.
  *
  * A status-update `ended` does not carry the transcript, so it cannot tell whether the assistant spoke:
@@ -138,7 +140,7 @@ function endOfCallReport(ctx: MessageContext): Outcome {
   const messages = readMessages(artifact ?? {}, startedMs);
   const endMs = endedMs ?? ctx.timestamp;
   if (endMs === undefined) return 'message.endedAt and message.timestamp are missing: the end of the call cannot be placed in time';
-  const at = isoFromMs(ctx.timestamp ?? endMs);
+  const at = isoFromMs(endedMs !== undefined ? Math.max(ctx.timestamp ?? endedMs, endedMs + 1) : endMs);
   const cls = classifyEnd('platform_b', reason, messages.agentSpoke)!;
   const analysis = softObject(message.analysis);
   const structured = softObject(analysis?.structuredData);
