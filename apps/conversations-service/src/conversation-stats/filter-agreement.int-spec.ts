@@ -5,9 +5,9 @@ import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES, conversationMatc
 import { openDatabase } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import type { DataSource } from 'typeorm';
-import { readStats } from '../conversation-stats/conversation-stats.store.js';
-import { costMicros, instantMicros } from '../conversation-stats/stats-columns.js';
-import { StatsMemory } from '../conversation-stats/stats-memory.js';
+import { readStats } from './conversation-stats.store.js';
+import { costMicros, instantMicros } from './stats-columns.js';
+import { StatsMemory } from './stats-memory.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conversations-database.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import { buildListSql } from '../list-conversations/list-conversations.store.js';
