@@ -6,12 +6,13 @@ import pg from 'pg';
 import { InProcessBus, InProcessStreams } from '@voice/service-kit';
 import { startAgentsService } from '../apps/agents-service/src/app.js';
 import { startConversationsService } from '../apps/conversations-service/src/app.js';
+import { startNotificationsService } from '../apps/notifications-service/src/app.js';
 import { startGateway } from '../apps/api-gateway/src/app.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { apiClient, type ApiClient } from './support/http.js';
 import { configureIntegrations, startTestPlatforms } from './support/platforms.js';
 import { pollUntil } from './support/poll.js';
-import { testIntegrationsOptions } from './support/system.js';
+import { testIntegrationsOptions, testNotificationsOptions } from './support/system.js';
 
 /**
  * deploy/postgres/roles.psql, as shipped, on a fresh database: the apps migrate as the owner
@@ -19,7 +20,7 @@ import { testIntegrationsOptions } from './support/system.js';
  * reaches nothing outside its schema. Roles are cluster-wide, so this file's have names of their own.
  */
 const suffix = randomBytes(4).toString('hex');
-const roles = { owner: `t_owner_${suffix}`, gateway: `t_gateway_${suffix}`, agents: `t_agents_${suffix}`, conversations: `t_conversations_${suffix}` };
+const roles = { owner: `t_owner_${suffix}`, gateway: `t_gateway_${suffix}`, agents: `t_agents_${suffix}`, conversations: `t_conversations_${suffix}`, notifications: `t_notifications_${suffix}` };
 const PASSWORD = `pw_${suffix}`;
 
 function asRole(dbUrl: string, role: string): string {
@@ -58,6 +59,7 @@ describe('least-privilege database roles (deploy/postgres/roles.psql)', () => {
         '-v', `gateway_role=${roles.gateway}`, '-v', `gateway_password=${PASSWORD}`,
         '-v', `agents_role=${roles.agents}`, '-v', `agents_password=${PASSWORD}`,
         '-v', `conversations_role=${roles.conversations}`, '-v', `conversations_password=${PASSWORD}`,
+        '-v', `notifications_role=${roles.notifications}`, '-v', `notifications_password=${PASSWORD}`,
         '-f', resolve('deploy/postgres/roles.psql'), db.url,
       ],
       { encoding: 'utf8' },
@@ -72,6 +74,8 @@ describe('least-privilege database roles (deploy/postgres/roles.psql)', () => {
     closers.push(() => agents.close());
     const conversations = await startConversationsService({ databaseUrl: asRole(db.url, roles.conversations), databaseMigrationUrl, local });
     closers.push(() => conversations.close());
+    const notifications = await startNotificationsService({ databaseUrl: asRole(db.url, roles.notifications), databaseMigrationUrl, local, ...testNotificationsOptions() });
+    closers.push(() => notifications.close());
     const adminToken = `admin_${suffix}`;
     const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: asRole(db.url, roles.gateway), databaseMigrationUrl, local, adminToken, rpcTimeoutMs: 3000 });
     closers.push(() => gateway.close());
@@ -95,8 +99,8 @@ describe('least-privilege database roles (deploy/postgres/roles.psql)', () => {
   });
 
   it('migrates every schema as the owner, and each app works as its runtime role', async () => {
-    const owners = await db.query(`SELECT schemaname, tableowner FROM pg_tables WHERE schemaname IN ('gateway', 'agents', 'conversations') GROUP BY 1, 2`);
-    expect(owners.rows.map((r) => r.tableowner)).toEqual([roles.owner, roles.owner, roles.owner]);
+    const owners = await db.query(`SELECT schemaname, tableowner FROM pg_tables WHERE schemaname IN ('gateway', 'agents', 'conversations', 'notifications') GROUP BY 1, 2`);
+    expect(owners.rows.map((r) => r.tableowner)).toEqual([roles.owner, roles.owner, roles.owner, roles.owner]);
 
     const agent = await api.post('/v1/agents', { name: 'Front desk', voice_platform: 'platform_a' });
     expect(agent.status).toBe(201);
@@ -117,11 +121,14 @@ describe('least-privilege database roles (deploy/postgres/roles.psql)', () => {
     ['agents', 'conversations.conversations'],
     ['conversations', 'gateway.api_keys'],
     ['conversations', 'agents.agents'],
+    ['notifications', 'agents.agents'],
+    ['notifications', 'gateway.api_keys'],
+    ['gateway', 'notifications.endpoints'],
   ] as const)('refuses %s reading %s', async (role, table) => {
     await expect(queryAs(asRole(db.url, roles[role]), `SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
   });
 
-  it.each(['gateway', 'agents', 'conversations'] as const)('lets %s create nothing: no table in public or its schema, no schema', async (role) => {
+  it.each(['gateway', 'agents', 'conversations', 'notifications'] as const)('lets %s create nothing: no table in public or its schema, no schema', async (role) => {
     const url = asRole(db.url, roles[role]);
     await expect(queryAs(url, 'CREATE TABLE public.intruder (id int)')).rejects.toThrow(/permission denied/);
     await expect(queryAs(url, `CREATE TABLE ${role}.intruder (id int)`)).rejects.toThrow(/permission denied/);

@@ -13,12 +13,12 @@ describe('docker-compose.yml', () => {
   const compose = parse(text, { merge: true });
 
   it('runs PostgreSQL, NATS with JetStream, and one container per app', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['agents-service', 'api-gateway', 'conversations-service', 'nats', 'postgres']);
+    expect(Object.keys(compose.services).sort()).toEqual(['agents-service', 'api-gateway', 'conversations-service', 'nats', 'notifications-service', 'postgres']);
     expect(compose.services.nats.command).toContain('-js');
   });
 
   it('configures every app with the database and NATS', () => {
-    for (const app of ['agents-service', 'conversations-service', 'api-gateway']) {
+    for (const app of ['agents-service', 'conversations-service', 'notifications-service', 'api-gateway']) {
       const service = compose.services[app];
       expect(service.build.args.APP).toBe(app);
       expect(service.environment.DATABASE_URL).toMatch(/^postgres:\/\//);

@@ -23,7 +23,7 @@ const PUBLISHER_ACCOUNT = 'acct_0123456789abcdef01234567';
 // Starting with a digit on purpose: nats-server reads `$VAR` values as config values, so the
 // environment must quote them as docker-compose.yml does, or such a password is not a string.
 const password = () => `9${randomBytes(12).toString('hex')}`;
-const passwords = { gateway: password(), agents: password(), conversations: password(), publisher: password() };
+const passwords = { gateway: password(), agents: password(), conversations: password(), notifications: password(), publisher: password() };
 /** A value for nats-server's environment, as docker-compose.yml gives it. */
 const quoted = (value: string) => `"${value}"`;
 
@@ -52,6 +52,7 @@ async function startNatsServer(): Promise<NatsServer> {
       NATS_GATEWAY_PASSWORD: quoted(passwords.gateway),
       NATS_AGENTS_PASSWORD: quoted(passwords.agents),
       NATS_CONVERSATIONS_PASSWORD: quoted(passwords.conversations),
+      NATS_NOTIFICATIONS_PASSWORD: quoted(passwords.notifications),
       NATS_PUBLISHER_PASSWORD: quoted(passwords.publisher),
       NATS_PUBLISHER_SUBJECT: quoted(`call_events.${PUBLISHER_ACCOUNT}.>`),
     },
@@ -109,7 +110,7 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    system = await startSystem({ nats: { gateway: url('gateway'), agents: url('agents'), conversations: url('conversations'), namespace: '' } });
+    system = await startSystem({ nats: { gateway: url('gateway'), agents: url('agents'), conversations: url('conversations'), notifications: url('notifications'), namespace: '' } });
     account = await system.createAccount();
   }, 60_000);
 

@@ -8,4 +8,5 @@ psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v gateway_role=voice_gateway -v gateway_password="$VOICE_GATEWAY_DB_PASSWORD" \
   -v agents_role=voice_agents -v agents_password="$VOICE_AGENTS_DB_PASSWORD" \
   -v conversations_role=voice_conversations -v conversations_password="$VOICE_CONVERSATIONS_DB_PASSWORD" \
+  -v notifications_role=voice_notifications -v notifications_password="$VOICE_NOTIFICATIONS_DB_PASSWORD" \
   -f "$(dirname "${BASH_SOURCE[0]}")/roles.psql"

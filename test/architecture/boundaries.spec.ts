@@ -31,7 +31,7 @@ describe('module boundaries', () => {
 
   it('every app has its start function and entry point', () => {
     const paths = new Set(readSourceTree(root).map((f) => f.path));
-    for (const app of ['api-gateway', 'agents-service', 'conversations-service']) {
+    for (const app of ['api-gateway', 'agents-service', 'conversations-service', 'notifications-service']) {
       expect(paths.has(`apps/${app}/src/app.ts`)).toBe(true);
       expect(paths.has(`apps/${app}/src/main.ts`)).toBe(true);
     }

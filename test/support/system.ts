@@ -3,6 +3,7 @@ import { InProcessBus, InProcessStreams, SecretBox } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { startAgentsService } from '../../apps/agents-service/src/app.js';
 import { startConversationsService } from '../../apps/conversations-service/src/app.js';
+import { startNotificationsService } from '../../apps/notifications-service/src/app.js';
 import { startGateway } from '../../apps/api-gateway/src/app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { apiClient, type ApiClient } from './http.js';
@@ -18,6 +19,18 @@ export function testIntegrationsOptions() {
     secretBox: new SecretBox({ current: randomBytes(32) }),
     platformHttp: { allowPrivate: true, timeoutMs: 2000 },
     platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
+  };
+}
+
+/**
+ * What tests give notifications-service: like `npm start`, ALLOW_PRIVATE_WEBHOOK_URLS=true (receivers listen on
+ * 127.0.0.1), a quick worker poll and a short retry schedule (WEBHOOK_RETRY_SCHEDULE_MS) unless a test sets its own.
+ */
+export function testNotificationsOptions(over: { retryScheduleMs?: number[] } = {}) {
+  return {
+    secretBox: new SecretBox({ current: randomBytes(32) }),
+    allowPrivateUrls: true,
+    delivery: { pollIntervalMs: 50, retryScheduleMs: over.retryScheduleMs ?? [0, 200, 400] },
   };
 }
 
@@ -51,7 +64,7 @@ export interface RunningSystem {
     input?: Partial<{ name: string; plan: string; agent_limit: number; voice_platforms: string[]; integrations: boolean }>,
   ): Promise<TestAccount>;
   /** Stop one service (to test the gateway's behaviour when it is down). */
-  stopService(name: 'agents' | 'conversations'): Promise<void>;
+  stopService(name: 'agents' | 'conversations' | 'notifications'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,18 +78,23 @@ export async function startSystem(
     rpcTimeoutMs?: number;
     logger?: Logger;
     /** A NATS server of the test's own, one URL (credentials) per app; its streams die with it. */
-    nats?: { agents: string; conversations: string; gateway: string; namespace: string };
+    nats?: { agents: string; conversations: string; gateway: string; namespace: string; notifications?: string };
+    /** WEBHOOK_RETRY_SCHEDULE_MS of notifications-service (testNotificationsOptions' short one by default). */
+    webhookRetryScheduleMs?: number[];
   } = {},
 ): Promise<RunningSystem> {
   const db = await createTestDatabase('e2e');
   const namespace = options.nats?.namespace ?? randomNamespace();
   const natsUrl = options.nats?.gateway ?? testNatsUrl();
   const adminToken = `admin_${randomBytes(12).toString('hex')}`;
-  const services: Partial<Record<'agents' | 'conversations', { close(): Promise<void> }>> = {};
+  const services: Partial<Record<'agents' | 'conversations' | 'notifications', { close(): Promise<void> }>> = {};
   const logger = options.logger ? { logger: options.logger } : {};
   const platforms = await startTestPlatforms();
   services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
   services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace });
+  services.notifications = await startNotificationsService({
+    databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs }), ...logger,
+  });
   const gateway = await startGateway({
     port: 0,
     host: '127.0.0.1',
@@ -157,6 +175,8 @@ export async function startLocalSystem(label = 'local', gatewayOptions: Partial<
     closers.push(() => agents.close());
     const conversations = await startConversationsService({ databaseUrl: db.url, local });
     closers.push(() => conversations.close());
+    const notifications = await startNotificationsService({ databaseUrl: db.url, local, ...testNotificationsOptions() });
+    closers.push(() => notifications.close());
     const gateway = await startGateway({ port: 0, host: '127.0.0.1', databaseUrl: db.url, local, adminToken, rpcTimeoutMs: 2000, ...gatewayOptions });
     closers.push(() => gateway.close());
     return { baseUrl: gateway.url, adminToken, db, platforms, close };

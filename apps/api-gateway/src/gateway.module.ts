@@ -30,6 +30,7 @@ import { WebhookIntegrations } from './webhooks/webhook-integrations.js';
 import { PlatformAgentDirectory } from './webhooks/platform-agent-directory.js';
 import { DeliveryRetention } from './webhooks/delivery-retention.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
+import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller.js';
 import { BUS_PROBE, DATA_SOURCE, GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, RPC_CLIENT, type BusProbe, type GatewaySettings, type RpcSender } from './tokens.js';
 
 export interface GatewayResources {
@@ -52,6 +53,7 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     IntegrationsController,
     WebhooksController,
     WebhookDeliveriesController,
+    WebhookEndpointsController,
     ...(settings.adminToken ? [AdminAccountsController] : []),
     DocsController,
   ];

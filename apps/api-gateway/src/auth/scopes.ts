@@ -1,4 +1,6 @@
-export const SCOPES = ['agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write'] as const;
+export const SCOPES = [
+  'agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write', 'webhooks:read', 'webhooks:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: unknown): value is Scope {

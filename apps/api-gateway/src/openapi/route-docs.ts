@@ -88,6 +88,8 @@ export const API_TAGS = {
     'The account’s credentials for each voice platform: configure (checked once with the platform), read and remove. Secrets are never returned. Scopes integrations:read and integrations:write.',
   Webhooks:
     'Where the voice platforms deliver calls (each integration’s webhook_url, authenticated by the platform’s signature), and the log of every verified delivery with replay. Scopes integrations:read and integrations:write.',
+  'Webhook endpoints':
+    'Where the account’s own systems are told about its calls and agents: signed outbound events (Standard Webhooks), retried on a schedule. Scopes webhooks:read and webhooks:write.',
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { pollUntil } from './support/poll.js';
+import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+
+/** One request the receiver got, and whether its signature verified with the endpoint's secret (standardwebhooks). */
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  verified: boolean;
+  event: { id: string; type: string; timestamp: string; data: any };
+}
+
+/** A receiver on loopback: answers `failures` requests with 500, then 200; verifies every signature. */
+async function startReceiver(options: { failures?: number } = {}) {
+  const received: Received[] = [];
+  let secret = '';
+  let failures = options.failures ?? 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let verified = false;
+      try {
+        new Webhook(secret).verify(body, req.headers as Record<string, string>);
+        verified = true;
+      } catch {
+        verified = false;
+      }
+      received.push({ headers: req.headers, body, verified, event: JSON.parse(body) });
+      if (failures > 0) {
+        failures--;
+        res.writeHead(500).end('not now');
+      } else res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    useSecret: (value: string) => (secret = value),
+    of: (type: string) => received.filter((r) => r.event.type === type),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const T0 = Date.parse('2025-03-01T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+describe('outbound events: signed webhooks to the account’s endpoints', () => {
+  let system: RunningSystem;
+  let account: TestAccount;
+  let other: TestAccount;
+  const receivers: Receiver[] = [];
+
+  const receiverFor = async (owner: TestAccount, body: Record<string, unknown> = {}, failures = 0) => {
+    const receiver = await startReceiver({ failures });
+    receivers.push(receiver);
+    const created = await owner.api.post('/v1/webhook-endpoints', { url: receiver.url, ...body });
+    expect(created.status).toBe(201);
+    receiver.useSecret(created.body.data.secret);
+    return { receiver, endpoint: created.body.data };
+  };
+
+  beforeAll(async () => {
+    system = await startSystem({ webhookRetryScheduleMs: [0, 300, 300, 300] });
+    account = await system.createAccount();
+    other = await system.createAccount();
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.close();
+    for (const receiver of receivers) await receiver.close();
+  }, 30_000);
+
+  it('creates, reads, lists, updates and deletes endpoints; the secret only on create and GET …/secret', async () => {
+    const { endpoint } = await receiverFor(account, { description: 'CRM', event_types: ['agent.created'] });
+    expect(endpoint).toMatchObject({ description: 'CRM', event_types: ['agent.created'], agent_ids: null, enabled: true, status: 'active' });
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(endpoint.secret_hint).toBe(endpoint.secret.slice(-4));
+    const read = await account.api.get(`/v1/webhook-endpoints/${endpoint.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).not.toHaveProperty('secret');
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}/secret`)).body.data).toEqual({ secret: endpoint.secret });
+    expect((await account.api.get('/v1/webhook-endpoints')).body.data.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    const disabled = await account.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, { enabled: false, event_types: null });
+    expect(disabled.body.data).toMatchObject({ enabled: false, status: 'disabled', event_types: null, disabled_reason: 'disabled by the account' });
+    expect((await account.api.delete(`/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(204);
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+  });
+
+  it('refuses what an endpoint may not be, each with its field', async () => {
+    const refused = async (body: unknown) => (await account.api.post('/v1/webhook-endpoints', body)).body.error;
+    expect(await refused({ url: 'https://example.com/', event_types: ['call.ended'] })).toMatchObject({
+      code: 'invalid_parameter', field: 'event_types', valid_values: expect.arrayContaining(['conversation.ended', 'agent.created']),
+    });
+    expect(await refused({ url: 'http://169.254.169.254/latest/meta-data' })).toMatchObject({ code: 'invalid_parameter', field: 'url' });
+    expect(await refused({ url: 'https://user:pw@example.com/' })).toMatchObject({ code: 'invalid_parameter', field: 'url' });
+    expect(await refused({})).toMatchObject({ code: 'missing_required_field', field: 'url' });
+    // Another account's endpoint is not found, whatever the route.
+    const { endpoint } = await receiverFor(other, { event_types: ['webhook.test'] });
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}/secret`)).status).toBe(404);
+    expect((await account.api.patch(`/v1/webhook-endpoints/${endpoint.id}`, { enabled: false })).status).toBe(404);
+    expect((await account.api.delete(`/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+  });
+
+  it('at most 20 endpoints per account: the 21st is 403 quota_exceeded with limit and current', async () => {
+    const crowded = await system.createAccount({ integrations: false });
+    for (let i = 0; i < 20; i++) expect((await crowded.api.post('/v1/webhook-endpoints', { url: `http://127.0.0.1:9/${i}` })).status).toBe(201);
+    const refused = await crowded.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/21' });
+    expect([refused.status, refused.body.error]).toEqual([403, expect.objectContaining({ code: 'quota_exceeded', limit: 20, current: 20 })]);
+  }, 30_000);
+
+  it('an agent created is agent.created at the endpoint, signed (standardwebhooks verifies it); another account’s agents never reach it', async () => {
+    const { receiver } = await receiverFor(account, { event_types: ['agent.created', 'agent.updated', 'agent.deleted'] });
+    const { receiver: othersReceiver } = await receiverFor(other, { event_types: ['agent.created'] });
+    const agent = await account.api.post('/v1/agents', { name: 'Webhook desk', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    const othersAgent = await other.api.post('/v1/agents', { name: 'Other desk', voice_platform: 'platform_a' });
+    expect(othersAgent.status).toBe(201);
+
+    await pollUntil(async () => receiver.of('agent.created').length + othersReceiver.of('agent.created').length, (n) => n >= 2, 15_000);
+    const [created] = receiver.of('agent.created');
+    expect(created.verified).toBe(true);
+    expect(created.event.data.agent).toMatchObject({ id: agent.body.data.id, name: 'Webhook desk' });
+    expect(created.headers['webhook-id']).toBe(created.event.id);
+    expect(created.event.id).toMatch(/^evt_/);
+    expect(othersReceiver.of('agent.created').map((r) => r.event.data.agent.id)).toEqual([othersAgent.body.data.id]);
+    expect(receiver.received.map((r) => r.event.data.agent?.id)).not.toContain(othersAgent.body.data.id);
+
+    expect((await account.api.delete(`/v1/agents/${agent.body.data.id}`)).status).toBe(204);
+    await pollUntil(async () => receiver.of('agent.deleted').length, (n) => n >= 1, 15_000);
+    expect(receiver.of('agent.deleted').map((r) => [r.event.data.agent.id, r.verified])).toEqual([[agent.body.data.id, true]]);
+  }, 40_000);
+
+  it('retries a failing endpoint on the schedule with the same webhook-id, until it answers 2xx', async () => {
+    const { receiver } = await receiverFor(account, { event_types: ['agent.created'] }, 2);
+    const agent = await account.api.post('/v1/agents', { name: 'Retry desk', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    const attempts = await pollUntil(async () => receiver.of('agent.created'), (r) => r.length >= 3, 15_000);
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(attempts.every((r) => r.verified)).toBe(true);
+    // Delivered: no fourth attempt comes.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.of('agent.created')).toHaveLength(3);
+  }, 30_000);
+
+  it('a call becomes conversation.started then conversation.ended, each with its sequence', async () => {
+    const { receiver } = await receiverFor(account, { event_types: ['conversation.started', 'conversation.ended'] });
+    const agent = await account.api.post('/v1/agents', { name: 'Call desk', voice_platform: 'platform_a' });
+    const agentId = agent.body.data.id;
+    const started = { id: 'ow-1', type: 'call.started', conversation_id: 'conv-outbound', agent_id: agentId, occurred_at: at(0), data: { caller_number: '+14155550100', start_time: at(0) } };
+    expect((await account.api.post('/v1/call-events', { events: [started] })).status).toBe(202);
+    await pollUntil(async () => receiver.of('conversation.started').length, (n) => n >= 1, 15_000);
+    const ended = { id: 'ow-2', type: 'call.ended', conversation_id: 'conv-outbound', agent_id: agentId, occurred_at: at(60),
+      data: { end_time: at(60), duration: 60, summary: 'Booked.', sentiment: 'positive', outcome: 'appointment_booked', topics: ['booking'] } };
+    expect((await account.api.post('/v1/call-events', { events: [ended] })).status).toBe(202);
+    await pollUntil(async () => receiver.of('conversation.ended').length, (n) => n >= 1, 15_000);
+    const [start] = receiver.of('conversation.started');
+    const [end] = receiver.of('conversation.ended');
+    expect([start.verified, end.verified]).toEqual([true, true]);
+    expect(start.event.data.conversation).toMatchObject({ id: 'conv-outbound', status: 'in_progress' });
+    expect(end.event.data.conversation).toMatchObject({ id: 'conv-outbound', status: 'completed', agent_id: agentId });
+    expect(end.event.data.sequence).toBeGreaterThan(start.event.data.sequence);
+  }, 40_000);
+});
