@@ -44,6 +44,9 @@ describe('cross-tenant sweep over every documented operation', () => {
     const { webhook_url } = (await owner.api.get('/v1/integrations/platform_a')).body.data;
     const delivered = await fetch(webhook_url, { method: 'POST', body: webhook, headers: { 'content-type': 'application/json', ...signPlatformAWebhook(webhook, system.platforms.webhookSecret) } });
     ids.delivery = ((await delivered.json()) as { data: { delivery_id: string } }).data.delivery_id;
+    const endpoint = await owner.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/owner-hooks', event_types: ['webhook.test'] });
+    expect(endpoint.status).toBe(201);
+    ids.endpoint = endpoint.body.data.id;
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -55,9 +58,13 @@ describe('cross-tenant sweep over every documented operation', () => {
     if (path.startsWith('/v1/conversations/{id}')) return ids.conversation;
     if (path.startsWith('/v1/api-keys/{id}')) return ids.key;
     if (path.startsWith('/v1/webhook-deliveries/{id}')) return ids.delivery;
+    if (path.startsWith('/v1/webhook-endpoints/{id}')) return ids.endpoint;
     return undefined;
   };
-  const bodies: Record<string, unknown> = { 'PATCH /v1/agents/{id}': { name: 'Taken over', status: 'paused' } };
+  const bodies: Record<string, unknown> = {
+    'PATCH /v1/agents/{id}': { name: 'Taken over', status: 'paused' },
+    'PATCH /v1/webhook-endpoints/{id}': { url: 'http://127.0.0.1:9/intruder', enabled: false },
+  };
 
   it('answers 404 to another account for every operation on an id, and every transcript format; the owner sees no change', async () => {
     const byId = oa.operations.filter((op) => op.path.includes('{id}'));
@@ -67,6 +74,7 @@ describe('cross-tenant sweep over every documented operation', () => {
       keys: (await owner.api.get('/v1/api-keys?per_page=100')).body.data.map((k: { id: string }) => k.id).sort(),
       conversation: (await owner.api.get(`/v1/conversations/${ids.conversation}`)).body.data,
       deliveries: (await owner.api.get('/v1/webhook-deliveries')).body.data,
+      endpoint: (await owner.api.get(`/v1/webhook-endpoints/${ids.endpoint}`)).body.data,
     };
     const answers: string[] = [];
     for (const op of byId) {
@@ -87,6 +95,7 @@ describe('cross-tenant sweep over every documented operation', () => {
     // No replay happened: the log holds the one delivery, untouched.
     expect((await owner.api.get('/v1/webhook-deliveries')).body.data).toEqual(before.deliveries);
     expect(before.deliveries).toHaveLength(1);
+    expect((await owner.api.get(`/v1/webhook-endpoints/${ids.endpoint}`)).body.data).toEqual(before.endpoint);
   });
 
   it('filters by another account’s agent_id find nothing, and its agent cannot be written to', async () => {
