@@ -97,9 +97,9 @@ const createAccount = payloadSchema(CreateAccountBody, {
 const configureIntegration = payloadSchema(ConfigureIntegrationPayload, {
   description: 'Creates or replaces the integration. The secrets are stored encrypted and never returned.',
   annotations: {
-    api_key: { description: 'The platform API key (sent as Bearer token to the platform).' },
-    webhook_secret: { description: 'The secret the platform signs its webhooks with.' },
-    base_url: { format: 'uri', description: `The platform API: an absolute http or https URL. Default: ${Object.entries(DEFAULT_PLATFORM_BASE_URLS).map(([p, u]) => `${p} ${u}`).join(', ')}.` },
+    api_key: { description: 'The platform API key, sent as `Authorization: Bearer <api_key>` to the platform: visible ASCII only (! to ~), as a header carries it unchanged.' },
+    webhook_secret: { description: 'The secret the platform signs its webhooks with (HMAC key), as the platform shows it: visible ASCII only (! to ~).' },
+    base_url: { format: 'uri', description: `The platform API: an absolute http or https URL, without spaces, line breaks or other control characters. Default: ${Object.entries(DEFAULT_PLATFORM_BASE_URLS).map(([p, u]) => `${p} ${u}`).join(', ')}.` },
   },
   examples: requestExamples('ConfigureIntegrationRequest'),
   statedInWords: ['isHttpUrl'],
