@@ -226,7 +226,9 @@ describe('api-gateway over HTTP', () => {
     it('refuses unknown scopes with valid_values, and scopes beyond the caller’s own', async () => {
       const unknown = await account.api.post('/v1/api-keys', { scopes: ['agents:read', 'root'] });
       expectError(unknown, 400, { code: 'invalid_parameter', field: 'scopes' });
-      expect(unknown.body.error.valid_values).toEqual(['agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write']);
+      expect(unknown.body.error.valid_values).toEqual([
+        'agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write', 'webhooks:read', 'webhooks:write',
+      ]);
       expectError(await account.api.post('/v1/api-keys', {}), 400, { code: 'missing_required_field', field: 'scopes' });
       expectError(await account.api.post('/v1/api-keys', { scopes: ['agents:read'], secret: 'x' }), 400, { code: 'invalid_parameter', field: 'secret' });
       expectError(await account.api.post('/v1/api-keys', { scopes: ['agents:read'], name: null }), 400, { code: 'invalid_parameter', field: 'name' });

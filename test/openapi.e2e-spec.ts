@@ -356,6 +356,23 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'POST', '/v1/webhook-deliveries/whd_000000000000000000000000/replay')).status).toBe(404);
     });
 
+    it('webhook endpoints: create 201, list, get, secret, patch, delete 204 and their errors', async () => {
+      const created = await call(account.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/oa-hooks', event_types: ['webhook.test'] });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id;
+      expect((await call(account.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/', event_types: ['call.ended'] })).body.error.code).toBe('invalid_parameter');
+      expect((await call(account.api, 'GET', '/v1/webhook-endpoints')).body.data.map((e: { id: string }) => e.id)).toContain(id);
+      expect((await call(account.api, 'GET', '/v1/webhook-endpoints?status=active')).status).toBe(400);
+      expect((await call(account.api, 'GET', `/v1/webhook-endpoints/${id}`)).status).toBe(200);
+      expect((await call(account.api, 'GET', `/v1/webhook-endpoints/${id}/secret`)).body.data.secret).toBe(created.body.data.secret);
+      expect((await call(account.api, 'PATCH', `/v1/webhook-endpoints/${id}`, { description: 'Docs' })).body.data.description).toBe('Docs');
+      expect((await call(account.api, 'PATCH', `/v1/webhook-endpoints/${id}`, { enabled: 'no' })).body.error.field).toBe('enabled');
+      expect((await call(account.api, 'DELETE', `/v1/webhook-endpoints/${id}`)).status).toBe(204);
+      for (const [method, path] of [['GET', ''], ['GET', '/secret'], ['PATCH', ''], ['DELETE', '']]) {
+        expect((await call(account.api, method, `/v1/webhook-endpoints/${id}${path}`, method === 'PATCH' ? { enabled: true } : undefined)).status).toBe(404);
+      }
+    });
+
     it('admin accounts: 201, 400 and 401', async () => {
       const admin = system.client(system.adminToken);
       const created = await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: 3, voice_platforms: ['platform_a'] });
@@ -417,7 +434,9 @@ describe('OpenAPI document and docs page', () => {
       expect(withBodies.map(nameOf).sort()).toEqual([
         'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events',
         'POST /v1/webhooks/platform_a/{integration_id}', 'POST /v1/webhooks/platform_b/{integration_id}', 'PUT /v1/integrations/{platform}',
-      ]);
+        'POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}',
+      ].sort());
+      const endpointId = (await call(fresh.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/examples' })).body.data.id;
       // Webhook examples go to another account's integrations: the PUT examples below replace fresh's secrets.
       const receiving = await system.createAccount({ voice_platforms: ['platform_a', 'platform_b'] });
       const integrations = (await call(receiving.api, 'GET', '/v1/integrations')).body.data as Array<{ platform: string; id: string }>;
@@ -427,7 +446,7 @@ describe('OpenAPI document and docs page', () => {
         for (const [name, value] of examples) {
           const client = op.spec['x-required-scope'] === 'admin' ? admin : fresh.api;
           // Integration examples name the platforms' public APIs, which do not resolve here: saved as unreachable.
-          let path = op.path.replace('{id}', agentId).replace('{platform}', 'platform_a');
+          let path = op.path.replace('{id}', op.path.startsWith('/v1/webhook-endpoints') ? endpointId : agentId).replace('{platform}', 'platform_a');
           let headers: Record<string, string> | undefined;
           const body = forAgent(value, agentId);
           const webhookPlatform = /^\/v1\/webhooks\/(platform_[ab])\//.exec(op.path)?.[1];
@@ -483,6 +502,8 @@ describe('OpenAPI document and docs page', () => {
           'DELETE /v1/agents/{id}', 'GET /v1/agents', 'GET /v1/agents/{id}', 'GET /v1/conversations', 'GET /v1/conversations/stats', 'GET /v1/conversations/stream', 'GET /v1/conversations/{id}',
           'GET /v1/conversations/{id}/transcript', 'GET /v1/integrations', 'GET /v1/integrations/{platform}', 'PATCH /v1/agents/{id}', 'POST /v1/agents',
           'POST /v1/call-events', 'PUT /v1/integrations/{platform}', 'DELETE /v1/integrations/{platform}',
+          'POST /v1/webhook-endpoints', 'GET /v1/webhook-endpoints', 'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/secret',
+          'PATCH /v1/webhook-endpoints/{id}', 'DELETE /v1/webhook-endpoints/{id}',
         ].sort());
       } finally {
         await lonely.close();
@@ -594,6 +615,15 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await api.delete(`/v1/agents/${agentId}`)).status).toBe(204);
     expect((await api.delete('/v1/integrations/platform_a')).status).toBe(204);
     expect((await anonymous.get('/v1/conversations')).status).toBe(401);
+
+    const endpoint = await api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/local-hooks' });
+    expect(endpoint.status).toBe(201);
+    const endpointPath = `/v1/webhook-endpoints/${endpoint.body.data.id}`;
+    expect((await api.get('/v1/webhook-endpoints')).body.data).toHaveLength(1);
+    expect((await api.get(endpointPath)).status).toBe(200);
+    expect((await api.get(`${endpointPath}/secret`)).body.data.secret).toBe(endpoint.body.data.secret);
+    expect((await api.patch(endpointPath, { enabled: false })).body.data.status).toBe('disabled');
+    expect((await api.delete(endpointPath)).status).toBe(204);
 
     expect(uncovered(oa).success).toEqual([]);
   }, 30_000);

@@ -79,9 +79,13 @@ export class WebhookEndpointsHandler {
     return parsed.fields;
   }
 
-  /** The host must resolve, and to allowed addresses only (checked again before every delivery attempt). */
+  /**
+   * A host that resolves must resolve to allowed addresses only. One that does not resolve yet is taken (a
+   * receiver is often set up after its endpoint): every delivery attempt resolves and checks it again.
+   */
   private async resolvable(url: string): Promise<void> {
     const checked = await checkOutboundUrl(url, { allowPrivate: true });
+    if (!checked.ok && checked.kind === 'unresolvable') return;
     if (!checked.ok) fail('invalid_parameter', `url ${checked.problem}.`, { field: 'url' });
     for (const { address } of checked.addresses) {
       const refusal = refusedAddress(address, this.settings);
