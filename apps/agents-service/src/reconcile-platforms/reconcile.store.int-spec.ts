@@ -38,6 +38,9 @@ describe('reconciliation scopes: a lease per account and platform', () => {
   const key = (scope: { account_id: string; platform: string }) => `${scope.account_id}/${scope.platform}`;
 
   it('two replicas taking at once share the 16 due scopes without overlap; none is due again within the interval', async () => {
+    // A new integration's scope is due one interval after it appears (its agents were just synced).
+    expect(await replicaA.takeDueScopes(10, 60_000)).toEqual([]);
+    await replicaA.everyScopeDueNow();
     const [a, b] = await Promise.all([replicaA.takeDueScopes(10, 60_000), replicaB.takeDueScopes(10, 60_000)]);
     const [a2, b2] = await Promise.all([replicaA.takeDueScopes(10, 60_000), replicaB.takeDueScopes(10, 60_000)]);
     const taken = [...a, ...b, ...a2, ...b2].map(key);

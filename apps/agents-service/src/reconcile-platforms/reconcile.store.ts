@@ -25,12 +25,14 @@ export class ReconcileStore {
   /**
    * Takes up to `limit` due scopes for `leaseMs`: their next_due_at moves forward in the statement that selects
    * them, rows another replica is taking are skipped, so one scope is reconciled by one replica per interval.
-   * Scopes follow the integrations: new ones are added (due at once), those of removed integrations dropped.
+   * Scopes follow the integrations: new ones are added, due one interval later (their agents were just synced),
+   * those of removed integrations dropped.
    */
   async takeDueScopes(limit: number, leaseMs: number): Promise<ReconcileScope[]> {
     await this.dataSource.query(
-      `INSERT INTO agents.platform_reconcile_scopes (account_id, platform)
-       SELECT account_id, platform FROM agents.integrations ON CONFLICT DO NOTHING`,
+      `INSERT INTO agents.platform_reconcile_scopes (account_id, platform, next_due_at)
+       SELECT account_id, platform, now() + make_interval(secs => $1::double precision / 1000) FROM agents.integrations ON CONFLICT DO NOTHING`,
+      [leaseMs],
     );
     await this.dataSource.query(
       `DELETE FROM agents.platform_reconcile_scopes s
