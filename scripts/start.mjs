@@ -365,6 +365,7 @@ async function startInProcess(databaseUrl, adminToken) {
   const local = { rpc: new kit.InProcessBus(), streams: new kit.InProcessStreams() };
   const { startAgentsService } = await import(appModule('agents-service'));
   const { startConversationsService } = await import(appModule('conversations-service'));
+  const { startNotificationsService, notificationsSettingsFrom } = await import(appModule('notifications-service'));
   const { startGateway, DEFAULT_RPC_TIMEOUT_MS } = await import(appModule('api-gateway'));
   const { namespace } = config;
   const running = [];
@@ -374,10 +375,12 @@ async function startInProcess(databaseUrl, adminToken) {
   try {
     const integrationsConfig = kit.readConfig(env);
     const platformHttp = { allowPrivate: integrationsConfig.flag('ALLOW_PRIVATE_PLATFORM_URLS', true) };
+    const notifications = notificationsSettingsFrom(integrationsConfig, true);
     integrationsConfig.done();
     const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
     running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp }));
     running.push(await startConversationsService({ databaseUrl, local, namespace, tuning }));
+    running.push(await startNotificationsService({ databaseUrl, local, namespace, secretBox, ...notifications }));
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     const gateway = await startGateway({
       port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs, publicUrl: config.publicUrl, webhookRetentionDays: config.webhookRetentionDays,
@@ -393,7 +396,7 @@ async function startInProcess(databaseUrl, adminToken) {
 
 function startProcesses(databaseUrl, adminToken, onExit) {
   const children = new Map();
-  for (const app of ['agents-service', 'conversations-service', 'api-gateway']) {
+  for (const app of ['agents-service', 'conversations-service', 'notifications-service', 'api-gateway']) {
     // The IPC channel is a lifeline: the apps stop when it closes, even if this launcher is killed with SIGKILL.
     const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'apps', app, 'dist', 'main.js'), ...(quietStart ? [kit.QUIET_START_ARGUMENT] : [])], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
@@ -468,6 +471,8 @@ if (!env.INTEGRATIONS_KEY?.trim()) {
 }
 // Zero-setup runs next to local platform simulators: platform base URLs may be internal addresses unless said otherwise.
 if (!env.ALLOW_PRIVATE_PLATFORM_URLS?.trim()) env.ALLOW_PRIVATE_PLATFORM_URLS = 'true';
+// Likewise webhook endpoints: a receiver on this machine (loopback, http) may get the outbound events.
+if (!env.ALLOW_PRIVATE_WEBHOOK_URLS?.trim()) env.ALLOW_PRIVATE_WEBHOOK_URLS = 'true';
 
 // ---------- platform simulators ----------
 // Both voice platforms, simulated (tools/platform-simulators), so agents are created on "their platform" out of

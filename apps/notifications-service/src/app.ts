@@ -109,3 +109,4 @@ export async function startNotificationsService(options: NotificationsServiceOpt
   }
   return { close };
 }
+export { notificationsSettingsFrom } from './notifications.settings.js';
