@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
 import {
-  driftRepairedNotice, foldPlatformSync, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
+  driftRepairedNotice, foldPlatformSync, lostNumberToReplace, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
 } from './platform-sync.events.js';
 
 const spec: PlatformAgentSpec = {
@@ -104,6 +104,14 @@ describe('drift events', () => {
     expect(platformSyncView(settled, agent)).toMatchObject({
       state: 'synced', platform_agent_id: 'pa-1', last_reconciled_at: 't5', last_drift: { found_at: 't4', repaired_at: 't5', phone_number_after: number.phone_number },
     });
+  });
+
+  it('a lost bought number is to be replaced while the drift is open and the number is still the agent’s; an imported one never', () => {
+    const lostBought: PlatformSyncEvent = { ...found, data: { ...found.data, replace_number: true } } as PlatformSyncEvent;
+    expect(lostNumberToReplace(foldPlatformSync([synced(3, 't3'), lostBought]), number.phone_number)).toBe(number.phone_number);
+    expect(lostNumberToReplace(foldPlatformSync([synced(3, 't3'), lostBought]), '+14155550999')).toBeUndefined();
+    expect(lostNumberToReplace(foldPlatformSync([synced(3, 't3'), lostBought, repaired]), number.phone_number)).toBeUndefined();
+    expect(lostNumberToReplace(foldPlatformSync([synced(3, 't3'), found]), number.phone_number)).toBeUndefined();
   });
 
   it('an outbound "agent drift repaired" event can be made from the recorded repair alone', () => {

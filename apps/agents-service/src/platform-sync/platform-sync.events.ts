@@ -164,6 +164,16 @@ export function evolvePlatformSync(record: PlatformSyncRecord, event: PlatformSy
 }
 
 /**
+ * The agent's number when it is a bought number the platform lost (an open drift says so) and still the agent's:
+ * a new one is to be bought in its place. Undefined otherwise (an imported number is imported again).
+ */
+export function lostNumberToReplace(record: PlatformSyncRecord, agentPhoneNumber: string | null): string | undefined {
+  const open = record.open_drift;
+  if (!open?.replace_number || open.phone_number_before === null || open.phone_number_before !== agentPhoneNumber) return undefined;
+  return open.phone_number_before;
+}
+
+/**
  * The payload of an outbound "agent drift repaired" event, from the recorded sync event alone (the relay skips the
  * sync streams today; this is what it would publish for them): undefined for every other sync event.
  */

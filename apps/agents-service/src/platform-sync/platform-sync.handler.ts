@@ -23,7 +23,7 @@ import type { PlatformConnection } from '../platforms/voice-platform.port.js';
 import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {
-  evolvePlatformSync, platformFactsData, PlatformSyncEventTypes, summaryOf, type OpenDrift, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
+  evolvePlatformSync, lostNumberToReplace, platformFactsData, PlatformSyncEventTypes, summaryOf, type OpenDrift, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
 } from './platform-sync.events.js';
 import { syncAgentToPlatforms, type PlatformSyncOutcome } from './platform-sync.executor.js';
 import { PlatformSyncStore } from './platform-sync.store.js';
@@ -156,8 +156,7 @@ export class PlatformSyncHandler {
     if (repair) await this.recordDrift(agent, repair, append);
     // A bought number the platform lost went back to the carrier: a new one is bought and becomes the agent's
     // (recorded with the drift, so a retry by the worker buys too).
-    const open = record.open_drift;
-    const replacing = open?.replace_number && open.phone_number_before !== null && open.phone_number_before === agent.phone_number ? agent.phone_number : undefined;
+    const replacing = lostNumberToReplace(record, agent.phone_number);
     if (replacing !== undefined) desired = { ...desired, phone_number: null };
 
     const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
