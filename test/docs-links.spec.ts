@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const resultsDir = resolve(root, 'bench/results');
 const documents = ['BENCHMARKS.md', ...readdirSync(resultsDir).filter((f) => f.endsWith('.md')).map((f) => `bench/results/${f}`)];
+const docsDir = resolve(root, 'docs');
+const guides = ['README.md', ...readdirSync(docsDir).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** The text outside fenced code blocks and inline code, where `[x](y)` is a link. */
 function prose(markdown: string): string {
@@ -72,6 +74,36 @@ describe('links of BENCHMARKS.md and bench/results/*.md', () => {
       expect({ document, markers: ends }).toEqual({ document, markers: starts });
       expect(new Set(starts).size).toBe(starts.length);
     }
+  });
+});
+
+describe('links of README.md and docs/*.md', () => {
+  it('finds the README and the docs pages', () => {
+    expect(guides).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/platforms.md', 'docs/operations.md', 'docs/decisions.md']));
+  });
+
+  it.each(guides)('every relative link of %s resolves to a file of the repository, and its anchor to a heading', (document) => {
+    const broken = relativeLinks(readFileSync(resolve(root, document), 'utf8'))
+      .map((target) => brokenLink(document, target))
+      .filter((problem) => problem !== undefined);
+    expect(broken).toEqual([]);
+  });
+
+  it('links every docs page from the README', () => {
+    const linked = new Set(relativeLinks(readFileSync(resolve(root, 'README.md'), 'utf8')).map((target) => target.split('#')[0]));
+    expect(guides.filter((page) => page.startsWith('docs/') && !linked.has(page))).toEqual([]);
+  });
+
+  it.each(guides.filter((page) => page.startsWith('docs/')))('%s opens with a table of contents naming each of its sections', (page) => {
+    const outsideCode = readFileSync(resolve(root, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+    const sections = [...outsideCode.matchAll(/^## +(.*?)\s*$/gm)].map((m) => [...headingAnchors(`## ${m[1]}`)][0]);
+    const contents = relativeLinks(outsideCode.slice(0, outsideCode.search(/^## /m))).filter((target) => target.startsWith('#'));
+    expect(sections.length).toBeGreaterThan(0);
+    expect(sections.filter((anchor) => !contents.includes(`#${anchor}`))).toEqual([]);
+  });
+
+  it('keeps README.md at most 250 lines: the rest belongs in docs/', () => {
+    expect(readFileSync(resolve(root, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(250);
   });
 });
 
