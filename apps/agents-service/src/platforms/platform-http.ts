@@ -4,7 +4,6 @@
  * PlatformCallFailed. No retries here (see voice-platform.port.ts).
  */
 import type { VoicePlatform } from '@voice/contracts';
-import { validateHeaderValue } from 'node:http';
 import { OutboundHttpClient, OutboundRequestFailed, urlUnder, type HostResolver, type OutboundMethod } from '@voice/service-kit';
 import { PlatformCallFailed, type PlatformFailure } from './platform-call-failed.js';
 import type { PlatformConnection } from './voice-platform.port.js';
@@ -51,6 +50,14 @@ export function failureForTransport(error: OutboundRequestFailed): PlatformFailu
     case 'unresolvable':
     case 'response_too_large':
       return { kind: 'transient', message: error.message };
+    case 'invalid_header':
+      // The only header carrying an account's data is the key's Authorization; a key saved before its
+      // characters were checked gets here, and no platform could ever accept it.
+      return {
+        kind: 'invalid_credentials',
+        field: 'api_key',
+        message: 'the stored API key has characters an HTTP header cannot carry (control characters, line breaks or letters beyond Latin-1); replace it with PUT /v1/integrations/{platform}',
+      };
   }
 }
 
@@ -80,14 +87,6 @@ export class PlatformHttp {
       throw this.failed({ kind: 'base_url_refused', field: 'base_url', message: 'the platform base URL is not an absolute URL' });
     }
     const authorization = `Bearer ${connection.apiKey}`;
-    if (!headerCanCarry('authorization', authorization)) {
-      // Only a key saved before its characters were checked gets here: no platform could ever accept it.
-      throw this.failed({
-        kind: 'invalid_credentials',
-        field: 'api_key',
-        message: 'the stored API key has characters an HTTP header cannot carry (control characters, line breaks or letters beyond Latin-1); replace it with PUT /v1/integrations/{platform}',
-      });
-    }
     try {
       const response = await this.client.requestJson({
         method,
@@ -109,16 +108,6 @@ export class PlatformHttp {
   /** A 2xx whose body is not what the platform documents: treated as a glitch worth retrying. */
   unexpectedAnswer(what: string, answer: PlatformAnswer): PlatformCallFailed {
     return this.failed({ kind: 'transient', status: answer.status, message: `unexpected answer to ${what} (status ${answer.status})` });
-  }
-}
-
-/** Node's own rule for header values (it throws ERR_INVALID_CHAR on the rest): tab, U+0020–U+007E and U+0080–U+00FF. */
-export function headerCanCarry(name: string, value: string): boolean {
-  try {
-    validateHeaderValue(name, value);
-    return true;
-  } catch {
-    return false;
   }
 }
 

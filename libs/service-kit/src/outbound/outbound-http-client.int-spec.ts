@@ -185,6 +185,27 @@ describe('OutboundHttpClient with allowPrivate (a local server on 127.0.0.1)', (
     expect(response).toMatchObject({ status: 502, json: undefined, text: '<html>Bad gateway</html>' });
   });
 
+  it('refuses a header HTTP cannot carry before sending anything, naming the header but not its value', async () => {
+    let reached = 0;
+    const counting = createServer((_req, res) => {
+      reached += 1;
+      res.end();
+    });
+    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(counting.address() as AddressInfo).port}/`;
+    try {
+      for (const value of ['Bearer k\r\nx-injected: 1', 'Bearer \u0000', 'Bearer \u043a\u043b\u044e\u0447', 'Bearer \u0100']) {
+        const error = await failure(client.requestJson({ method: 'GET', url, headers: { authorization: value } }));
+        expect(error).toMatchObject({ kind: 'invalid_header', details: { header: 'authorization' } });
+        expect(error.message).not.toContain('Bearer');
+      }
+      expect((await failure(client.requestJson({ method: 'GET', url, headers: { 'bad name': 'v' } }))).kind).toBe('invalid_header');
+      expect(reached).toBe(0);
+    } finally {
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+
   it('reports a refused connection as a network failure', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

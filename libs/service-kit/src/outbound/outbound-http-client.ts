@@ -10,7 +10,9 @@
  * retry policy.
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  request as httpRequest, validateHeaderName, validateHeaderValue, type IncomingHttpHeaders, type IncomingMessage,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { forbiddenAddressReason } from './address-policy.js';
@@ -26,14 +28,16 @@ export type OutboundFailureKind =
   | 'redirect'
   | 'timeout'
   | 'network'
-  | 'response_too_large';
+  | 'response_too_large'
+  /** A header (name or value) an HTTP/1.1 message cannot carry; nothing was sent. */
+  | 'invalid_header';
 
 export class OutboundRequestFailed extends Error {
   override readonly name = 'OutboundRequestFailed';
   constructor(
     readonly kind: OutboundFailureKind,
     message: string,
-    readonly details: { status?: number; location?: string; code?: string } = {},
+    readonly details: { status?: number; location?: string; code?: string; header?: string } = {},
   ) {
     super(message);
   }
@@ -147,6 +151,11 @@ export class OutboundHttpClient {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(payload.length);
     }
+    const unsendable = unsendableHeader(headers);
+    if (unsendable) {
+      // Node throws synchronously on such a header; the value may be a secret, so only the name is named.
+      return Promise.reject(new OutboundRequestFailed('invalid_header', `header ${unsendable} has a character HTTP cannot carry`, { header: unsendable }));
+    }
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
 
@@ -220,4 +229,17 @@ export class OutboundHttpClient {
       finish(undefined, { status, headers: res.headers, json: parseJson(text), text });
     });
   }
+}
+
+/** The first header whose name or value Node's HTTP writer would refuse (lower-cased name); undefined when all can be sent. */
+export function unsendableHeader(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      return name.toLowerCase();
+    }
+  }
+  return undefined;
 }
