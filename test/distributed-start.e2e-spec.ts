@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,7 +208,7 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     expect(launcher.out()).toContain('distributed, over NATS');
     const base = `http://127.0.0.1:${port}`;
     expect(launcher.out()).toContain(`\n  console:   ${base}/app\n`); // no demo data (SEED_DEMO=false): no key to sign in with
-    for (const app of ['agents-service ready', 'conversations-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
+    for (const app of ['agents-service ready', 'conversations-service ready', 'notifications-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
     const account = (await apiClient(base, adminToken).post('/v1/admin/accounts', { name: 'Dist', plan: 'starter', agent_limit: 2, voice_platforms: ['platform_a'] })).body.data;
     const api = apiClient(base, account.api_key);
     // The launcher runs the platform simulators beside the processes: point the account at its platform_a.
@@ -216,9 +217,22 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     const credentials = JSON.parse(readFileSync(join(dataDir, 'simulator-credentials.json'), 'utf8'));
     const integration = await api.put('/v1/integrations/platform_a', { api_key: credentials.apiKey, webhook_secret: credentials.webhookSecret, base_url: simulatorUrl });
     expect(integration.body.data).toMatchObject({ status: 'verified', webhook_url: `${base}/v1/webhooks/platform_a/${integration.body.data.webhook_url.split('/').at(-1)}` });
+    // notifications-service, its own process: an endpoint on loopback gets the agent's creation.
+    const received: string[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => (received.push(body), res.writeHead(204).end()));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const endpoint = await api.post('/v1/webhook-endpoints', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`, event_types: ['agent.created'] });
+    expect(endpoint.status).toBe(201);
     const agent = await api.post('/v1/agents', { name: 'Desk', voice_platform: 'platform_a' });
     expect(agent.status).toBe(201);
     expect(agent.body.data.platform_sync).toMatchObject({ state: 'synced', platform_agent_id: expect.stringMatching(/^agent_/) });
+    for (const deadline = Date.now() + 10_000; received.length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    receiver.close();
+    expect(received.map((body) => JSON.parse(body))).toEqual([expect.objectContaining({ type: 'agent.created', data: expect.objectContaining({ agent: expect.objectContaining({ id: agent.body.data.id }) }) })]);
     const at = '2026-11-20T10:00:00Z';
     const posted = await api.post('/v1/call-events', { id: 'd-1', type: 'call.started', conversation_id: 'dist-1', agent_id: agent.body.data.id, occurred_at: at, data: { caller_number: '+14155550101', start_time: at } });
     expect(posted.status).toBe(202);
@@ -234,7 +248,7 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
   it('stops all three processes on SIGINT', async () => {
     launcher.child.kill('SIGINT');
     expect(await launcher.closed).toBe(0);
-    for (const app of ['agents-service stopping', 'conversations-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
+    for (const app of ['agents-service stopping', 'conversations-service stopping', 'notifications-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
   }, 30_000);
 });
 
@@ -289,7 +303,7 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
   it('SIGINT stops the apps, then PostgreSQL, and exits 0 without an error logged or a process left', async () => {
     launcher.child.kill('SIGINT');
     expect(await launcher.closed).toBe(0);
-    for (const app of ['agents-service stopping', 'conversations-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
+    for (const app of ['agents-service stopping', 'conversations-service stopping', 'notifications-service stopping', 'api-gateway stopping']) expect(launcher.out()).toContain(app);
     expect(errorLines(launcher.out())).toEqual([]);
     expect(launcher.err()).not.toMatch(noStackTrace);
     expect(launcher.out() + launcher.err()).not.toMatch(/QueryRunnerAlreadyReleasedError|ECONNREFUSED|terminating connection/);
