@@ -1,6 +1,6 @@
 /**
  * No data the API accepted can make a read fail: replies bigger than the message bus carries (1 MiB) travel as
- * claim checks (libs/service-kit/src/reply-claims.ts) through the distributed stack (gateway → NATS → services).
+ * claim checks (libs/service-kit/src/bus/reply-claims.ts) through the distributed stack (gateway → NATS → services).
  * Each case below answered 503 after a 5 s wait before.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

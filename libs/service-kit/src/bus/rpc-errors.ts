@@ -3,7 +3,7 @@ import { RpcException } from '@nestjs/microservices';
 import { isErrorCode, type ErrorCode, type ServiceError } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { throwError, type Observable } from 'rxjs';
-import { classifyFailure } from './pg-errors.js';
+import { classifyFailure } from '../database/pg-errors.js';
 
 /**
  * Nest turns anything but an RpcException into "Internal server error" on the

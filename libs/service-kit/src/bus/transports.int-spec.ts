@@ -7,9 +7,9 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { randomNamespace, testNatsUrl } from '@voice/testing';
 import { firstValueFrom, lastValueFrom, timeout, toArray } from 'rxjs';
 import { InProcessBus, InProcessClient, InProcessServer } from './in-process-transport.js';
-import { createLogger, currentRequestId } from './logging.js';
+import { createLogger, currentRequestId } from '../logging/logging.js';
 import { NamespacedNatsClient, NamespacedNatsServer, serviceTransportOptions } from './nats.js';
-import { RequestContextInterceptor } from './request-context.interceptor.js';
+import { RequestContextInterceptor } from '../logging/request-context.interceptor.js';
 import { isProgressSignal, PROGRESS_INTERVAL_MS, ProgressInterceptor } from './rpc-progress.js';
 import { fail, ServiceErrorFilter } from './rpc-errors.js';
 

@@ -122,7 +122,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
 /** pino's levels, plus `silent`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-/** `auto`: human-readable lines on a terminal, JSON otherwise (logging.ts, chooseLogFormat). */
+/** `auto`: human-readable lines on a terminal, JSON otherwise (logging/logging.ts, chooseLogFormat). */
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 
@@ -149,7 +149,7 @@ export const environment = {
   optionalDatabaseUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_URL', POSTGRES_PROTOCOLS),
   /**
    * `nats://user:password@host:4222` authenticates as that user (password URL-encoded); the
-   * credentials are passed as options and kept out of logs (nats-connection.ts, redactUrl).
+   * credentials are passed as options and kept out of logs (bus/nats-connection.ts, redactUrl).
    */
   natsUrl: (c: ConfigReader) => c.url('NATS_URL', NATS_PROTOCOLS),
   /** `npm start`: unset → one process over the in-process transport. */

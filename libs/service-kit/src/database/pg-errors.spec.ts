@@ -109,7 +109,7 @@ describe('isBrokenPipe', () => {
 
 describe('CONNECTION_LOST_CODES', () => {
   it('is the list the operator CLI (a plain script that runs without a build) mirrors', async () => {
-    const cli = resolve(fileURLToPath(import.meta.url), '../../../../scripts/cli.mjs');
+    const cli = resolve(fileURLToPath(import.meta.url), '../../../../../scripts/cli.mjs');
     const { CONNECTION_LOST_CODES: mirrored } = (await import(pathToFileURL(cli).href)) as { CONNECTION_LOST_CODES: ReadonlySet<string> };
     expect([...mirrored].sort()).toEqual([...CONNECTION_LOST_CODES].sort());
   });

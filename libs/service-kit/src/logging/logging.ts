@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { isColorSupported, prettyFactory } from 'pino-pretty';
-import type { LogFormatSetting } from './config.js';
+import type { LogFormatSetting } from '../config/config.js';
 
 /** Per-request context so every log line of a request carries its request id. */
 export interface RequestContext {

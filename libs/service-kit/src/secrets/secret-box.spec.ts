@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/config.js';
 import { keyIdOf, parseKey, SecretBox, SecretBoxError, secretBoxFromEnv, secretHint } from './secret-box.js';
 
 const API_KEY = 'pa_live_4f9c2e7d1b3a5c8e9f0a';

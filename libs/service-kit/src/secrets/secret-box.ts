@@ -25,7 +25,7 @@
  *    INTEGRATIONS_KEY_PREVIOUS and deploy. Then destroy the old key.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/config.js';
 
 const VERSION = 'sb1';
 const KEY_BYTES = 32;

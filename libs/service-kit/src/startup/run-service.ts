@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from './config.js';
-import { createLogger, quietInfoLogs } from './logging.js';
-import { natsConnectionOptions } from './nats-connection.js';
-import { CONNECTION_LOST_CODES } from './pg-errors.js';
+import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from '../config/config.js';
+import { createLogger, quietInfoLogs } from '../logging/logging.js';
+import { natsConnectionOptions } from '../bus/nats-connection.js';
+import { CONNECTION_LOST_CODES } from '../database/pg-errors.js';
 
 export interface Closeable {
   close(): Promise<void>;

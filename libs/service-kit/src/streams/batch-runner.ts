@@ -21,8 +21,8 @@
  *   it and the unsettled rest of its batch are nak-ed with the backoff.
  */
 import type { Logger } from 'pino';
-import { createLogger } from '../logging.js';
-import { isDatabaseFailure, isDataFailure, isTransientFailure } from '../pg-errors.js';
+import { createLogger } from '../logging/logging.js';
+import { isDatabaseFailure, isDataFailure, isTransientFailure } from '../database/pg-errors.js';
 import { DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type RunningConsumer, type StreamMessage } from './message-streams.js';
 
 /** Redelivery delay after a transient failure: 1 s, doubling per delivery, at most 30 s. */

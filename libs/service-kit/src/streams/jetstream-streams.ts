@@ -2,7 +2,7 @@ import {
   AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ensureStream } from '../jetstream.js';
+import { ensureStream } from '../bus/jetstream.js';
 import { runBatches } from './batch-runner.js';
 import {
   DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type RunningConsumer,
