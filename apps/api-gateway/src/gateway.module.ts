@@ -25,7 +25,7 @@ import { RateLimitsStore } from './rate-limits/rate-limits.store.js';
 import { ServiceClient } from './rpc/service-client.js';
 import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller.js';
 import { WebhookDeliveriesStore } from './webhooks/webhook-deliveries.store.js';
-import { WebhookIngest } from './webhooks/webhook-ingest.js';
+import { WebhookIngestHandler } from './webhooks/webhook-ingest.handler.js';
 import { WebhookIntegrations } from './webhooks/webhook-integrations.js';
 import { PlatformAgentDirectory } from './webhooks/platform-agent-directory.js';
 import { DeliveryRetention } from './webhooks/delivery-retention.js';
@@ -80,7 +80,7 @@ export class GatewayModule {
         WebhookDeliveriesStore,
         WebhookIntegrations,
         PlatformAgentDirectory,
-        WebhookIngest,
+        WebhookIngestHandler,
         DeliveryRetention,
         OpenApiDocumentHolder,
         IdempotencyStore,

@@ -9,14 +9,15 @@ import { enumOf, string } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
 import { bodyView, WebhookDeliveriesStore, type StoredDelivery } from './webhook-deliveries.store.js';
 import { parseDeliveryQuery } from './webhook-deliveries.params.js';
-import { isDeliveryId, WebhookIngest } from './webhook-ingest.js';
+import { isDeliveryId } from './webhook-ingest.decider.js';
+import { WebhookIngestHandler } from './webhook-ingest.handler.js';
 
 /** Every verified webhook delivery, with its body as received, its outcome, and replay. */
 @Controller('v1/webhook-deliveries')
 export class WebhookDeliveriesController {
   constructor(
     private readonly deliveries: WebhookDeliveriesStore,
-    private readonly ingest: WebhookIngest,
+    private readonly ingest: WebhookIngestHandler,
   ) {}
 
   @Get()

@@ -6,7 +6,7 @@ import { openGatewayDatabase } from '../database/gateway-database.js';
 import type { GatewaySettings } from '../tokens.js';
 import { DeliveryRetention } from './delivery-retention.js';
 import { WebhookDeliveriesStore, type DeliveryWrite } from './webhook-deliveries.store.js';
-import { newDeliveryId } from './webhook-ingest.js';
+import { newDeliveryId } from './webhook-ingest.handler.js';
 
 /** The delivery log's SQL on a real database: duplicates decided by the insert, retention, rejection counts. */
 describe('webhook delivery log (gateway.webhook_deliveries)', () => {

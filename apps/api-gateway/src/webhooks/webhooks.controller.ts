@@ -7,7 +7,7 @@ import { success } from '../http/envelope.js';
 import { requestIdOf } from '../http/gateway-request.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, ApiRoute } from '../openapi/route-docs.js';
 import { ref } from '../openapi/json-schema.js';
-import { WebhookIngest } from './webhook-ingest.js';
+import { WebhookIngestHandler } from './webhook-ingest.handler.js';
 
 /**
  * The webhook URLs given to the platforms (an integration's webhook_url). No API key: the signature,
@@ -15,7 +15,7 @@ import { WebhookIngest } from './webhook-ingest.js';
  */
 @Controller('v1/webhooks')
 export class WebhooksController {
-  constructor(private readonly ingest: WebhookIngest) {}
+  constructor(private readonly ingest: WebhookIngestHandler) {}
 
   @Post('platform_a/:integration_id')
   @Public()
