@@ -21,7 +21,7 @@ import { HealthMessageController } from './health/health.message.controller.js';
 import { ListAgentsHandler } from './list-agents/list-agents.handler.js';
 import { ListAgentsMessageController } from './list-agents/list-agents.message.controller.js';
 import { ListAgentsStore } from './list-agents/list-agents.store.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
 import { PLATFORM_SYNC_SETTINGS, PlatformSyncHandler, type PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
 import { PlatformSyncStore } from './platform-sync/platform-sync.store.js';
 import { PlatformSyncWorker } from './platform-sync/platform-sync.worker.js';

@@ -13,7 +13,7 @@ import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
 import { AGENTS_SCHEMA, agentsMigrations } from './database/agents-database.js';
 import { AgentEventsRelay } from './relay/agent-events.relay.js';
-import { createVoicePlatformAdapters } from './platforms/voice-platform-adapters.js';
+import { createVoicePlatformAdapters } from '@voice/voice-platforms';
 import type { PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
 
 /**
@@ -23,7 +23,7 @@ import type { PlatformSyncSettings } from './platform-sync/platform-sync.handler
  * PLATFORM_RECONCILE_INTERVAL_MS (60 s) each account's agents are compared with each of its platforms.
  */
 export const DEFAULT_PLATFORM_SYNC: Omit<PlatformSyncSettings, 'logger'> = { inlineBoundMs: 8_000, concurrency: 4, pollIntervalMs: 1_000, reconcileIntervalMs: 60_000 };
-import type { PlatformHttpOptions } from './platforms/platform-http.js';
+import type { PlatformHttpOptions } from '@voice/voice-platforms';
 
 export const AGENTS_SERVICE_NAME = 'agents-service';
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { environment, runService, secretBoxFromEnv } from '@voice/service-kit';
-import { platformHttpOptionsFrom } from './platforms/voice-platform-adapters.js';
+import { platformHttpOptionsFrom } from '@voice/voice-platforms';
 import { AGENTS_SERVICE_NAME, DEFAULT_PLATFORM_SYNC, startAgentsService } from './app.js';
 
 runService(AGENTS_SERVICE_NAME, async (config) => {

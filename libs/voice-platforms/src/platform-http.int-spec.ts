@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
-import { failure } from '../testing/platform-calls.js';
-import { PlatformAAdapter } from './platform-a.adapter.js';
-import { PlatformBAdapter } from './platform-b.adapter.js';
+import { failure } from './testing/platform-calls.js';
+import { managementAdapter } from './registry.js';
 
 /**
  * A key saved before its characters were checked can hold what `Authorization: Bearer <key>` cannot carry.
@@ -13,7 +12,7 @@ const UNSENDABLE_KEYS = ['key\nInjected: yes', 'key\r\n', 'key\u0000', 'key\u007
 
 let simulators: RunningSimulators;
 const options = { allowPrivate: true, timeoutMs: 1000 };
-const adapters = { platform_a: new PlatformAAdapter(options), platform_b: new PlatformBAdapter(options) };
+const adapters = { platform_a: managementAdapter('platform_a', options), platform_b: managementAdapter('platform_b', options) };
 
 beforeAll(async () => {
   simulators = await startSimulators();

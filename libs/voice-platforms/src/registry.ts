@@ -1,10 +1,27 @@
-/** The adapters by platform, and their settings from the environment. */
+/**
+ * The voice platforms, one line each, and what is looked up by platform: the management adapters and their
+ * settings from the environment. A new platform is a folder beside platform-a/ and a line in VOICE_PLATFORMS.
+ */
 import type { VoicePlatform } from '@voice/contracts';
 import type { ConfigReader } from '@voice/service-kit';
-import { PlatformAAdapter } from './platform-a.adapter.js';
-import { PlatformBAdapter } from './platform-b.adapter.js';
+import { ManagementAdapter } from './management-adapter.js';
+import { PLATFORM_A } from './platform-a/index.js';
+import { PLATFORM_B } from './platform-b/index.js';
 import { PLATFORM_CALL_TIMEOUT_MS, type PlatformHttpOptions } from './platform-http.js';
+import type { VoicePlatformDefinition } from './voice-platform-definition.js';
 import type { VoicePlatformAdapter } from './voice-platform.port.js';
+
+export const VOICE_PLATFORM_DEFINITIONS: Readonly<Record<VoicePlatform, VoicePlatformDefinition>> = {
+  platform_a: PLATFORM_A,
+  platform_b: PLATFORM_B,
+};
+
+/** The platform's definition; a name no platform has is a programming error. */
+export function voicePlatform(platform: VoicePlatform): VoicePlatformDefinition {
+  const definition = (VOICE_PLATFORM_DEFINITIONS as Partial<Record<string, VoicePlatformDefinition>>)[platform];
+  if (!definition) throw new RangeError(`unknown voice platform: ${String(platform)}`);
+  return definition;
+}
 
 export const VOICE_PLATFORM_ADAPTERS = Symbol('VoicePlatformAdapters');
 
@@ -22,8 +39,13 @@ export class VoicePlatformAdapters {
   }
 }
 
+/** The management adapter of one platform. */
+export function managementAdapter(platform: VoicePlatform, options: PlatformHttpOptions = {}): ManagementAdapter {
+  return new ManagementAdapter(voicePlatform(platform).management, options);
+}
+
 export function createVoicePlatformAdapters(options: PlatformHttpOptions = {}): VoicePlatformAdapters {
-  return new VoicePlatformAdapters([new PlatformAAdapter(options), new PlatformBAdapter(options)]);
+  return new VoicePlatformAdapters(Object.values(VOICE_PLATFORM_DEFINITIONS).map((definition) => new ManagementAdapter(definition.management, options)));
 }
 
 /**

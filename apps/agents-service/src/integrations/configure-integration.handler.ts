@@ -5,8 +5,8 @@ import {
 } from '@voice/contracts';
 import { checkOutboundUrl, secretHint, ServiceFailure } from '@voice/service-kit';
 import { randomBytes } from 'node:crypto';
-import { PlatformCallFailed } from '../platforms/platform-call-failed.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
+import { PlatformCallFailed } from '@voice/voice-platforms';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
 import { credentialsVerdict, notEnabledProblem, refusedBaseUrlProblem, unknownPlatformProblem } from './integration.rules.js';
 import { IntegrationStore } from './integration.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from './integrations.settings.js';

@@ -1,6 +1,6 @@
 /** Pure rules of integrations: which platform a request names, and what a credentials check means. */
 import { isVoicePlatform, VOICE_PLATFORMS, type AccountContext, type IntegrationStatus, type ServiceError, type VoicePlatform } from '@voice/contracts';
-import type { PlatformFailureKind } from '../platforms/platform-call-failed.js';
+import type { PlatformFailureKind } from '@voice/voice-platforms';
 
 /** A platform outside the known ones: invalid_parameter with the valid values. */
 export function unknownPlatformProblem(platform: unknown): ServiceError | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { VoicePlatform } from '@voice/contracts';
-import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import type { PlatformAgentSpec } from '@voice/voice-platforms';
 import {
   applyStep, DEFAULT_AREA_CODE, desiredPlatformAgent, planPlatformSync, SYNC_PLATFORMS, type DesiredPlatformAgent, type NumberFacts, type PlatformFacts, type PlatformSyncStep,
   type StepResult, type SyncFacts,

@@ -32,7 +32,7 @@
  */
 import type { VoicePlatform } from '@voice/contracts';
 import type { AgentState } from '../agent/agent.js';
-import type { PlatformAgentChanges, PlatformAgentSpec, PlatformNumber } from '../platforms/voice-platform.port.js';
+import { AGENT_SPEC_FIELDS, type PlatformAgentChanges, type PlatformAgentSpec, type PlatformNumber } from '@voice/voice-platforms';
 
 export const SYNC_PLATFORMS: readonly VoicePlatform[] = ['platform_a', 'platform_b'];
 
@@ -81,7 +81,6 @@ export type PlatformSyncStep =
 /** What a step returned: the agent found or created, the number acquired; nothing for the others. */
 export type StepResult = { platform_agent_id: string } | PlatformNumber | undefined;
 
-export const SPEC_FIELDS = ['name', 'system_prompt', 'welcome_message', 'voice_id', 'language', 'transfer_number', 'webhook_url'] as const;
 
 export const NO_PLATFORM_FACTS: PlatformFacts = { platform_agent_id: null, spec: null, number: null };
 
@@ -92,7 +91,7 @@ export function factsOf(facts: SyncFacts, platform: VoicePlatform): PlatformFact
 /** The fields of `desired` that differ from `sent` (all of them when nothing was recorded). */
 export function specChanges(sent: PlatformAgentSpec | null, desired: PlatformAgentSpec): PlatformAgentChanges {
   const changes: Record<string, unknown> = {};
-  for (const field of SPEC_FIELDS) if (!sent || sent[field] !== desired[field]) changes[field] = desired[field];
+  for (const field of AGENT_SPEC_FIELDS) if (!sent || sent[field] !== desired[field]) changes[field] = desired[field];
   return changes as PlatformAgentChanges;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import type { PlatformAgentSpec } from '@voice/voice-platforms';
 import {
   driftRepairedNotice, foldPlatformSync, lostNumberToReplace, platformFactsData, platformSyncView, PlatformSyncEventTypes, type AgentSyncFailed, type PlatformSyncEvent,
 } from './platform-sync.events.js';

@@ -19,7 +19,7 @@
  */
 import type { PlatformDriftView, PlatformNumberDrift, PlatformSyncView, VoicePlatform } from '@voice/contracts';
 import { platformSyncViewOf, type PlatformSyncSummary, type SyncError } from '../agent/platform-sync.view.js';
-import type { PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import type { PlatformAgentSpec } from '@voice/voice-platforms';
 
 export type { SyncError } from '../agent/platform-sync.view.js';
 import type { NumberFacts, SyncFacts } from './platform-sync.decider.js';

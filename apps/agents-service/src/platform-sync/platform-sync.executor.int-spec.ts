@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { VoicePlatform } from '@voice/contracts';
 import { DEFAULT_API_KEY, startSimulators, type RunningSimulators } from '@voice/platform-simulators';
-import { createVoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
-import type { PlatformAgentSpec, PlatformConnection } from '../platforms/voice-platform.port.js';
+import { createVoicePlatformAdapters } from '@voice/voice-platforms';
+import type { PlatformAgentSpec, PlatformConnection } from '@voice/voice-platforms';
 import { planPlatformSync, type DesiredPlatformAgent, type SyncFacts } from './platform-sync.decider.js';
 import { executePlatformSync, syncAgentToPlatforms, type PlatformSyncOutcome, type PlatformSyncRunOptions } from './platform-sync.executor.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { platformAStoredFields } from '../platforms/platform-a.mapping.js';
-import { PlatformCallFailed, type PlatformFailure } from '../platforms/platform-call-failed.js';
-import type { PlatformAgentSpec, VoicePlatformAdapter } from '../platforms/voice-platform.port.js';
+import { platformAStoredFields } from '@voice/voice-platforms';
+import { PlatformCallFailed, type PlatformFailure } from '@voice/voice-platforms';
+import type { PlatformAgentSpec, VoicePlatformAdapter } from '@voice/voice-platforms';
 import type { DesiredPlatformAgent, SyncFacts } from './platform-sync.decider.js';
 import { syncAgentToPlatforms, type PlatformSyncRunOptions } from './platform-sync.executor.js';
 

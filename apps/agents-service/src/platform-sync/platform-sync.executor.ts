@@ -13,9 +13,9 @@
  * `platform_not_configured`.
  */
 import type { VoicePlatform } from '@voice/contracts';
-import { PlatformCallFailed } from '../platforms/platform-call-failed.js';
-import { PLATFORM_RETRY_POLICY, retryDelay, type RetryPolicy } from '../platforms/retry-delay.js';
-import type { PlatformConnection, PlatformNumber, VoicePlatformAdapter } from '../platforms/voice-platform.port.js';
+import { PlatformCallFailed } from '@voice/voice-platforms';
+import { PLATFORM_RETRY_POLICY, retryDelay, type RetryPolicy } from '@voice/voice-platforms';
+import type { PlatformConnection, PlatformNumber, VoicePlatformAdapter } from '@voice/voice-platforms';
 import {
   applyStep, factsOf, planPlatformSync, specChanges, type DesiredPlatformAgent, type PlatformSyncStep, type StepResult, type SyncFacts,
 } from './platform-sync.decider.js';

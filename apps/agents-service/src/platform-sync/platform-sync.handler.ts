@@ -17,9 +17,9 @@ import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
 import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
-import type { RetryPolicy } from '../platforms/retry-delay.js';
-import type { PlatformConnection } from '../platforms/voice-platform.port.js';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
+import type { RetryPolicy } from '@voice/voice-platforms';
+import type { PlatformConnection } from '@voice/voice-platforms';
 import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {

@@ -15,7 +15,7 @@ import type { AgentState } from '../agent/agent.js';
 import { queuePlatformSync } from '../agent/agent.store.js';
 import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
-import type { PlatformNumber } from '../platforms/voice-platform.port.js';
+import type { PlatformNumber } from '@voice/voice-platforms';
 import { foldPlatformSync, type PlatformSyncEvent, type PlatformSyncRecord } from './platform-sync.events.js';
 
 /** First key of the two-key advisory locks the sync takes (the second is the agent id's hash). */

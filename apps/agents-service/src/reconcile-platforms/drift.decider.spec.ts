@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { planPlatformSync, type DesiredPlatformAgent, type NumberFacts, type PlatformFacts } from '../platform-sync/platform-sync.decider.js';
-import { platformAStoredFields } from '../platforms/platform-a.mapping.js';
-import { platformBName, platformBStoredFields } from '../platforms/platform-b.mapping.js';
-import type { ListedPlatformAgent, ListedPlatformNumber, PlatformAgentSpec } from '../platforms/voice-platform.port.js';
+import { platformAStoredFields } from '@voice/voice-platforms';
+import { platformBName, platformBStoredFields } from '@voice/voice-platforms';
+import type { ListedPlatformAgent, ListedPlatformNumber, PlatformAgentSpec } from '@voice/voice-platforms';
 import { findDrift, type PlatformListing, type RecordedAgent } from './drift.decider.js';
 
 const spec: PlatformAgentSpec = {

@@ -18,8 +18,8 @@
  * with sync work pending is the sync's business, and its facts are in motion.
  */
 import type { PlatformNumberDrift } from '@voice/contracts';
-import type { PlatformAgentSpec, ListedPlatformAgent, ListedPlatformNumber, StoredAgentFields } from '../platforms/voice-platform.port.js';
-import { SPEC_FIELDS, type NumberFacts, type PlatformFacts } from '../platform-sync/platform-sync.decider.js';
+import { AGENT_SPEC_FIELDS, type AgentSpecField, type PlatformAgentSpec, type ListedPlatformAgent, type ListedPlatformNumber, type StoredAgentFields } from '@voice/voice-platforms';
+import type { NumberFacts, PlatformFacts } from '../platform-sync/platform-sync.decider.js';
 import type { PlatformDrift } from '../platform-sync/platform-sync.events.js';
 
 /** One of our agents as recorded on the platform being reconciled. */
@@ -70,7 +70,7 @@ function driftOf(
   const ourId = facts.platform_agent_id;
   const listed = ourId === null ? undefined : platformAgents.get(ourId);
   const agentMissing = ourId !== null && listed === undefined;
-  const changed = listed && agent.stored ? SPEC_FIELDS.filter((field) => listed.fields[field] !== agent.stored![field]) : [];
+  const changed = listed && agent.stored ? AGENT_SPEC_FIELDS.filter((field) => listed.fields[field] !== agent.stored![field]) : [];
 
   const listedNumber = facts.number ? numbers.get(facts.number.platform_number_id) : undefined;
   const numberDrift = facts.number ? numberDriftOf(agent, listedNumber, agentMissing) : null;
@@ -109,7 +109,7 @@ function numberDriftOf(agent: RecordedAgent, listed: ListedPlatformNumber | unde
  * A held value that reads like ours (possible only where the platform stores another form of it) would hide the
  * change from the plan: then the spec counts as unknown and every field is sent.
  */
-function specAsHeld(sent: PlatformAgentSpec | null, listed: ListedPlatformAgent | undefined, changed: readonly (typeof SPEC_FIELDS)[number][]): PlatformAgentSpec | null {
+function specAsHeld(sent: PlatformAgentSpec | null, listed: ListedPlatformAgent | undefined, changed: readonly AgentSpecField[]): PlatformAgentSpec | null {
   if (!sent || !listed || changed.length === 0) return sent;
   const held: Record<string, unknown> = { ...sent };
   for (const field of changed) {

@@ -10,9 +10,9 @@
  */
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { PlatformCallFailed } from '../platforms/platform-call-failed.js';
-import { PLATFORM_RETRY_POLICY, retryDelay } from '../platforms/retry-delay.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
+import { PlatformCallFailed } from '@voice/voice-platforms';
+import { PLATFORM_RETRY_POLICY, retryDelay } from '@voice/voice-platforms';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
 import { factsOf } from '../platform-sync/platform-sync.decider.js';
 import { PLATFORM_SYNC_SETTINGS, PlatformSyncHandler, type PlatformSyncSettings, type SyncRunResult } from '../platform-sync/platform-sync.handler.js';
 import { PlatformSyncStore } from '../platform-sync/platform-sync.store.js';

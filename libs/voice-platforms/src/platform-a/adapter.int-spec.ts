@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, PlatformASimulator } from '@voice/platform-simulators';
-import { PlatformAAdapter } from './platform-a.adapter.js';
+import { ManagementAdapter } from '../management-adapter.js';
+import { PLATFORM_A_MANAGEMENT } from './management.js';
 import { failure, settled } from '../testing/platform-calls.js';
-import type { PlatformAgentSpec, PlatformConnection } from './voice-platform.port.js';
+import type { PlatformAgentSpec, PlatformConnection } from '../voice-platform.port.js';
 
 let simulator: PlatformASimulator;
 let connection: PlatformConnection;
-const adapter = new PlatformAAdapter({ allowPrivate: true, timeoutMs: 1000 });
+const adapter = new ManagementAdapter(PLATFORM_A_MANAGEMENT, { allowPrivate: true, timeoutMs: 1000 });
 
 const spec: PlatformAgentSpec = {
   external_id: 'agt_aaaaaaaaaaaaaaaaaaaaaaaa',
@@ -152,7 +153,7 @@ describe('platform_a adapter: failures', () => {
 
   it('a platform slower than the deadline → transient', async () => {
     simulator.faults.delay(400);
-    const fast = new PlatformAAdapter({ allowPrivate: true, timeoutMs: 150 });
+    const fast = new ManagementAdapter(PLATFORM_A_MANAGEMENT, { allowPrivate: true, timeoutMs: 150 });
     const error = await failure(fast.verifyCredentials(connection));
     expect(error.kind).toBe('transient');
     expect(error.message).toContain('150 ms');
@@ -168,7 +169,7 @@ describe('platform_a adapter: failures', () => {
   });
 
   it('without ALLOW_PRIVATE_PLATFORM_URLS a base URL on 127.0.0.1 is refused before any request', async () => {
-    const guarded = new PlatformAAdapter();
+    const guarded = new ManagementAdapter(PLATFORM_A_MANAGEMENT);
     const error = await failure(guarded.createAgent(connection, spec));
     expect(error).toMatchObject({ kind: 'base_url_refused', field: 'base_url' });
     expect(simulator.requests()).toEqual([]);

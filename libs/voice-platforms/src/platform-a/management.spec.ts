@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   platformAAgentBody, platformAAgentChanges, platformAAgentFromSearch, platformAFailure, platformANumberBody, platformANumberFromAnswer,
-} from './platform-a.mapping.js';
-import type { PlatformAgentSpec } from './voice-platform.port.js';
+} from './management.js';
+import type { PlatformAgentSpec } from '../voice-platform.port.js';
 
 const spec: PlatformAgentSpec = {
   external_id: 'agt_0123456789abcdef01234567',

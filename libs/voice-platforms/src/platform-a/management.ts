@@ -3,11 +3,7 @@
  * out, answers and errors in, no I/O.
  *
  * Decisions:
- * - Fields map one to one: name → agent_name, system_prompt → prompt,
- *   welcome_message → begin_message, transfer_number → transfer_number,
- *   webhook_url → webhook_url, voice_id → voice_id (passed through: voice
- *   libraries are the platform's, and it says when one is unknown).
- * - language goes as given: platform_a takes BCP 47 and bare ISO 639-1 alike.
+ * - Fields map one to one (agent-fields.ts holds the table).
  * - Our agent id is `metadata.external_id`, which platform_a can search by
  *   exactly: that is how an agent created just before a crash is found again.
  * - On create, unset optional fields are left out (platform defaults apply);
@@ -18,66 +14,39 @@
  *   so (or says nothing), because platform_a answers 422 to invalid fields too.
  * - platform_a knows a number by the number itself: it is platform_number_id.
  */
+import {
+  agentChangesBody, agentCreateBody, agentErrorPaths, agentListedFields, agentStoredFields, isObject, stringOrNull,
+} from '../agent-fields.js';
+import type { ManagementDialect, ManagementOperation } from '../management-adapter.js';
+import { failureForStatus, fieldMentioned, saysNoNumberAvailable, type PlatformFailure } from '../platform-call-failed.js';
 import type {
   AcquireNumberRequest, ListedPlatformAgent, ListedPlatformNumber, PlatformAgentChanges, PlatformAgentRef, PlatformAgentSpec, PlatformNumber, StoredAgentFields,
-} from './voice-platform.port.js';
-import { failureForStatus, fieldMentioned, saysNoNumberAvailable, type PlatformFailure } from './platform-call-failed.js';
+} from '../voice-platform.port.js';
+import { PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH, PLATFORM_A_NUMBER_FIELDS } from './agent-fields.js';
 
-export interface PlatformAAgentBody {
-  agent_name?: string;
-  voice_id?: string;
-  language?: string;
-  prompt?: string | null;
-  begin_message?: string | null;
-  transfer_number?: string | null;
-  webhook_url?: string;
-  metadata?: Record<string, string>;
-}
+export type PlatformAAgentBody = Record<string, unknown>;
 
-/** Platform field paths and the fields of ours they hold. */
-export const PLATFORM_A_FIELD_PATHS: ReadonlyArray<readonly [string, string]> = [
-  ['agent_name', 'name'],
-  ['voice_id', 'voice_id'],
-  ['language', 'language'],
-  ['prompt', 'system_prompt'],
-  ['begin_message', 'welcome_message'],
-  ['transfer_number', 'transfer_number'],
-  ['webhook_url', 'webhook_url'],
-];
+/** Platform field paths an error may name, and the fields of ours they hold. */
+export const PLATFORM_A_FIELD_PATHS = agentErrorPaths(PLATFORM_A_AGENT_FIELDS);
 
 export const PLATFORM_A_NUMBER_FIELD_PATHS: ReadonlyArray<readonly [string, string]> = [
-  ['phone_number', 'phone_number'],
-  ['area_code', 'area_code'],
+  [PLATFORM_A_NUMBER_FIELDS.phone_number, 'phone_number'],
+  [PLATFORM_A_NUMBER_FIELDS.area_code, 'area_code'],
 ];
 
 export function platformAAgentChanges(changes: PlatformAgentChanges): PlatformAAgentBody {
-  const body: PlatformAAgentBody = {};
-  if (changes.name !== undefined) body.agent_name = changes.name;
-  if (changes.voice_id !== undefined) body.voice_id = changes.voice_id;
-  if (changes.language !== undefined) body.language = changes.language;
-  if (changes.system_prompt !== undefined) body.prompt = changes.system_prompt;
-  if (changes.welcome_message !== undefined) body.begin_message = changes.welcome_message;
-  if (changes.transfer_number !== undefined) body.transfer_number = changes.transfer_number;
-  if (changes.webhook_url !== undefined) body.webhook_url = changes.webhook_url;
-  return body;
+  return agentChangesBody(PLATFORM_A_AGENT_FIELDS, changes, '');
 }
 
 export function platformAAgentBody(spec: PlatformAgentSpec): PlatformAAgentBody {
-  const body = platformAAgentChanges(spec);
-  for (const key of ['prompt', 'begin_message', 'transfer_number'] as const) if (body[key] === null) delete body[key];
-  body.metadata = { external_id: spec.external_id };
-  return body;
+  return agentCreateBody(PLATFORM_A_AGENT_FIELDS, spec, PLATFORM_A_EXTERNAL_ID_PATH);
 }
 
 export function platformANumberBody(request: AcquireNumberRequest): Record<string, string | null> {
-  const body: Record<string, string | null> = { inbound_agent_id: request.platform_agent_id };
-  if (request.phone_number !== undefined) body.phone_number = request.phone_number;
-  else if (request.area_code) body.area_code = request.area_code;
+  const body: Record<string, string | null> = { [PLATFORM_A_NUMBER_FIELDS.bound_agent]: request.platform_agent_id };
+  if (request.phone_number !== undefined) body[PLATFORM_A_NUMBER_FIELDS.phone_number] = request.phone_number;
+  else if (request.area_code) body[PLATFORM_A_NUMBER_FIELDS.area_code] = request.area_code;
   return body;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The agent object's id, or undefined when the answer is not an agent object. */
@@ -108,7 +77,7 @@ export function platformAErrorMessage(answer: unknown): string {
   return '';
 }
 
-export type PlatformAOperation = 'agent' | 'buy_number' | 'import_number' | 'number';
+export type PlatformAOperation = ManagementOperation;
 
 export function platformANumberOperation(request: AcquireNumberRequest): PlatformAOperation {
   return request.phone_number !== undefined ? 'import_number' : 'buy_number';
@@ -136,31 +105,14 @@ export function platformAFailure(
 
 /** platform_a stores our fields as given: the listing shows them back one to one. */
 export function platformAStoredFields(spec: PlatformAgentSpec): StoredAgentFields {
-  const { name, system_prompt, welcome_message, voice_id, language, transfer_number, webhook_url } = spec;
-  return { name, system_prompt, welcome_message, voice_id, language, transfer_number, webhook_url };
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+  return agentStoredFields(PLATFORM_A_AGENT_FIELDS, spec);
 }
 
 /** An agent object of a listing in our terms, or undefined when it is not an agent object. */
 export function platformAListedAgent(item: unknown): ListedPlatformAgent | undefined {
   const ref = platformAAgentRef(item);
   if (!ref || !isObject(item)) return undefined;
-  return {
-    ...ref,
-    external_id: isObject(item.metadata) ? stringOrNull(item.metadata.external_id) : null,
-    fields: {
-      name: stringOrNull(item.agent_name),
-      system_prompt: stringOrNull(item.prompt),
-      welcome_message: stringOrNull(item.begin_message),
-      voice_id: stringOrNull(item.voice_id),
-      language: stringOrNull(item.language),
-      transfer_number: stringOrNull(item.transfer_number),
-      webhook_url: stringOrNull(item.webhook_url),
-    },
-  };
+  return { ...ref, external_id: isObject(item.metadata) ? stringOrNull(item.metadata.external_id) : null, fields: agentListedFields(PLATFORM_A_AGENT_FIELDS, item) };
 }
 
 export function platformAListedNumber(item: unknown): ListedPlatformNumber | undefined {
@@ -176,3 +128,25 @@ export function platformAPage<T>(answer: unknown, read: (item: unknown) => T | u
   const next = typeof answer.pagination_key === 'string' && answer.pagination_key !== '' ? answer.pagination_key : undefined;
   return { items: items as T[], next };
 }
+
+/** platform_a's management API for the generic adapter. */
+export const PLATFORM_A_MANAGEMENT: ManagementDialect = {
+  platform: 'platform_a',
+  agentNoun: 'agent',
+  agentsPath: '/v2/agents',
+  numbersPath: '/v2/phone-numbers',
+  searchQuery: (externalId) => ({ [PLATFORM_A_EXTERNAL_ID_PATH]: externalId }),
+  agentFromSearch: platformAAgentFromSearch,
+  agentRef: platformAAgentRef,
+  createBody: platformAAgentBody,
+  changesBody: (changes) => platformAAgentChanges(changes),
+  numberBody: platformANumberBody,
+  numberFromAnswer: platformANumberFromAnswer,
+  bindBody: (platformAgentId) => ({ [PLATFORM_A_NUMBER_FIELDS.bound_agent]: platformAgentId }),
+  failure: platformAFailure,
+  storedFields: platformAStoredFields,
+  listedAgent: platformAListedAgent,
+  listedNumber: platformAListedNumber,
+  pageQuery: (cursor): Record<string, string> => (cursor === undefined ? {} : { pagination_key: cursor }),
+  page: (answer, _pageSize, read) => platformAPage(answer, read),
+};

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, PlatformBSimulator } from '@voice/platform-simulators';
-import { platformBName } from './platform-b.mapping.js';
-import { PlatformBAdapter } from './platform-b.adapter.js';
+import { platformBName } from './agent-fields.js';
+import { ManagementAdapter } from '../management-adapter.js';
+import { PLATFORM_B_MANAGEMENT } from './management.js';
 import { failure, settled } from '../testing/platform-calls.js';
-import type { PlatformAgentSpec, PlatformConnection } from './voice-platform.port.js';
+import type { PlatformAgentSpec, PlatformConnection } from '../voice-platform.port.js';
 
 let simulator: PlatformBSimulator;
 let connection: PlatformConnection;
-const adapter = new PlatformBAdapter({ allowPrivate: true, timeoutMs: 1000 });
+const adapter = new ManagementAdapter(PLATFORM_B_MANAGEMENT, { allowPrivate: true, timeoutMs: 1000 });
 
 const spec: PlatformAgentSpec = {
   external_id: 'agt_bbbbbbbbbbbbbbbbbbbbbbbb',
@@ -173,7 +174,7 @@ describe('platform_b adapter: failures', () => {
 
   it('a platform slower than the deadline → transient', async () => {
     simulator.faults.delay(400);
-    const fast = new PlatformBAdapter({ allowPrivate: true, timeoutMs: 150 });
+    const fast = new ManagementAdapter(PLATFORM_B_MANAGEMENT, { allowPrivate: true, timeoutMs: 150 });
     const error = await failure(fast.createAgent(connection, spec));
     expect(error.kind).toBe('transient');
     await simulatorSettled();
@@ -188,7 +189,7 @@ describe('platform_b adapter: failures', () => {
   });
 
   it('without ALLOW_PRIVATE_PLATFORM_URLS a base URL on 127.0.0.1 is refused before any request', async () => {
-    const error = await failure(new PlatformBAdapter().verifyCredentials(connection));
+    const error = await failure(new ManagementAdapter(PLATFORM_B_MANAGEMENT).verifyCredentials(connection));
     expect(error).toMatchObject({ kind: 'base_url_refused', field: 'base_url' });
     expect(simulator.requests()).toEqual([]);
   });

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import {
   PLATFORM_B_NAME_LIMIT, platformBAgentFromSearch, platformBAssistantBody, platformBAssistantChanges, platformBFailure, platformBLanguage,
   platformBName, platformBNumberBody, platformBNumberFromAnswer, platformBNumberRequestProblem,
-} from './platform-b.mapping.js';
-import type { PlatformAgentSpec } from './voice-platform.port.js';
+} from './management.js';
+import type { PlatformAgentSpec } from '../voice-platform.port.js';
 
 const spec: PlatformAgentSpec = {
   external_id: 'agt_0123456789abcdef01234567',

@@ -1,5 +1,5 @@
 import { expect } from '@jest/globals';
-import { PlatformCallFailed } from '../platforms/platform-call-failed.js';
+import { PlatformCallFailed } from '../platform-call-failed.js';
 
 /** Test support shared by the adapter specs: the PlatformCallFailed a call rejects with (the spec fails if it resolves). */
 export async function failure(promise: Promise<unknown>): Promise<PlatformCallFailed> {

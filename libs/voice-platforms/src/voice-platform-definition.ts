@@ -1,0 +1,9 @@
+/** What one voice platform brings: each part speaks its dialect, written in the platform's folder (platform-<name>/). */
+import type { VoicePlatform } from '@voice/contracts';
+import type { ManagementDialect } from './management-adapter.js';
+
+export interface VoicePlatformDefinition {
+  readonly platform: VoicePlatform;
+  /** Its management API (agents, numbers, listings), for the generic ManagementAdapter. */
+  readonly management: ManagementDialect;
+}
