@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, type AgentIntegrationEvent } from '@voice/contracts';
 import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { StreamConsumer } from '../config/stream-consumer.js';
+import { StreamConsumer } from '../streams/stream-consumer.js';
 import { isAgentIntegrationEvent } from './agent-event.guard.js';
 import { RememberAgents, type AgentEventOutcome } from './remember-agents.command.js';
 

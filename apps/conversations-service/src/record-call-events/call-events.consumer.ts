@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, callEventSubjectAccount } from '@voice/contracts';
 import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { StreamConsumer } from '../config/stream-consumer.js';
+import { StreamConsumer } from '../streams/stream-consumer.js';
 import { subjectMustNameAccount } from './publisher-account.rules.js';
 import { RecordCallEvents, type RecordOutcome } from './record-call-events.command.js';
 

@@ -1,6 +1,6 @@
 import { namespacedStream, namespacedSubject } from '@voice/contracts';
 import type { RunningConsumer, StreamMessage } from '@voice/service-kit';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../config/service-context.js';
 
 export interface StreamSource {
   stream: string;
