@@ -7,5 +7,6 @@ export * from './agent-fields.js';
 export * from './management-adapter.js';
 export * from './voice-platform-definition.js';
 export * from './registry.js';
+export * from './webhook-signature.js';
 export * from './platform-a/index.js';
 export * from './platform-b/index.js';

@@ -10,6 +10,7 @@ import { PLATFORM_B } from './platform-b/index.js';
 import { PLATFORM_CALL_TIMEOUT_MS, type PlatformHttpOptions } from './platform-http.js';
 import type { VoicePlatformDefinition } from './voice-platform-definition.js';
 import type { VoicePlatformAdapter } from './voice-platform.port.js';
+import type { WebhookHeaders, WebhookVerdict } from './webhook-signature.js';
 
 export const VOICE_PLATFORM_DEFINITIONS: Readonly<Record<VoicePlatform, VoicePlatformDefinition>> = {
   platform_a: PLATFORM_A,
@@ -58,4 +59,9 @@ export function platformHttpOptionsFrom(config: ConfigReader): PlatformHttpOptio
     allowPrivate: config.flag('ALLOW_PRIVATE_PLATFORM_URLS', false),
     timeoutMs: config.int('PLATFORM_REQUEST_TIMEOUT_MS', PLATFORM_CALL_TIMEOUT_MS, { min: 100, max: 60_000 }),
   };
+}
+
+/** A webhook delivery's signature checked the platform's way (platform-<name>/signature.ts). */
+export function verifyWebhook(platform: VoicePlatform, rawBody: Buffer, headers: WebhookHeaders, secret: string, nowMs: number): WebhookVerdict {
+  return voicePlatform(platform).verifySignature(rawBody, headers, secret, nowMs);
 }

@@ -1,9 +1,12 @@
 /** What one voice platform brings: each part speaks its dialect, written in the platform's folder (platform-<name>/). */
 import type { VoicePlatform } from '@voice/contracts';
 import type { ManagementDialect } from './management-adapter.js';
+import type { WebhookSignatureCheck } from './webhook-signature.js';
 
 export interface VoicePlatformDefinition {
   readonly platform: VoicePlatform;
   /** Its management API (agents, numbers, listings), for the generic ManagementAdapter. */
   readonly management: ManagementDialect;
+  /** Its webhook signature, checked over the raw body before anything is read. */
+  readonly verifySignature: WebhookSignatureCheck;
 }

@@ -10,7 +10,7 @@ import {
   attributeToAgent, findCallEventProblem, mapPlatformWebhook, splitForTransport,
   type CallEvent, type ErrorCode, type VoicePlatform, type WebhookDeliveryOutcome,
 } from '@voice/contracts';
-import type { WebhookVerdict } from './webhook-signature.rules.js';
+import type { WebhookVerdict } from '@voice/voice-platforms';
 
 /**
  * Largest call event put on the bus. NATS carries 1 MiB per message with its headers; a transcript

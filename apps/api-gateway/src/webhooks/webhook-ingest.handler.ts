@@ -1,6 +1,6 @@
 /**
  * A platform's webhook delivery, from its bytes to the answer: the integration's secret is loaded and the
- * signature verified over the raw bytes (webhook-signature.rules.ts), the body read (webhook-ingest.decider.ts),
+ * signature verified over the raw bytes (the platform's, @voice/voice-platforms), the body read (webhook-ingest.decider.ts),
  * the account's agent the platform names looked up, the verdict decided, then the call events queued durably
  * on the call-event stream and the delivery recorded in the log with its outcome (webhook-deliveries.store.ts).
  * The platform is answered 200 only after both the stream and the log have it; an outage is a 503 so that the
@@ -17,7 +17,7 @@ import { LOGGER } from '../tokens.js';
 import { WebhookDeliveriesStore, type DeliveryWrite } from './webhook-deliveries.store.js';
 import { attributeDelivery, fingerprintOf, readDelivery, signatureRefusal, type Interpretation } from './webhook-ingest.decider.js';
 import { WebhookIntegrations, type WebhookIntegration } from './webhook-integrations.js';
-import { verifyWebhook, type WebhookHeaders } from './webhook-signature.rules.js';
+import { verifyWebhook, type WebhookHeaders } from '@voice/voice-platforms';
 
 export const newDeliveryId = () => `whd_${randomBytes(12).toString('hex')}`;
 

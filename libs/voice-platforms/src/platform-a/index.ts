@@ -1,11 +1,14 @@
 /** platform_a ("call object" family): everything that speaks its dialect, as one registry entry. */
 import type { VoicePlatformDefinition } from '../voice-platform-definition.js';
 import { PLATFORM_A_MANAGEMENT } from './management.js';
+import { verifyPlatformAWebhook } from './signature.js';
 
 export const PLATFORM_A: VoicePlatformDefinition = {
   platform: 'platform_a',
   management: PLATFORM_A_MANAGEMENT,
+  verifySignature: verifyPlatformAWebhook,
 };
 
 export { PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH, PLATFORM_A_NUMBER_FIELDS } from './agent-fields.js';
 export { platformAStoredFields } from './management.js';
+export { PLATFORM_A_SIGNATURE_HEADER, verifyPlatformAWebhook } from './signature.js';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { signPlatformAWebhook, signPlatformBWebhook } from '@voice/platform-simulators';
 import fc from 'fast-check';
-import { verifyPlatformAWebhook, verifyPlatformBWebhook, verifyWebhook, WEBHOOK_TOLERANCE_MS, type WebhookHeaders } from './webhook-signature.rules.js';
+import { verifyPlatformAWebhook } from './platform-a/signature.js';
+import { verifyPlatformBWebhook } from './platform-b/signature.js';
+import { verifyWebhook } from './registry.js';
+import { WEBHOOK_TOLERANCE_MS, type WebhookHeaders } from './webhook-signature.js';
 
 const SECRET = 'whsec_integration_one_0123456789';
 const OTHER_SECRET = 'whsec_integration_two_0123456789';
