@@ -99,13 +99,7 @@ export function decide(command: AgentCommand, state: AgentState | undefined): Ag
   }
 }
 
-/**
- * The rules a new agent must pass, in the order they answer. The create
- * handler also asks this before it provisions a phone number, on facts read
- * without the account's lock, so that a create which would be refused costs no
- * number; the decision under the lock asks again on fresh facts because another
- * create may have taken the last slot or the name in between.
- */
+/** The rules a new agent must pass, in the order they answer, on the facts read under the account's lock. */
 export function creationMustBeAllowed(input: Pick<AgentFields, 'name' | 'voice_platform'>, facts: CreationFacts): void {
   platformMustBeConfigured(input.voice_platform, facts.configured_platforms);
   quotaMustAllow(facts.agent_limit, facts.live_agents);

@@ -27,9 +27,9 @@ export function quotaMustAllow(limit: number, current: number): void {
 
 /**
  * A name is unique among the account's live agents, ignoring case and
- * surrounding spaces. Besides the decider, the store calls this when the
- * database's unique index refuses a name, which is how a rename (that takes no
- * account lock) meets the rule.
+ * surrounding spaces. Besides the decider, the command handling calls this when
+ * the database's unique index refuses a name at the write, which is how a
+ * rename (that takes no account lock) meets the rule.
  */
 export function nameMustBeFree(name: string, taken: boolean): void {
   if (taken) throw new AgentRuleViolation({ code: 'duplicate_name', field: 'name', message: `An agent named "${name}" already exists in this account.` });
@@ -38,7 +38,7 @@ export function nameMustBeFree(name: string, taken: boolean): void {
 /**
  * A phone number belongs to at most one live agent, in any account. No lock
  * covers every account, so the database's unique index is the only place that
- * knows: the store calls this when that index refuses a number.
+ * knows: the command handling calls this when that index refuses a number.
  */
 export function phoneNumberMustBeFree(phoneNumber: string, taken: boolean): void {
   if (taken) {

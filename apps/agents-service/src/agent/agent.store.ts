@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendToStream, currentRequestId, inTransaction, PG_UNIQUE_VIOLATION, pgErrorOf, readStream, type StoredEvent } from '@voice/service-kit';
+import { appendToStream, currentRequestId, inTransaction, readStream, type StoredEvent } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
@@ -7,7 +7,6 @@ import { streamIdOf, type AgentState } from './agent.js';
 import type { AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
 import { fold } from './agent.evolve.js';
-import { nameMustBeFree, phoneNumberMustBeFree } from './agent.rules.js';
 import type { PlatformSyncSummary } from './platform-sync.view.js';
 
 /** Something to wake after a commit so committed events leave for the bus at once. */
@@ -51,16 +50,91 @@ export const AGENT_COLUMNS = [
   'updated_at', 'version',
 ] as const satisfies ReadonlyArray<keyof AgentState>;
 
+/** What one command writes: the events the decider returned, appended after `before`, and the agent they fold to. */
+export interface AgentWrite {
+  before: AgentState | undefined;
+  events: readonly AgentEvent[];
+  after: AgentState;
+  command: string;
+  /** How long the background sync leaves the change to the request that made it (see SyncHandover). */
+  handover?: SyncHandover;
+}
+
+/**
+ * The agents schema's statements within one transaction: the facts a decision needs, and the write of what it
+ * decided. It decides nothing: a statement the database refuses (a unique index, the stream's version) throws
+ * as the database said it, and the command handling (agent.command-handling.ts) names the rule that race met.
+ */
+export class AgentTransaction {
+  constructor(private readonly runner: QueryRunner) {}
+
+  /**
+   * The account's live agents as a create needs them, read under the account's lock: every create of an
+   * account queues on the same account_usage row and reads only once it holds it (READ COMMITTED: the read
+   * sees every earlier create that committed), so the quota and the name hold under concurrency.
+   */
+  async lockedAccountAgents(accountId: string, name: string): Promise<AccountAgents> {
+    await this.runner.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
+    await this.runner.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
+    return accountAgents(this.runner, accountId, name);
+  }
+
+  /** The agent folded from its stream (deleted agents included), if it is the account's. */
+  async agent(accountId: string, agentId: string): Promise<AgentState | undefined> {
+    const agent = foldStored(await readStream(this.runner, AGENTS_SCHEMA, streamIdOf(agentId)));
+    return agent?.account_id === accountId ? agent : undefined;
+  }
+
+  /**
+   * Appends the events after `before.version` (WrongExpectedVersion if another writer got there first),
+   * projects `after` onto the read-model row (whose partial unique indexes hold the name and the phone number
+   * for every write), and tells the platform sync the platforms are behind (its work row: the sync's outbox).
+   */
+  async write({ before, events, after, command, handover }: AgentWrite): Promise<void> {
+    const requestId = currentRequestId() ?? null;
+    // correlation: the request the whole exchange belongs to; causation: the one command that produced these
+    // events (a command id minted here, so events of one command group together even within one request).
+    const metadata = {
+      request_id: requestId,
+      correlation_id: requestId,
+      causation_id: `cmd_${randomUUID()}`,
+      account_id: after.account_id,
+      command,
+    };
+    await appendToStream(
+      this.runner,
+      AGENTS_SCHEMA,
+      streamIdOf(after.id),
+      before?.version ?? 0,
+      events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
+    );
+    await this.project(after);
+    await queuePlatformSync(this.runner, after, handover?.inlineForMs ?? 0);
+  }
+
+  /** Upsert the read-model row (a row already at a later version stays). */
+  private async project(state: AgentState): Promise<void> {
+    const values = AGENT_COLUMNS.map((column) => {
+      const value = state[column];
+      if (column === 'business_hours' || column === 'metadata') return value === null ? null : JSON.stringify(value);
+      return value;
+    });
+    const placeholders = AGENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+    const updates = AGENT_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ');
+    await this.runner.query(
+      `INSERT INTO agents.agents (${AGENT_COLUMNS.join(', ')}) VALUES (${placeholders})
+       ON CONFLICT (id) DO UPDATE SET ${updates} WHERE agents.version < EXCLUDED.version`,
+      values,
+    );
+  }
+}
+
 /**
  * Every SQL statement of the agents schema but the paged list
  * (list-agents.store.ts) and the built-in provisioner's own number sequence.
  * The event stream is the record, and the read-model row is projected in the
  * same transaction (storing the stream version), so a reader never sees an
  * agent its history does not explain.
- *
- * Writes follow one shape (emmett's command handling): one transaction loads
- * what the decision needs, hands it to the caller's `decide`, and appends the
- * events it returns.
  */
 @Injectable()
 export class AgentStore {
@@ -69,52 +143,11 @@ export class AgentStore {
     @Inject(COMMIT_LISTENER) private readonly listener: CommitListener,
   ) {}
 
-  /**
-   * A new agent: lock the account, read its live agents, decide, append.
-   * The quota holds under concurrency because every create of an account
-   * queues on the same account_usage row lock and reads the account's agents
-   * only once it holds the lock (READ COMMITTED: the read sees every earlier
-   * create that committed).
-   */
-  async create(accountId: string, name: string, decide: (agents: AccountAgents) => AgentEvent[], handover?: SyncHandover): Promise<AgentState> {
-    return this.commit(async (runner) => {
-      await runner.query('INSERT INTO agents.account_usage (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
-      await runner.query('SELECT 1 FROM agents.account_usage WHERE account_id = $1 FOR UPDATE', [accountId]);
-      const events = decide(await accountAgents(runner, accountId, name));
-      return this.append(runner, undefined, events, 'CreateAgent', handover);
-    });
-  }
-
-  /**
-   * An existing agent of the account: load it from its stream, decide, append
-   * after the version that was read (WrongExpectedVersion if another writer
-   * got there first). No events (e.g. pausing a paused agent): nothing is
-   * written and the agent comes back as it is.
-   */
-  async change(
-    accountId: string,
-    agentId: string,
-    command: string,
-    decide: (agent: AgentState | undefined) => AgentEvent[],
-    handover?: SyncHandover,
-  ): Promise<{ before: AgentState; after: AgentState }> {
-    return this.commit(async (runner) => {
-      const loaded = await this.load(runner, accountId, agentId);
-      const events = decide(loaded);
-      // The decision refuses every command for an agent the account does not have, so one was loaded.
-      const before = loaded!;
-      const after = events.length ? await this.append(runner, before, events, command, handover) : before;
-      return { before, after };
-    });
-  }
-
-  /**
-   * The account's live agents without taking the lock: for the refusal a
-   * create gets before anything is spent on it. Only the read under the lock
-   * in `create` is authoritative.
-   */
-  accountAgents(accountId: string, name: string): Promise<AccountAgents> {
-    return accountAgents(this.dataSource, accountId, name);
+  /** One transaction (load, then write what was decided on it); the relay is nudged once it committed. */
+  async transaction<T>(work: (tx: AgentTransaction) => Promise<T>): Promise<T> {
+    const result = await inTransaction(this.dataSource, (runner) => work(new AgentTransaction(runner)));
+    this.listener.nudge();
+    return result;
   }
 
   /** The read-model row of a live (not deleted) agent of the account. */
@@ -155,74 +188,6 @@ export class AgentStore {
   async ping(): Promise<void> {
     await this.dataSource.query('SELECT 1');
   }
-
-  /** One transaction; the relay is nudged once it committed. */
-  private async commit<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const result = await inTransaction(this.dataSource, work);
-    this.listener.nudge();
-    return result;
-  }
-
-  /** The agent folded from its stream (deleted agents included), if it is the account's. */
-  private async load(runner: QueryRunner, accountId: string, agentId: string): Promise<AgentState | undefined> {
-    const agent = foldStored(await readStream(runner, AGENTS_SCHEMA, streamIdOf(agentId)));
-    return agent?.account_id === accountId ? agent : undefined;
-  }
-
-  /**
-   * Append after `before.version`, project the result, and tell the platform sync the platforms are behind
-   * (its work row, in the same transaction: the sync's outbox).
-   */
-  private async append(runner: QueryRunner, before: AgentState | undefined, events: AgentEvent[], command: string, handover?: SyncHandover): Promise<AgentState> {
-    const after = fold(events, before)!;
-    const requestId = currentRequestId() ?? null;
-    // correlation: the request the whole exchange belongs to; causation: the one command that produced these
-    // events (a command id minted here, so events of one command group together even within one request).
-    const metadata = {
-      request_id: requestId,
-      correlation_id: requestId,
-      causation_id: `cmd_${randomUUID()}`,
-      account_id: after.account_id,
-      command,
-    };
-    await appendToStream(
-      runner,
-      AGENTS_SCHEMA,
-      streamIdOf(after.id),
-      before?.version ?? 0,
-      events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
-    );
-    await this.project(runner, after);
-    await queuePlatformSync(runner, after, handover?.inlineForMs ?? 0);
-    return after;
-  }
-
-  /**
-   * Upsert the read-model row. Its partial unique indexes are where the
-   * database holds the name and phone number rules for every write, so a
-   * violation is that rule's refusal.
-   */
-  private async project(runner: QueryRunner, state: AgentState): Promise<void> {
-    const values = AGENT_COLUMNS.map((column) => {
-      const value = state[column];
-      if (column === 'business_hours' || column === 'metadata') return value === null ? null : JSON.stringify(value);
-      return value;
-    });
-    const placeholders = AGENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-    const updates = AGENT_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-    try {
-      await runner.query(
-        `INSERT INTO agents.agents (${AGENT_COLUMNS.join(', ')}) VALUES (${placeholders})
-         ON CONFLICT (id) DO UPDATE SET ${updates} WHERE agents.version < EXCLUDED.version`,
-        values,
-      );
-    } catch (err) {
-      const pg = pgErrorOf(err);
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_account_name_key') nameMustBeFree(state.name, true);
-      if (pg.code === PG_UNIQUE_VIOLATION && pg.constraint === 'agents_phone_number_key') phoneNumberMustBeFree(state.phone_number ?? '', true);
-      throw err;
-    }
-  }
 }
 
 export const AGENT_READ_COLUMNS = [...AGENT_COLUMNS, 'platform_sync'].join(', ');
@@ -241,7 +206,7 @@ export async function queuePlatformSync(runner: QueryRunner, state: AgentState, 
   );
 }
 
-/** The account's live agents, whether one of them has the name, and its integrated platforms; one statement, with or without the account's lock. */
+/** The account's live agents, whether one of them has the name, and its integrated platforms: one statement. */
 async function accountAgents(db: Db, accountId: string, name: string): Promise<AccountAgents> {
   const [row] = await db.query(
     `SELECT count(*)::int AS live_agents, coalesce(bool_or(lower(btrim(name)) = lower(btrim($2))), false) AS name_taken,

@@ -2,6 +2,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AccountContext, AgentReply } from '@voice/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import { AgentRuleViolation } from '../agent/agent.js';
+import { handleCreate } from '../agent/agent.command-handling.js';
 import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { agentReply } from '../agent/agent.view.js';
@@ -74,9 +75,9 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
   }
 
   private async recordCreate(account: AccountContext, input: CreateAgent['input'], agentId: string, bound: number): Promise<void> {
-    await this.store.create(
-      account.id,
-      input.name,
+    await handleCreate(
+      this.store,
+      { accountId: account.id, name: input.name },
       (accountAgents) =>
         decide(
           {
@@ -92,7 +93,7 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
           },
           undefined,
         ),
-      { inlineForMs: bound },
+      { command: 'CreateAgent', handover: { inlineForMs: bound } },
     );
   }
 }

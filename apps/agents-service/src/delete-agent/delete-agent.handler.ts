@@ -1,5 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DeleteAgentReply } from '@voice/contracts';
+import { handleChange } from '../agent/agent.command-handling.js';
 import { withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
@@ -24,12 +25,11 @@ export class DeleteAgentHandler implements ICommandHandler<DeleteAgentCommand> {
   async execute({ accountId, agentId, expectedVersion }: DeleteAgentCommand): Promise<DeleteAgentReply> {
     const bound = this.sync.settings.inlineBoundMs;
     await withOptimisticConcurrency(expectedVersion, () =>
-      this.store.change(
-        accountId,
-        agentId,
-        'DeleteAgent',
+      handleChange(
+        this.store,
+        { accountId, agentId },
         (agent) => decide({ type: 'DeleteAgent', expected_version: expectedVersion, now: new Date().toISOString() }, agent),
-        { inlineForMs: bound },
+        { command: 'DeleteAgent', handover: { inlineForMs: bound } },
       ),
     );
     await syncWithin(this.sync, agentId, bound);

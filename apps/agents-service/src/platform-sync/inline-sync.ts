@@ -7,6 +7,7 @@
  * that dies meanwhile.
  */
 import { ERROR_CATALOG, type ErrorCode, type ServiceError } from '@voice/contracts';
+import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import type { SyncError } from '../agent/platform-sync.view.js';
 import type { AgentStore } from '../agent/agent.store.js';
@@ -35,12 +36,11 @@ export async function syncWithin(sync: PlatformSyncHandler, agentId: string, bou
  * sync finishes the removal if the platform stops answering meanwhile.
  */
 export async function withdrawRefusedAgent(store: AgentStore, sync: PlatformSyncHandler, accountId: string, agentId: string): Promise<void> {
-  await store.change(
-    accountId,
-    agentId,
-    'WithdrawRefusedAgent',
+  await handleChange(
+    store,
+    { accountId, agentId },
     (agent) => decide({ type: 'WithdrawRefusedAgent', now: new Date().toISOString() }, agent),
-    { inlineForMs: sync.settings.inlineBoundMs },
+    { command: 'WithdrawRefusedAgent', handover: { inlineForMs: sync.settings.inlineBoundMs } },
   );
   await syncWithin(sync, agentId, sync.settings.inlineBoundMs);
 }

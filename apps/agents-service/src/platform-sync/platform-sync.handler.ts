@@ -13,13 +13,14 @@ import type { VoicePlatform } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { WrongExpectedVersion } from '@voice/service-kit';
 import type { AgentState } from '../agent/agent.js';
+import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
 import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
-import type { RetryPolicy } from '@voice/voice-platforms';
-import type { PlatformConnection } from '@voice/voice-platforms';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
+import type { RetryPolicy } from '../platforms/retry-delay.js';
+import type { PlatformConnection } from '../platforms/voice-platform.port.js';
 import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
 import {
@@ -244,8 +245,11 @@ export class PlatformSyncHandler {
 
   /** The number the platform sold becomes the agent's (an event on the agent's own stream: its phone_number changed). */
   private async assignNumber(agent: AgentState, phoneNumber: string, replacing?: string): Promise<AgentState> {
-    const { after } = await this.agents.change(agent.account_id, agent.id, 'AssignPhoneNumber', (current) =>
-      decide({ type: 'AssignPhoneNumber', phone_number: phoneNumber, ...(replacing !== undefined && { replacing }), now: new Date().toISOString() }, current),
+    const { after } = await handleChange(
+      this.agents,
+      { accountId: agent.account_id, agentId: agent.id },
+      (current) => decide({ type: 'AssignPhoneNumber', phone_number: phoneNumber, ...(replacing !== undefined && { replacing }), now: new Date().toISOString() }, current),
+      { command: 'AssignPhoneNumber' },
     );
     return after;
   }

@@ -1,5 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { AgentReply } from '@voice/contracts';
+import { handleChange } from '../agent/agent.command-handling.js';
 import { withOptimisticConcurrency } from '../agent/agent.concurrency.js';
 import { configuredPlatforms, decide, type AgentChanges } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
@@ -28,10 +29,9 @@ export class UpdateAgentHandler implements ICommandHandler<UpdateAgentCommand> {
     const integrated = await this.integrations.platforms(account.id);
     const bound = this.sync.settings.inlineBoundMs;
     const { before, after } = await withOptimisticConcurrency(expectedVersion, () =>
-      this.store.change(
-        account.id,
-        agentId,
-        'UpdateAgent',
+      handleChange(
+        this.store,
+        { accountId: account.id, agentId },
         (agent) =>
           decide(
             {
@@ -44,7 +44,7 @@ export class UpdateAgentHandler implements ICommandHandler<UpdateAgentCommand> {
             },
             agent,
           ),
-        { inlineForMs: bound },
+        { command: 'UpdateAgent', handover: { inlineForMs: bound } },
       ),
     );
     if (after.version !== before.version) await syncWithin(this.sync, agentId, bound);
