@@ -12,5 +12,4 @@ export * from './call-event-payloads.js';
 export * from './agent-payloads.js';
 export * from './integrations.js';
 export * from './webhook-deliveries.js';
-export * from './platform-webhooks/index.js';
 export * from './outbound-events.js';

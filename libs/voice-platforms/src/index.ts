@@ -8,5 +8,6 @@ export * from './management-adapter.js';
 export * from './voice-platform-definition.js';
 export * from './registry.js';
 export * from './webhook-signature.js';
+export * from './webhooks/index.js';
 export * from './platform-a/index.js';
 export * from './platform-b/index.js';

@@ -2,6 +2,8 @@
 import type { VoicePlatform } from '@voice/contracts';
 import type { ManagementDialect } from './management-adapter.js';
 import type { WebhookSignatureCheck } from './webhook-signature.js';
+import type { EndReasonTable } from './webhooks/end-reasons.js';
+import type { WebhookMapping } from './webhooks/types.js';
 
 export interface VoicePlatformDefinition {
   readonly platform: VoicePlatform;
@@ -9,4 +11,8 @@ export interface VoicePlatformDefinition {
   readonly management: ManagementDialect;
   /** Its webhook signature, checked over the raw body before anything is read. */
   readonly verifySignature: WebhookSignatureCheck;
+  /** Its webhook body (parsed JSON) in our call-event contract; throws MalformedBody for a body not of its shape. */
+  readonly mapWebhook: (body: unknown) => WebhookMapping;
+  /** How its end reasons map onto our conversation status. */
+  readonly endReasons: EndReasonTable;
 }

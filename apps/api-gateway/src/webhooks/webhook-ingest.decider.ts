@@ -1,16 +1,13 @@
 /**
  * What a verified webhook delivery means, decided without I/O: the body read as the platform's webhook
- * (libs/contracts platform-webhooks), then, once the handler looked up which of the account's agents the
+ * (@voice/voice-platforms), then, once the handler looked up which of the account's agents the
  * platform names, the call events it becomes (attributed, split for the bus, each checked against the
  * call-event contract) or why it records none. Also what a refused signature answers, and what makes a
  * redelivery a duplicate.
  */
 import { createHash } from 'node:crypto';
-import {
-  attributeToAgent, findCallEventProblem, mapPlatformWebhook, splitForTransport,
-  type CallEvent, type ErrorCode, type VoicePlatform, type WebhookDeliveryOutcome,
-} from '@voice/contracts';
-import type { WebhookVerdict } from '@voice/voice-platforms';
+import { findCallEventProblem, type CallEvent, type ErrorCode, type VoicePlatform, type WebhookDeliveryOutcome } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook, splitForTransport, type WebhookVerdict } from '@voice/voice-platforms';
 
 /**
  * Largest call event put on the bus. NATS carries 1 MiB per message with its headers; a transcript

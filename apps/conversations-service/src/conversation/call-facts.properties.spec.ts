@@ -9,7 +9,8 @@
  *   transcript, recording, cost, latency, analysis — whichever way the call ended.
  */
 import { describe, expect, it } from '@jest/globals';
-import { attributeToAgent, mapPlatformWebhook, type CallEvent, type WebhookPlatform } from '@voice/contracts';
+import type { CallEvent } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook, type WebhookPlatform } from '@voice/voice-platforms';
 import fc from 'fast-check';
 import { foldConversation, type ConversationState } from './conversation.evolve.js';
 

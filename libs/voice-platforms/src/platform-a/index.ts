@@ -2,13 +2,19 @@
 import type { VoicePlatformDefinition } from '../voice-platform-definition.js';
 import { PLATFORM_A_MANAGEMENT } from './management.js';
 import { verifyPlatformAWebhook } from './signature.js';
+import { PLATFORM_A_END_REASONS } from './end-reasons.js';
+import { mapPlatformA } from './webhook.js';
 
 export const PLATFORM_A: VoicePlatformDefinition = {
   platform: 'platform_a',
   management: PLATFORM_A_MANAGEMENT,
   verifySignature: verifyPlatformAWebhook,
+  mapWebhook: mapPlatformA,
+  endReasons: PLATFORM_A_END_REASONS,
 };
 
 export { PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH, PLATFORM_A_NUMBER_FIELDS } from './agent-fields.js';
 export { platformAStoredFields } from './management.js';
 export { PLATFORM_A_SIGNATURE_HEADER, verifyPlatformAWebhook } from './signature.js';
+export { PLATFORM_A_END_REASONS } from './end-reasons.js';
+export { PLATFORM_A_EVENT_TYPES } from './webhook.js';

@@ -1,9 +1,9 @@
 /**
  * How a call's end maps onto our conversation status: the table at the end of platforms.md, as data,
- * one table per platform. The raw reason is always kept (end_reason; failure_reason for failed calls).
+ * one table per platform (platform-<name>/end-reasons.ts), read here. The raw reason is always kept
+ * (end_reason; failure_reason for failed calls).
  */
-import type { AbandonmentReason } from '../call-events.js';
-import type { WebhookPlatform } from './types.js';
+import type { AbandonmentReason } from '@voice/contracts';
 
 export interface EndReasonTable {
   /** Reasons that mean the call never connected. */
@@ -18,31 +18,6 @@ export interface EndReasonTable {
   voicemail: readonly string[];
 }
 
-export const END_REASONS: Readonly<Record<WebhookPlatform, EndReasonTable>> = {
-  platform_a: {
-    abandoned: { dial_busy: 'busy', dial_no_answer: 'no_answer' },
-    callerHangup: 'user_hangup',
-    failed: { exact: ['dial_failed', 'concurrency_limit_reached'], prefixes: ['error_'] },
-    completed: ['agent_hangup', 'call_transfer', 'voicemail_reached', 'inactivity', 'max_duration_reached'],
-    transferred: ['call_transfer'],
-    voicemail: ['voicemail_reached'],
-  },
-  platform_b: {
-    abandoned: { 'customer-busy': 'busy', 'customer-did-not-answer': 'no_answer' },
-    callerHangup: 'customer-ended-call',
-    failed: {
-      exact: ['phone-call-provider-closed-websocket', 'twilio-failed-to-connect-call'],
-      prefixes: ['pipeline-error-'],
-    },
-    completed: [
-      'assistant-ended-call', 'assistant-said-end-call-phrase', 'assistant-forwarded-call', 'silence-timed-out',
-      'exceeded-max-duration', 'voicemail', 'manually-canceled',
-    ],
-    transferred: ['assistant-forwarded-call'],
-    voicemail: ['voicemail'],
-  },
-};
-
 export type EndClass =
   | { type: 'call.ended' }
   | { type: 'call.failed'; failure_reason: string }
@@ -56,8 +31,7 @@ export const MISSING_REASON = 'unknown';
  * anything: undefined when the message cannot tell, and then the answer is undefined for every reason
  * whose class depends on it (the caller's hang-up, a reason the table does not know).
  */
-export function classifyEnd(platform: WebhookPlatform, reason: string | undefined, agentSpoke: boolean | undefined): EndClass | undefined {
-  const table = END_REASONS[platform];
+export function classifyEnd(table: EndReasonTable, reason: string | undefined, agentSpoke: boolean | undefined): EndClass | undefined {
   if (reason !== undefined && Object.hasOwn(table.abandoned, reason)) return { type: 'call.abandoned', reason: table.abandoned[reason] };
   if (reason !== undefined && (table.failed.exact.includes(reason) || table.failed.prefixes.some((p) => reason.startsWith(p)))) {
     return { type: 'call.failed', failure_reason: reason };
@@ -70,9 +44,8 @@ export function classifyEnd(platform: WebhookPlatform, reason: string | undefine
 }
 
 /** The outcome a completed call's end reason implies when the analysis gives no label. */
-export function outcomeOfReason(platform: WebhookPlatform, reason: string | undefined): 'transferred' | 'voicemail' | undefined {
+export function outcomeOfReason(table: EndReasonTable, reason: string | undefined): 'transferred' | 'voicemail' | undefined {
   if (reason === undefined) return undefined;
-  const table = END_REASONS[platform];
   if (table.transferred.includes(reason)) return 'transferred';
   if (table.voicemail.includes(reason)) return 'voicemail';
   return undefined;

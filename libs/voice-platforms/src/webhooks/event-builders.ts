@@ -1,9 +1,9 @@
 /** Building blocks both platforms' mappings share: transcript segments and events, the end of a call. */
-import type { CallCost, CallEndDetails, LatencyFigures, Sentiment, Speaker, TranscriptSegment } from '../call-events.js';
-import { MAX_INT32 } from '../call-event-payloads.js';
-import { outcomeOfReason, type EndClass } from './end-reasons.js';
+import type { CallCost, CallEndDetails, LatencyFigures, Sentiment, Speaker, TranscriptSegment } from '@voice/contracts';
+import { MAX_INT32 } from '@voice/contracts';
+import { outcomeOfReason, type EndClass, type EndReasonTable } from './end-reasons.js';
 import { boundedText, cutChars, snakeLabel, storable, shortHash } from './values.js';
-import type { UnattributedCallEvent, WebhookPlatform } from './types.js';
+import type { UnattributedCallEvent } from './types.js';
 
 /** Longest segment text the contract accepts (characters). */
 export const MAX_SEGMENT_CHARS = 10_000;
@@ -197,6 +197,6 @@ export function latencyOf(figures: readonly LatencyFigures[]): LatencyFigures[] 
  * A completed call's outcome: the analysis' own label (as snake_case) when it gives a usable one; else
  * what the end reason says (`transferred`, `voicemail`); else `resolved`/`unresolved` from the verdict.
  */
-export function outcomeOf(label: unknown, platform: WebhookPlatform, reason: string | undefined, successful: boolean | undefined): string | undefined {
-  return snakeLabel(label) ?? outcomeOfReason(platform, reason) ?? (successful === undefined ? undefined : successful ? 'resolved' : 'unresolved');
+export function outcomeOf(label: unknown, endReasons: EndReasonTable, reason: string | undefined, successful: boolean | undefined): string | undefined {
+  return snakeLabel(label) ?? outcomeOfReason(endReasons, reason) ?? (successful === undefined ? undefined : successful ? 'resolved' : 'unresolved');
 }

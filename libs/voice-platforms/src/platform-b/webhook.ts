@@ -12,18 +12,22 @@
  * ignored and the end-of-call report decides. Emitting a guess would be final: a different terminal
  * type later changes nothing. (When the message does carry artifact.messages, they are used.)
  */
-import type { LatencyFigures, TranscriptSegment } from '../call-events.js';
-import { classifyEnd } from './end-reasons.js';
+import type { LatencyFigures, TranscriptSegment } from '@voice/contracts';
+import { classifyEnd } from '../webhooks/end-reasons.js';
+import { PLATFORM_B_END_REASONS } from './end-reasons.js';
 import {
   costOf, latencyOf, outcomeOf, secondsOf, segmentsOf, terminalEvent, transcriptEvents, type CallEnd,
-} from './event-builders.js';
-import { compact, ignored, mapped, type WebhookSubject } from './results.js';
-import type { UnattributedCallEvent, WebhookMapping } from './types.js';
+} from '../webhooks/event-builders.js';
+import { compact, ignored, mapped, type WebhookSubject } from '../webhooks/results.js';
+import type { UnattributedCallEvent, WebhookMapping } from '../webhooks/types.js';
 import {
   boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isObject, isoFromMs, malformed, nonNegative,
   platformCallIdField, quote, sentimentOf, softObject, strictId, strictObject, strictOptArray, strictOptIsoMs, strictOptNumber,
   strictOptObject, strictOptString, strictOptUnixMs, topicList, verdict, type Json,
-} from './values.js';
+} from '../webhooks/values.js';
+
+/** The first part of this platform's event ids. */
+const EVENT_ID_TAG = 'pb';
 
 export const PLATFORM_B_MESSAGE_TYPES = ['status-update', 'transcript', 'end-of-call-report'] as const;
 
@@ -47,7 +51,7 @@ export function mapPlatformB(body: unknown): WebhookMapping {
     message,
     platformCallId,
     conversationId: conversationIdFor('platform_b', platformCallId),
-    prefix: eventIdPrefix('platform_b', platformCallId),
+    prefix: eventIdPrefix('platform_b', EVENT_ID_TAG, platformCallId),
     timestamp: strictOptUnixMs(message, 'timestamp', 'message.timestamp'),
     callerNumber: e164(softObject(call.customer)?.number),
   };
@@ -91,7 +95,7 @@ function statusUpdate(ctx: MessageContext): Outcome {
     }];
   }
   const agentSpoke = artifact?.messages !== undefined ? readMessages(artifact, undefined).agentSpoke : undefined;
-  const cls = classifyEnd('platform_b', reason, agentSpoke);
+  const cls = classifyEnd(PLATFORM_B_END_REASONS, reason, agentSpoke);
   if (cls === undefined) {
     return `endedReason ${quote(reason ?? '')} depends on whether the assistant spoke, which a status-update does not tell: the end-of-call-report decides`;
   }
@@ -101,7 +105,7 @@ function statusUpdate(ctx: MessageContext): Outcome {
     callerNumber: ctx.callerNumber,
     rawReason: reason,
     details: platformCallIdField(ctx.platformCallId),
-    outcome: outcomeOf(undefined, 'platform_b', reason, undefined),
+    outcome: outcomeOf(undefined, PLATFORM_B_END_REASONS, reason, undefined),
   };
   return [terminalEvent(end, `${prefix}:${cls.type}:ended`, conversationId, at)];
 }
@@ -141,7 +145,7 @@ function endOfCallReport(ctx: MessageContext): Outcome {
   const endMs = endedMs ?? ctx.timestamp;
   if (endMs === undefined) return 'message.endedAt and message.timestamp are missing: the end of the call cannot be placed in time';
   const at = isoFromMs(endedMs !== undefined ? Math.max(ctx.timestamp ?? endedMs, endedMs + 1) : endMs);
-  const cls = classifyEnd('platform_b', reason, messages.agentSpoke)!;
+  const cls = classifyEnd(PLATFORM_B_END_REASONS, reason, messages.agentSpoke)!;
   const analysis = softObject(message.analysis);
   const structured = softObject(analysis?.structuredData);
   const end: CallEnd = {
@@ -155,7 +159,7 @@ function endOfCallReport(ctx: MessageContext): Outcome {
     recordingUrl: httpUrl(artifact?.recordingUrl),
     summary: boundedText(analysis?.summary, 10_000),
     sentiment: sentimentOf(structured?.sentiment),
-    outcome: outcomeOf(structured?.outcome, 'platform_b', reason, verdict(analysis?.successEvaluation)),
+    outcome: outcomeOf(structured?.outcome, PLATFORM_B_END_REASONS, reason, verdict(analysis?.successEvaluation)),
     topics: topicList(structured?.topics),
   };
   const events: UnattributedCallEvent[] = [terminalEvent(end, `${prefix}:${cls.type}:report`, conversationId, at)];

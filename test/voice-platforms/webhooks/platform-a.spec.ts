@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findCallEventProblem } from '@voice/contracts';
 import type { CallEvent } from '@voice/contracts';
-import { attributeToAgent, mapPlatformWebhook, type WebhookMapping } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook, type WebhookMapping } from '@voice/voice-platforms';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -9,18 +9,22 @@
  *   so it refines the call_ended event whatever order they arrive in).
  * Without start_timestamp a call_started or transcript_updated cannot be placed in time: ignored.
  */
-import type { LatencyFigures, TranscriptSegment } from '../call-events.js';
-import { classifyEnd } from './end-reasons.js';
+import type { LatencyFigures, TranscriptSegment } from '@voice/contracts';
+import { classifyEnd } from '../webhooks/end-reasons.js';
+import { PLATFORM_A_END_REASONS } from './end-reasons.js';
 import {
   costOf, latencyOf, outcomeOf, secondsOf, segmentsOf, terminalEvent, transcriptEvents, type CallEnd,
-} from './event-builders.js';
-import { compact, ignored, mapped, type WebhookSubject } from './results.js';
-import type { UnattributedCallEvent, WebhookMapping } from './types.js';
+} from '../webhooks/event-builders.js';
+import { compact, ignored, mapped, type WebhookSubject } from '../webhooks/results.js';
+import type { UnattributedCallEvent, WebhookMapping } from '../webhooks/types.js';
 import {
   boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isObject, isoFromMs, malformed, nonNegative,
   platformCallIdField, quote, sentimentOf, softObject, strictId, strictObject, strictOptArray, strictOptNumber,
   strictOptString, strictOptUnixMs, topicList, verdict, type Json,
-} from './values.js';
+} from '../webhooks/values.js';
+
+/** The first part of this platform's event ids. */
+const EVENT_ID_TAG = 'pa';
 
 export const PLATFORM_A_EVENT_TYPES = ['call_started', 'transcript_updated', 'call_ended', 'call_analyzed'] as const;
 
@@ -45,7 +49,7 @@ export function mapPlatformA(body: unknown): WebhookMapping {
     call,
     platformCallId,
     conversationId: conversationIdFor('platform_a', platformCallId),
-    prefix: eventIdPrefix('platform_a', platformCallId),
+    prefix: eventIdPrefix('platform_a', EVENT_ID_TAG, platformCallId),
   };
   const result =
     eventType === 'call_started' ? callStarted(ctx)
@@ -107,7 +111,7 @@ function callEnd({ call, platformCallId, conversationId, prefix }: CallContext, 
   if (endMs === undefined) return 'call.end_timestamp and call.start_timestamp are missing: the end of the call cannot be placed in time';
   const duration = durationMs !== undefined ? secondsOf(durationMs) : start !== undefined && end !== undefined && end >= start ? secondsOf(end - start) : undefined;
   // The whole transcript is here: whether the agent spoke is known, so every reason has its class.
-  const cls = classifyEnd('platform_a', reason, transcript.agentSpoke)!;
+  const cls = classifyEnd(PLATFORM_A_END_REASONS, reason, transcript.agentSpoke)!;
   const analysis = analyzed ? softObject(call.call_analysis) : undefined;
   const custom = softObject(analysis?.custom_analysis_data);
   const callEnd: CallEnd = {
@@ -121,7 +125,7 @@ function callEnd({ call, platformCallId, conversationId, prefix }: CallContext, 
     recordingUrl: httpUrl(call.recording_url),
     summary: boundedText(analysis?.call_summary, 10_000),
     sentiment: sentimentOf(analysis?.user_sentiment),
-    outcome: outcomeOf(custom?.outcome, 'platform_a', reason, verdict(analysis?.call_successful)),
+    outcome: outcomeOf(custom?.outcome, PLATFORM_A_END_REASONS, reason, verdict(analysis?.call_successful)),
     topics: topicList(custom?.topics),
   };
   const source = analyzed ? 'call_analyzed' : 'call_ended';

@@ -5,7 +5,8 @@
  * that record is the call (status by the end-reason table, each line of the transcript once).
  */
 import { describe, expect, it } from '@jest/globals';
-import { attributeToAgent, mapPlatformWebhook, type CallEvent, type VoicePlatform } from '@voice/contracts';
+import type { CallEvent, VoicePlatform } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook } from '@voice/voice-platforms';
 import fc from 'fast-check';
 import { foldConversation } from '../../../apps/conversations-service/src/conversation/conversation.evolve.js';
 import { buildCallTimeline } from '../../../tools/platform-simulators/src/calls/call-timeline.js';

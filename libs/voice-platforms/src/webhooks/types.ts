@@ -1,5 +1,5 @@
-import type { VoicePlatform } from '../agents.js';
-import type { CallEvent } from '../call-events.js';
+import type { VoicePlatform } from '@voice/contracts';
+import type { CallEvent } from '@voice/contracts';
 
 /** The voice platforms whose webhooks are mapped (platforms.md): every one an agent can be on. */
 export type WebhookPlatform = VoicePlatform;

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Buffer } from 'node:buffer';
 import { findCallEventProblem } from '@voice/contracts';
 import type { CallEvent, TranscriptSegment } from '@voice/contracts';
-import { attributeToAgent, mapPlatformWebhook, splitForTransport } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook, splitForTransport } from '@voice/voice-platforms';
 
 const LIMIT = 900 * 1024;
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');

@@ -1,5 +1,4 @@
-import { mapPlatformA } from './platform-a.js';
-import { mapPlatformB } from './platform-b.js';
+import { voicePlatform } from '../registry.js';
 import type { WebhookMapping, WebhookPlatform } from './types.js';
 import { MalformedBody } from './values.js';
 
@@ -10,12 +9,11 @@ import { MalformedBody } from './values.js';
  * `malformed` (the reason names the path), one that records nothing is `ignored`.
  */
 export function mapPlatformWebhook(platform: WebhookPlatform, body: unknown): WebhookMapping {
+  const { mapWebhook } = voicePlatform(platform);
   try {
-    if (platform === 'platform_a') return mapPlatformA(body);
-    if (platform === 'platform_b') return mapPlatformB(body);
+    return mapWebhook(body);
   } catch (error) {
     if (error instanceof MalformedBody) return { result: 'malformed', reason: error.message };
     throw error;
   }
-  throw new RangeError(`unknown voice platform: ${String(platform)}`);
 }

@@ -6,9 +6,9 @@
  * analysis, caller number, recording URL) that must never cost us the call's end.
  */
 import { createHash } from 'node:crypto';
-import { CONVERSATION_ID_PATTERN, type Sentiment } from '../call-events.js';
-import { CALL_EVENT_PATTERNS, MAX_INT32, isCallEventTimestamp, timestampEpochNanos } from '../call-event-payloads.js';
-import { charCount } from '../validation.js';
+import { CONVERSATION_ID_PATTERN, type Sentiment } from '@voice/contracts';
+import { CALL_EVENT_PATTERNS, MAX_INT32, isCallEventTimestamp, timestampEpochNanos } from '@voice/contracts';
+import { charCount } from '@voice/contracts';
 import type { WebhookPlatform } from './types.js';
 
 export type Json = Record<string, unknown>;
@@ -230,17 +230,16 @@ export function conversationIdFor(platform: WebhookPlatform, platformCallId: str
   return CONVERSATION_ID_PATTERN.test(platformCallId) ? platformCallId : `call-${sha256Hex(platform + platformCallId).slice(0, 40)}`;
 }
 
-const PLATFORM_TAG: Record<WebhookPlatform, string> = { platform_a: 'pa', platform_b: 'pb' };
 /** Call ids this long or shorter, and without ':', are written as they are in event ids. */
 const SHORT_CALL_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * `<pa|pb>:<call>` — the first part of every event id of the call: the call id itself when it is short
+ * `<tag>:<call>` — the first part of every event id of the call (`tag` is the platform's: `pa`, `pb`): the call id itself when it is short
  * and plain, else `call-` and a hash (the same hash as the conversation id's), so ids stay ≤ 128 characters.
  */
-export function eventIdPrefix(platform: WebhookPlatform, platformCallId: string): string {
+export function eventIdPrefix(platform: WebhookPlatform, tag: string, platformCallId: string): string {
   const call = SHORT_CALL_ID.test(platformCallId) ? platformCallId : `call-${sha256Hex(platform + platformCallId).slice(0, 40)}`;
-  return `${PLATFORM_TAG[platform]}:${call}`;
+  return `${tag}:${call}`;
 }
 
 /** The platform's call id as the contract's platform_call_id (1..200 characters), when it fits. */

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findCallEventProblem } from '@voice/contracts';
-import { attributeToAgent, mapPlatformWebhook, type WebhookMapping, type WebhookPlatform } from '@voice/contracts';
+import { attributeToAgent, mapPlatformWebhook, type WebhookMapping, type WebhookPlatform } from '@voice/voice-platforms';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const FIXTURES: Array<{ platform: WebhookPlatform; name: string; body: unknown }> = readdirSync(dir)

@@ -1,7 +1,7 @@
 /** Putting mapped events on the wire: naming our agent, and keeping every message under a size limit. */
 import { Buffer } from 'node:buffer';
-import type { CallEvent, CallEventType, TranscriptSegment } from '../call-events.js';
-import { charCount } from '../validation.js';
+import type { CallEvent, CallEventType, TranscriptSegment } from '@voice/contracts';
+import { charCount } from '@voice/contracts';
 import { MAX_SEGMENTS_PER_EVENT } from './event-builders.js';
 import type { UnattributedCallEvent } from './types.js';
 import { sha256Hex } from './values.js';
