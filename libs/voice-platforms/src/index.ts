@@ -9,5 +9,6 @@ export * from './voice-platform-definition.js';
 export * from './registry.js';
 export * from './webhook-signature.js';
 export * from './webhooks/index.js';
+export type { JsonSchema } from './webhooks/json-schema.js';
 export * from './platform-a/index.js';
 export * from './platform-b/index.js';

@@ -3,6 +3,7 @@ import type { VoicePlatform } from '@voice/contracts';
 import type { ManagementDialect } from './management-adapter.js';
 import type { WebhookSignatureCheck } from './webhook-signature.js';
 import type { EndReasonTable } from './webhooks/end-reasons.js';
+import type { JsonSchema } from './webhooks/json-schema.js';
 import type { WebhookMapping } from './webhooks/types.js';
 
 export interface VoicePlatformDefinition {
@@ -15,4 +16,7 @@ export interface VoicePlatformDefinition {
   readonly mapWebhook: (body: unknown) => WebhookMapping;
   /** How its end reasons map onto our conversation status. */
   readonly endReasons: EndReasonTable;
+  /** Its webhook body as the OpenAPI document shows it, under this component name. */
+  readonly webhookSchemaName: string;
+  readonly webhookSchema: JsonSchema;
 }

@@ -4,6 +4,7 @@ import { PLATFORM_A_MANAGEMENT } from './management.js';
 import { verifyPlatformAWebhook } from './signature.js';
 import { PLATFORM_A_END_REASONS } from './end-reasons.js';
 import { mapPlatformA } from './webhook.js';
+import { PLATFORM_A_WEBHOOK_SCHEMA } from './webhook-schema.js';
 
 export const PLATFORM_A: VoicePlatformDefinition = {
   platform: 'platform_a',
@@ -11,6 +12,8 @@ export const PLATFORM_A: VoicePlatformDefinition = {
   verifySignature: verifyPlatformAWebhook,
   mapWebhook: mapPlatformA,
   endReasons: PLATFORM_A_END_REASONS,
+  webhookSchemaName: 'PlatformAWebhook',
+  webhookSchema: PLATFORM_A_WEBHOOK_SCHEMA,
 };
 
 export { PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH, PLATFORM_A_NUMBER_FIELDS } from './agent-fields.js';

@@ -4,6 +4,7 @@ import { PLATFORM_B_MANAGEMENT } from './management.js';
 import { verifyPlatformBWebhook } from './signature.js';
 import { PLATFORM_B_END_REASONS } from './end-reasons.js';
 import { mapPlatformB } from './webhook.js';
+import { PLATFORM_B_WEBHOOK_SCHEMA } from './webhook-schema.js';
 
 export const PLATFORM_B: VoicePlatformDefinition = {
   platform: 'platform_b',
@@ -11,6 +12,8 @@ export const PLATFORM_B: VoicePlatformDefinition = {
   verifySignature: verifyPlatformBWebhook,
   mapWebhook: mapPlatformB,
   endReasons: PLATFORM_B_END_REASONS,
+  webhookSchemaName: 'PlatformBWebhook',
+  webhookSchema: PLATFORM_B_WEBHOOK_SCHEMA,
 };
 
 export { PLATFORM_B_AGENT_FIELDS, PLATFORM_B_EXTERNAL_ID_PATH, PLATFORM_B_NAME_LIMIT, PLATFORM_B_NUMBER_FIELDS, platformBLanguage, platformBName } from './agent-fields.js';
