@@ -47,6 +47,9 @@ describe('cross-tenant sweep over every documented operation', () => {
     const endpoint = await owner.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/owner-hooks', event_types: ['webhook.test'] });
     expect(endpoint.status).toBe(201);
     ids.endpoint = endpoint.body.data.id;
+    // The owner's agent was created before its endpoint existed: its agent.created is recorded all the same.
+    const recorded = await pollUntil(() => owner.api.get('/v1/events?type=agent.created'), (r) => r.body.data?.length === 1, 10_000);
+    ids.event = recorded.body.data[0].id;
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -59,6 +62,7 @@ describe('cross-tenant sweep over every documented operation', () => {
     if (path.startsWith('/v1/api-keys/{id}')) return ids.key;
     if (path.startsWith('/v1/webhook-deliveries/{id}')) return ids.delivery;
     if (path.startsWith('/v1/webhook-endpoints/{id}')) return ids.endpoint;
+    if (path.startsWith('/v1/events/{id}')) return ids.event;
     return undefined;
   };
   const bodies: Record<string, unknown> = {
@@ -100,7 +104,7 @@ describe('cross-tenant sweep over every documented operation', () => {
 
   it('filters by another account’s agent_id find nothing, and its agent cannot be written to', async () => {
     const withAgentFilter = oa.operations.filter((op) => (op.spec.parameters ?? []).some((p: { name: string; in: string }) => p.in === 'query' && p.name === 'agent_id'));
-    expect(withAgentFilter.map((op) => `${op.method} ${op.path}`)).toEqual(['GET /v1/conversations', 'GET /v1/conversations/stats', 'GET /v1/conversations/stream']);
+    expect(withAgentFilter.map((op) => `${op.method} ${op.path}`).sort()).toEqual(['GET /v1/conversations', 'GET /v1/conversations/stats', 'GET /v1/conversations/stream', 'GET /v1/events']);
     for (const op of withAgentFilter) {
       if (op.path.endsWith('/stream')) {
         // Live: the owner's stream sees the owner's next call; the other account's, filtered on the owner's agent, sees nothing.

@@ -365,8 +365,31 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'GET', '/v1/webhook-endpoints?status=active')).status).toBe(400);
       expect((await call(account.api, 'GET', `/v1/webhook-endpoints/${id}`)).status).toBe(200);
       expect((await call(account.api, 'GET', `/v1/webhook-endpoints/${id}/secret`)).body.data.secret).toBe(created.body.data.secret);
+      expect((await call(account.api, 'POST', `/v1/webhook-endpoints/${id}/rotate-secret`)).body.data.secret).not.toBe(created.body.data.secret);
+      expect((await call(account.api, 'POST', '/v1/webhook-endpoints/we_000000000000000000000000/rotate-secret')).status).toBe(404);
+      expect((await call(account.api, 'POST', `/v1/webhook-endpoints/${id}/test`)).body.data.succeeded).toBe(false);
+      expect((await call(account.api, 'POST', '/v1/webhook-endpoints/we_000000000000000000000000/test')).status).toBe(404);
       expect((await call(account.api, 'PATCH', `/v1/webhook-endpoints/${id}`, { description: 'Docs' })).body.data.description).toBe('Docs');
       expect((await call(account.api, 'PATCH', `/v1/webhook-endpoints/${id}`, { enabled: 'no' })).body.error.field).toBe('enabled');
+      // The delivery log: an endpoint that gets the account's agent events, and its one delivery.
+      const receiving = await call(account.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/oa-deliveries', event_types: ['agent.created'] });
+      const deliveries = `/v1/webhook-endpoints/${receiving.body.data.id}/deliveries`;
+      expect((await call(account.api, 'POST', '/v1/agents', { name: 'Delivery log target', voice_platform: 'platform_a' })).status).toBe(201);
+      const listed = await eventually(() => call(account.api, 'GET', deliveries), (r) => r.body.data?.length === 1);
+      const deliveryId = listed.body.data[0].id;
+      expect((await call(account.api, 'GET', `${deliveries}?status=lost`)).status).toBe(400);
+      expect((await call(account.api, 'GET', `${deliveries}/${deliveryId}`)).body.data.id).toBe(deliveryId);
+      expect((await call(account.api, 'GET', `${deliveries}/dlv_000000000000000000000000`)).status).toBe(404);
+      expect((await call(account.api, 'POST', `${deliveries}/${deliveryId}/resend`)).status).toBe(202);
+      expect((await call(account.api, 'POST', `${deliveries}/dlv_000000000000000000000000/resend`)).status).toBe(404);
+      const recover = `/v1/webhook-endpoints/${receiving.body.data.id}/recover`;
+      expect((await call(account.api, 'POST', recover, { since: '2025-01-01T00:00:00Z' })).status).toBe(202);
+      expect((await call(account.api, 'POST', recover, { since: 'soon' })).body.error.code).toBe('invalid_date_format');
+      const events = await call(account.api, 'GET', '/v1/events?type=agent.created');
+      expect(events.body.data.length).toBeGreaterThan(0);
+      expect((await call(account.api, 'GET', `/v1/events/${events.body.data[0].id}`)).status).toBe(200);
+      expect((await call(account.api, 'GET', '/v1/events/evt_000000000000000000000000')).status).toBe(404);
+      expect((await call(account.api, 'GET', '/v1/events?created_after=soon')).body.error.code).toBe('invalid_date_format');
       expect((await call(account.api, 'DELETE', `/v1/webhook-endpoints/${id}`)).status).toBe(204);
       for (const [method, path] of [['GET', ''], ['GET', '/secret'], ['PATCH', ''], ['DELETE', '']]) {
         expect((await call(account.api, method, `/v1/webhook-endpoints/${id}${path}`, method === 'PATCH' ? { enabled: true } : undefined)).status).toBe(404);
@@ -434,7 +457,7 @@ describe('OpenAPI document and docs page', () => {
       expect(withBodies.map(nameOf).sort()).toEqual([
         'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events',
         'POST /v1/webhooks/platform_a/{integration_id}', 'POST /v1/webhooks/platform_b/{integration_id}', 'PUT /v1/integrations/{platform}',
-        'POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}',
+        'POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}', 'POST /v1/webhook-endpoints/{id}/recover',
       ].sort());
       const endpointId = (await call(fresh.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/examples' })).body.data.id;
       // Webhook examples go to another account's integrations: the PUT examples below replace fresh's secrets.
@@ -503,7 +526,9 @@ describe('OpenAPI document and docs page', () => {
           'GET /v1/conversations/{id}/transcript', 'GET /v1/integrations', 'GET /v1/integrations/{platform}', 'PATCH /v1/agents/{id}', 'POST /v1/agents',
           'POST /v1/call-events', 'PUT /v1/integrations/{platform}', 'DELETE /v1/integrations/{platform}',
           'POST /v1/webhook-endpoints', 'GET /v1/webhook-endpoints', 'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/secret',
-          'PATCH /v1/webhook-endpoints/{id}', 'DELETE /v1/webhook-endpoints/{id}',
+          'PATCH /v1/webhook-endpoints/{id}', 'DELETE /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
+          'GET /v1/webhook-endpoints/{id}/deliveries/{delivery_id}', 'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/resend',
+          'POST /v1/webhook-endpoints/{id}/recover', 'GET /v1/events', 'GET /v1/events/{id}', 'POST /v1/webhook-endpoints/{id}/rotate-secret', 'POST /v1/webhook-endpoints/{id}/test',
         ].sort());
       } finally {
         await lonely.close();
@@ -622,6 +647,17 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await api.get('/v1/webhook-endpoints')).body.data).toHaveLength(1);
     expect((await api.get(endpointPath)).status).toBe(200);
     expect((await api.get(`${endpointPath}/secret`)).body.data.secret).toBe(endpoint.body.data.secret);
+    const agentC = await api.post('/v1/agents', { name: 'Local agent C', voice_platform: 'platform_b' });
+    expect(agentC.status).toBe(201);
+    const localDeliveries = await eventually(() => api.get(`${endpointPath}/deliveries`), (r) => r.body.data?.length >= 1);
+    const localDelivery = localDeliveries.body.data[0].id;
+    expect((await api.get(`${endpointPath}/deliveries/${localDelivery}`)).status).toBe(200);
+    expect((await api.post(`${endpointPath}/deliveries/${localDelivery}/resend`, {})).status).toBe(202);
+    expect((await api.post(`${endpointPath}/recover`, { since: '2025-01-01' })).status).toBe(202);
+    const localEvents = await api.get('/v1/events');
+    expect((await api.get(`/v1/events/${localEvents.body.data[0].id}`)).status).toBe(200);
+    expect((await api.post(`${endpointPath}/rotate-secret`, {})).status).toBe(200);
+    expect((await api.post(`${endpointPath}/test`, {})).status).toBe(200);
     expect((await api.patch(endpointPath, { enabled: false })).body.data.status).toBe('disabled');
     expect((await api.delete(endpointPath)).status).toBe(204);
 

@@ -42,6 +42,7 @@ async function startReceiver(options: { failures?: number } = {}) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
     useSecret: (value: string) => (secret = value),
+    failNext: (count: number) => (failures = count),
     of: (type: string) => received.filter((r) => r.event.type === type),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -151,6 +152,96 @@ describe('outbound events: signed webhooks to the account’s endpoints', () => 
     expect(receiver.of('agent.created')).toHaveLength(3);
   }, 30_000);
 
+  it('the delivery log shows every attempt; resend attempts again now with the same webhook-id', async () => {
+    const { receiver, endpoint } = await receiverFor(account, { event_types: ['agent.deleted'] }, 1);
+    const agent = await account.api.post('/v1/agents', { name: 'Log desk', voice_platform: 'platform_a' });
+    expect((await account.api.delete(`/v1/agents/${agent.body.data.id}`)).status).toBe(204);
+    await pollUntil(async () => receiver.of('agent.deleted').length, (n) => n >= 2, 15_000);
+    const base = `/v1/webhook-endpoints/${endpoint.id}/deliveries`;
+    const listed = await pollUntil(() => account.api.get(`${base}?status=succeeded`), (r) => r.body.data?.length === 1, 10_000);
+    const [delivery] = listed.body.data;
+    expect(delivery).toMatchObject({ endpoint_id: endpoint.id, event_type: 'agent.deleted', status: 'succeeded', attempt_count: 2, next_attempt_at: null });
+    expect((await account.api.get(`${base}?status=failed`)).body.data).toEqual([]);
+    const detail = await account.api.get(`${base}/${delivery.id}`);
+    expect(detail.body.data.attempts.map((a: { status_code: number; response_body: string }) => [a.status_code, a.response_body])).toEqual([[500, 'not now'], [200, 'ok']]);
+    expect(detail.body.data.attempts.every((a: { duration_ms: number }) => a.duration_ms >= 0)).toBe(true);
+
+    const resent = await account.api.post(`${base}/${delivery.id}/resend`, {});
+    expect([resent.status, resent.body.data.status]).toEqual([202, 'pending']);
+    await pollUntil(async () => receiver.of('agent.deleted').length, (n) => n >= 3, 10_000);
+    const ids = receiver.of('agent.deleted').map((r) => r.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(1);
+    const after = await pollUntil(() => account.api.get(`${base}/${delivery.id}`), (r) => r.body.data.status === 'succeeded', 10_000);
+    expect(after.body.data.attempts).toHaveLength(3);
+    expect((await account.api.get(`${base}/dlv_000000000000000000000000`)).status).toBe(404);
+    expect((await account.api.post(`${base}/dlv_000000000000000000000000/resend`, {})).status).toBe(404);
+    expect((await account.api.get(`${base}?status=lost`)).body.error).toMatchObject({ field: 'status', valid_values: ['pending', 'succeeded', 'failed'] });
+  }, 40_000);
+
+  it('a delivery failed after the last attempt of the schedule is attempted again by recover', async () => {
+    const { receiver, endpoint } = await receiverFor(account, { event_types: ['agent.created'] }, 1_000);
+    const since = new Date().toISOString();
+    const agent = await account.api.post('/v1/agents', { name: 'Recover desk', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    const base = `/v1/webhook-endpoints/${endpoint.id}`;
+    const failed = await pollUntil(() => account.api.get(`${base}/deliveries?status=failed`), (r) => r.body.data?.length === 1, 15_000);
+    expect(failed.body.data[0]).toMatchObject({ attempt_count: 4, next_attempt_at: null });
+    expect(receiver.of('agent.created')).toHaveLength(4);
+
+    receiver.failNext(0);
+    expect((await account.api.post(`${base}/recover`, { since: 'yesterday' })).body.error).toMatchObject({ code: 'invalid_date_format', field: 'since' });
+    const recovered = await account.api.post(`${base}/recover`, { since });
+    expect([recovered.status, recovered.body.data]).toEqual([202, { deliveries: 1 }]);
+    await pollUntil(async () => receiver.of('agent.created').length, (n) => n >= 5, 10_000);
+    const done = await pollUntil(() => account.api.get(`${base}/deliveries?status=succeeded`), (r) => r.body.data?.length === 1, 10_000);
+    expect(done.body.data[0].attempt_count).toBe(5);
+  }, 40_000);
+
+  it('rotate-secret: both secrets verify during the overlap, only the new one after', async () => {
+    const { receiver, endpoint } = await receiverFor(account, { event_types: ['agent.created'] });
+    const rotated = await account.api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {});
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(endpoint.secret);
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).body.data.secret_hint).toBe(fresh.slice(-4));
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpoint.id}/secret`)).body.data.secret).toBe(fresh);
+    const verifies = (secret: string, r: Received) => {
+      try {
+        new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    expect((await account.api.post('/v1/agents', { name: 'Rotation desk 1', voice_platform: 'platform_a' })).status).toBe(201);
+    const [during] = await pollUntil(async () => receiver.of('agent.created'), (r) => r.length >= 1, 10_000);
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect([verifies(endpoint.secret, during), verifies(fresh, during)]).toEqual([true, true]);
+
+    await new Promise((resolve) => setTimeout(resolve, 3_200)); // the test systems' overlap: 3 s
+    expect((await account.api.post('/v1/agents', { name: 'Rotation desk 2', voice_platform: 'platform_a' })).status).toBe(201);
+    const [, after] = await pollUntil(async () => receiver.of('agent.created'), (r) => r.length >= 2, 10_000);
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect([verifies(endpoint.secret, after), verifies(fresh, after)]).toEqual([false, true]);
+  }, 30_000);
+
+  it('test: a webhook.test event now, whatever the endpoint’s event types, answered with the attempt’s outcome', async () => {
+    const { receiver, endpoint } = await receiverFor(account, { event_types: ['conversation.ended'] });
+    const tested = await account.api.post(`/v1/webhook-endpoints/${endpoint.id}/test`, {});
+    expect(tested.status).toBe(200);
+    expect(tested.body.data).toMatchObject({ succeeded: true, status_code: 200, error: null, response_body: 'ok' });
+    expect(receiver.of('webhook.test').map((r) => [r.event.id, r.verified, r.event.data])).toEqual([[tested.body.data.event_id, true, { endpoint_id: endpoint.id }]]);
+    const logged = await account.api.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${tested.body.data.delivery_id}`);
+    expect(logged.body.data).toMatchObject({ status: 'succeeded', attempt_count: 1, event_type: 'webhook.test' });
+
+    const unreachable = (await account.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/closed' })).body.data;
+    const failed = await account.api.post(`/v1/webhook-endpoints/${unreachable.id}/test`, {});
+    expect(failed.body.data).toMatchObject({ succeeded: false, status_code: null, error: expect.stringMatching(/^network/) });
+    expect((await other.api.post(`/v1/webhook-endpoints/${endpoint.id}/test`, {})).status).toBe(404);
+  });
+
   it('a call becomes conversation.started then conversation.ended, each with its sequence', async () => {
     const { receiver } = await receiverFor(account, { event_types: ['conversation.started', 'conversation.ended'] });
     const agent = await account.api.post('/v1/agents', { name: 'Call desk', voice_platform: 'platform_a' });
@@ -168,5 +259,15 @@ describe('outbound events: signed webhooks to the account’s endpoints', () => 
     expect(start.event.data.conversation).toMatchObject({ id: 'conv-outbound', status: 'in_progress' });
     expect(end.event.data.conversation).toMatchObject({ id: 'conv-outbound', status: 'completed', agent_id: agentId });
     expect(end.event.data.sequence).toBeGreaterThan(start.event.data.sequence);
+
+    // GET /v1/events: the same bodies, newest first, filtered; another account sees none of them.
+    const events = await account.api.get('/v1/events?conversation_id=conv-outbound');
+    expect(events.body.data.map((e: { type: string }) => e.type)).toEqual(['conversation.ended', 'conversation.started']);
+    expect(events.body.data[0]).toEqual(end.event);
+    expect((await account.api.get(`/v1/events/${start.event.id}`)).body.data).toEqual(start.event);
+    expect((await account.api.get(`/v1/events?type=conversation.ended&agent_id=${agentId}`)).body.data.map((e: { id: string }) => e.id)).toEqual([end.event.id]);
+    expect((await account.api.get('/v1/events?type=call.ended')).body.error).toMatchObject({ field: 'type', valid_values: expect.arrayContaining(['conversation.ended']) });
+    expect((await other.api.get(`/v1/events/${start.event.id}`)).status).toBe(404);
+    expect((await other.api.get('/v1/events?conversation_id=conv-outbound')).body.data).toEqual([]);
   }, 40_000);
 });

@@ -24,13 +24,15 @@ export function testIntegrationsOptions() {
 
 /**
  * What tests give notifications-service: like `npm start`, ALLOW_PRIVATE_WEBHOOK_URLS=true (receivers listen on
- * 127.0.0.1), a quick worker poll and a short retry schedule (WEBHOOK_RETRY_SCHEDULE_MS) unless a test sets its own.
+ * 127.0.0.1), a quick worker poll, a short rotation overlap and a short retry schedule (WEBHOOK_RETRY_SCHEDULE_MS) unless a test sets its own.
  */
 export function testNotificationsOptions(over: { retryScheduleMs?: number[] } = {}) {
   return {
     secretBox: new SecretBox({ current: randomBytes(32) }),
     allowPrivateUrls: true,
     delivery: { pollIntervalMs: 50, retryScheduleMs: over.retryScheduleMs ?? [0, 200, 400] },
+    // A rotated-out secret signs for 3 s instead of 24 h, so a test sees the overlap end.
+    secretOverlapMs: 3_000,
   };
 }
 

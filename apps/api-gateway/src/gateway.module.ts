@@ -30,6 +30,8 @@ import { WebhookIntegrations } from './webhooks/webhook-integrations.js';
 import { PlatformAgentDirectory } from './webhooks/platform-agent-directory.js';
 import { DeliveryRetention } from './webhooks/delivery-retention.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
+import { EndpointDeliveriesController } from './webhook-endpoints/endpoint-deliveries.controller.js';
+import { EventsController } from './webhook-endpoints/events.controller.js';
 import { WebhookEndpointsController } from './webhook-endpoints/webhook-endpoints.controller.js';
 import { BUS_PROBE, DATA_SOURCE, GATEWAY_SETTINGS, LOGGER, MESSAGE_STREAMS, RPC_CLIENT, type BusProbe, type GatewaySettings, type RpcSender } from './tokens.js';
 
@@ -54,6 +56,8 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     WebhooksController,
     WebhookDeliveriesController,
     WebhookEndpointsController,
+    EndpointDeliveriesController,
+    EventsController,
     ...(settings.adminToken ? [AdminAccountsController] : []),
     DocsController,
   ];

@@ -17,6 +17,7 @@ import { WebhookSender } from './deliver-events/webhook-sender.js';
 import { NotificationsModule } from './notifications.module.js';
 import { RecordEventsStore } from './record-events/record-events.store.js';
 import { SourceEventsConsumers } from './record-events/source-events.consumers.js';
+import { DEFAULT_SECRET_OVERLAP_MS } from './webhook-endpoints/webhook-endpoints.settings.js';
 
 export const NOTIFICATIONS_SERVICE_NAME = 'notifications-service';
 
@@ -38,6 +39,8 @@ export interface NotificationsServiceOptions {
   allowPrivateUrls?: boolean;
   /** WEBHOOK_RETRY_SCHEDULE_MS and the worker's concurrency and poll interval. */
   delivery?: Partial<DeliveryWorkerSettings>;
+  /** How long a rotated-out secret still signs (24 h); tests shorten it. */
+  secretOverlapMs?: number;
   /** The attempt deadline (15 s); tests shorten it. */
   deliveryTimeoutMs?: number;
   /** Consumer settings; tests shorten ack_wait to see redeliveries quickly. */
@@ -90,8 +93,9 @@ export async function startNotificationsService(options: NotificationsServiceOpt
       streams = new JetStreamStreams(nc);
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(NOTIFICATIONS_SERVICE_NAME, options.natsUrl!));
     }
+    worker = new DeliveryWorker(new DeliveriesStore(dataSource), new WebhookSender({ allowPrivate }, options.deliveryTimeoutMs), secretBox, delivery, logger);
     app = await NestFactory.createMicroservice(
-      NotificationsModule.register({ dataSource, endpoints: { secretBox, allowPrivate } }),
+      NotificationsModule.register({ dataSource, attempts: worker, endpoints: { secretBox, allowPrivate, secretOverlapMs: options.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS } }),
       { strategy, logger: new PinoNestLogger(logger) },
     );
     app.useGlobalFilters(new ServiceErrorFilter(logger));
@@ -101,7 +105,6 @@ export async function startNotificationsService(options: NotificationsServiceOpt
       streams, namespace, logger, store: new RecordEventsStore(dataSource), firstDelayMs: delivery.retryScheduleMs[0] ?? 0, ackWaitMs: options.consumerAckWaitMs,
     });
     await consumers.start();
-    worker = new DeliveryWorker(new DeliveriesStore(dataSource), new WebhookSender({ allowPrivate }, options.deliveryTimeoutMs), secretBox, delivery, logger);
     worker.start();
   } catch (err) {
     await close();

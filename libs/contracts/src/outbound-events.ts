@@ -9,8 +9,16 @@ export const NotificationsRpc = {
   listEndpoints: 'notifications.endpoints.list',
   getEndpoint: 'notifications.endpoints.get',
   endpointSecret: 'notifications.endpoints.secret',
+  rotateSecret: 'notifications.endpoints.rotate-secret',
+  sendTestEvent: 'notifications.endpoints.test',
   updateEndpoint: 'notifications.endpoints.update',
   deleteEndpoint: 'notifications.endpoints.delete',
+  listDeliveries: 'notifications.deliveries.list',
+  getDelivery: 'notifications.deliveries.get',
+  resendDelivery: 'notifications.deliveries.resend',
+  recoverDeliveries: 'notifications.deliveries.recover',
+  listEvents: 'notifications.events.list',
+  getEvent: 'notifications.events.get',
   health: 'notifications.health',
 } as const;
 
@@ -75,4 +83,80 @@ export interface OutboundEvent<Data = unknown> {
   type: OutboundEventType;
   timestamp: string;
   data: Data;
+}
+
+export const OUTBOUND_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type OutboundDeliveryStatus = (typeof OUTBOUND_DELIVERY_STATUSES)[number];
+
+/** One attempt of a delivery: a status code when an answer came, else the error. */
+export interface OutboundAttemptView {
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** The first 1 KiB of the answer's body. */
+  response_body: string | null;
+}
+
+/** A delivery of one event to one endpoint, as the deliveries list shows it. */
+export interface OutboundDeliveryView {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: OutboundEventType;
+  status: OutboundDeliveryStatus;
+  attempt_count: number;
+  /** When the next attempt is due; null once succeeded or failed. */
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** GET …/deliveries/{delivery_id}: the delivery and every attempt, oldest first. */
+export interface OutboundDeliveryDetail extends OutboundDeliveryView {
+  attempts: OutboundAttemptView[];
+}
+
+export interface ListEndpointDeliveriesRequest {
+  account_id: string;
+  endpoint_id: string;
+  query: RawQuery;
+}
+export interface EndpointDeliveryRequest {
+  account_id: string;
+  endpoint_id: string;
+  delivery_id: string;
+}
+export interface RecoverDeliveriesRequest {
+  account_id: string;
+  endpoint_id: string;
+  body: unknown;
+}
+/** 202 of recover: how many failed deliveries were queued again. */
+export interface RecoverDeliveriesReply {
+  deliveries: number;
+}
+
+/** The filters of GET /v1/events, besides page and per_page. */
+export const OUTBOUND_EVENT_FILTERS = ['type', 'conversation_id', 'agent_id', 'created_after', 'created_before'] as const;
+
+export interface ListEventsRequest {
+  account_id: string;
+  query: RawQuery;
+}
+export interface GetEventRequest {
+  account_id: string;
+  event_id: string;
+}
+
+/** The answer of POST …/test: the webhook.test event's first attempt, made before answering. */
+export interface WebhookTestResult {
+  event_id: string;
+  delivery_id: string;
+  /** A 2xx came within 15 s. */
+  succeeded: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_body: string | null;
 }

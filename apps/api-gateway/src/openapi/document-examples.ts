@@ -34,6 +34,19 @@ const PARAMETER_EXAMPLES: Record<string, unknown> = {
   '/v1/webhook-deliveries outcome': 'ignored',
   '/v1/webhook-endpoints/{id} id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
   '/v1/webhook-endpoints/{id}/secret id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/deliveries id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/deliveries/{delivery_id} id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/resend id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/recover id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/rotate-secret id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/test id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
+  '/v1/webhook-endpoints/{id}/deliveries status': 'failed',
+  delivery_id: 'dlv_0a1b2c3d4e5f6a7b8c9d0e1f',
+  '/v1/events/{id} id': 'evt_9f8e7d6c5b4a39281706f5e4',
+  '/v1/events type': 'agent.created',
+  '/v1/events conversation_id': 'call_01HZX3',
+  created_after: '2025-03-01T00:00:00Z',
+  created_before: '2025-03-02T00:00:00Z',
   conversation_id: 'call_01HZX3',
   '/v1/agents status': 'paused',
   '/v1/agents search': 'front',
@@ -109,7 +122,9 @@ function responseExample(path: string, status: string, media: Media, schemas: Sc
   if (!enveloped) return undefined;
   const examples = schemas[enveloped.component]?.examples;
   if (!examples?.length) return undefined;
-  if (enveloped.list) return listExample(path, examples, LIST_PAGES[path]);
+  // Links are absolute URLs: a path's parameters take their examples.
+  const concrete = path.replace(/\{([^}]+)\}/g, (_, name: string) => String(PARAMETER_EXAMPLES[`${path} ${name}`] ?? PARAMETER_EXAMPLES[name] ?? name));
+  if (enveloped.list) return listExample(concrete, examples, LIST_PAGES[path]);
   const data = DATA_BY_STATUS[`${enveloped.component} ${status}`] ?? examples[0];
   return { data, meta: META_EXAMPLE };
 }

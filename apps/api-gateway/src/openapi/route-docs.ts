@@ -90,6 +90,7 @@ export const API_TAGS = {
     'Where the voice platforms deliver calls (each integration’s webhook_url, authenticated by the platform’s signature), and the log of every verified delivery with replay. Scopes integrations:read and integrations:write.',
   'Webhook endpoints':
     'Where the account’s own systems are told about its calls and agents: signed outbound events (Standard Webhooks), retried on a schedule. Scopes webhooks:read and webhooks:write.',
+  Events: 'The account’s outbound events (what its webhook endpoints are sent), newest first, with filters. Scope webhooks:read.',
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',

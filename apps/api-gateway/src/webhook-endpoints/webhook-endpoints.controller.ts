@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
   NotificationsRpc, type CreatedWebhookEndpoint, type CreateWebhookEndpointRequest, type ListWebhookEndpointsRequest, type PageResult, type RawQuery,
-  type UpdateWebhookEndpointRequest, type WebhookEndpointRequest, type WebhookEndpointSecretReply, type WebhookEndpointView,
+  type UpdateWebhookEndpointRequest, type WebhookEndpointRequest, type WebhookEndpointSecretReply, type WebhookEndpointView, type WebhookTestResult,
 } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
@@ -11,8 +11,11 @@ import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiNoContent, ApiPagination, ApiRoute } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
 
 const ENDPOINT_ID = 'Webhook endpoint id (we_…).';
+/** The test event's attempt may take its whole deadline (15 s) before the service answers. */
+const TEST_ATTEMPT_ALLOWANCE_MS = 16_000;
 
 /**
  * Where an account's own systems are told about its calls and agents (outbound events). notifications-service
@@ -20,7 +23,10 @@ const ENDPOINT_ID = 'Webhook endpoint id (we_…).';
  */
 @Controller('v1/webhook-endpoints')
 export class WebhookEndpointsController {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
 
   private one(req: Request, id: string): WebhookEndpointRequest {
     return { account_id: callerOf(req).account.id, endpoint_id: id };
@@ -78,6 +84,39 @@ export class WebhookEndpointsController {
   @ApiErrors('not_found')
   async secret(@Req() req: Request, @Param('id') id: string) {
     return success(req, await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.endpointSecret, this.one(req, id), { requestId: requestIdOf(req) }));
+  }
+
+  @Post(':id/rotate-secret')
+  @RequireScope('webhooks:write')
+  @HttpCode(200)
+  @ApiRoute(
+    'Webhook endpoints',
+    'Rotate a webhook endpoint’s signing secret',
+    'A new secret now. For 24 hours the previous one signs too: every delivery carries both signatures in webhook-signature, so a ' +
+      'receiver verifying with either secret accepts it while it switches over.',
+  )
+  @ApiIdParam(ENDPOINT_ID)
+  @ApiEnvelope(200, 'WebhookEndpointSecret', { description: 'The new signing secret.' })
+  @ApiErrors('not_found')
+  async rotate(@Req() req: Request, @Param('id') id: string) {
+    return success(req, await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.rotateSecret, this.one(req, id), { requestId: requestIdOf(req) }));
+  }
+
+  @Post(':id/test')
+  @RequireScope('webhooks:write')
+  @HttpCode(200)
+  @ApiRoute(
+    'Webhook endpoints',
+    'Send a test event',
+    'A webhook.test event ({ endpoint_id }) is sent to the endpoint now, whatever its event_types; the answer is that attempt’s outcome. ' +
+      'It is a delivery like any other: listed, and retried on the schedule when it failed.',
+  )
+  @ApiIdParam(ENDPOINT_ID)
+  @ApiEnvelope(200, 'WebhookTestResult', { description: 'The attempt’s outcome.' })
+  @ApiErrors('not_found')
+  async test(@Req() req: Request, @Param('id') id: string) {
+    const options = { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + TEST_ATTEMPT_ALLOWANCE_MS };
+    return success(req, await this.services.send<WebhookTestResult>(NotificationsRpc.sendTestEvent, this.one(req, id), options));
   }
 
   @Patch(':id')

@@ -1,6 +1,7 @@
 import { CreateNotificationsSchema1765000000000 } from './migrations/1765000000000-create-notifications-schema.js';
+import { EndpointSecretRotation1765100000000 } from './migrations/1765100000000-endpoint-secret-rotation.js';
 
 /** The PostgreSQL schema notifications-service owns; nothing else writes to it. */
 export const NOTIFICATIONS_SCHEMA = 'notifications';
 
-export const notificationsMigrations = [CreateNotificationsSchema1765000000000];
+export const notificationsMigrations = [CreateNotificationsSchema1765000000000, EndpointSecretRotation1765100000000];

@@ -9,6 +9,9 @@ export interface LeasedDelivery {
   endpoint_id: string;
   url: string;
   secret_sealed: string;
+  /** The rotated-out secret while it still signs, else null. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
   event_id: string;
   body: string;
 }
@@ -52,7 +55,7 @@ export class DeliveriesStore {
            FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.lease_token, d.attempts, d.endpoint_id, d.event_id
        )
-       SELECT l.id, l.lease_token, l.attempts, l.endpoint_id, e.url, e.secret_sealed, l.event_id, ev.body
+       SELECT l.id, l.lease_token, l.attempts, l.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, l.event_id, ev.body
          FROM leased l JOIN notifications.endpoints e ON e.id = l.endpoint_id JOIN notifications.events ev ON ev.id = l.event_id`,
       [limit, perEndpoint, leaseToken, String(leaseMs)],
     );

@@ -1,10 +1,11 @@
 import type { SecretBox } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { secretContext } from '../webhook-endpoints/webhook-endpoints.settings.js';
+import { signingSecrets } from '../webhook-endpoints/webhook-endpoint.rules.js';
+import { previousSecretContext, secretContext } from '../webhook-endpoints/webhook-endpoints.settings.js';
 import type { DeliveriesStore, LeasedDelivery } from './deliveries.store.js';
 import { afterAttempt, DELIVERY_TIMEOUT_MS } from './delivery-schedule.rules.js';
-import type { WebhookSender } from './webhook-sender.js';
+import type { SentAttempt, WebhookSender } from './webhook-sender.js';
 
 export interface DeliveryWorkerSettings {
   /** WEBHOOK_RETRY_SCHEDULE_MS. */
@@ -22,8 +23,17 @@ export const DEFAULT_DELIVERY_WORKER: Omit<DeliveryWorkerSettings, 'retrySchedul
 /** A lease outlives the attempt's deadline, so only a worker that died loses it. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 15_000;
 
+export const DELIVERY_ATTEMPTS = Symbol('DELIVERY_ATTEMPTS');
+
+/** One attempt of a delivery its caller holds the lease of: sent, stored and settled by the schedule. */
+export interface DeliveryAttempts {
+  readonly leaseMs: number;
+  attempt(delivery: LeasedDelivery): Promise<SentAttempt>;
+}
+
 /** Claims due deliveries, attempts each (never awaiting one before claiming more), and settles it by the schedule. */
-export class DeliveryWorker {
+export class DeliveryWorker implements DeliveryAttempts {
+  readonly leaseMs = LEASE_MS;
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
@@ -55,7 +65,7 @@ export class DeliveryWorker {
       const free = this.settings.concurrency - this.inFlight.size;
       const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS);
       for (const delivery of claimed) {
-        const attempt = this.attempt(delivery).finally(() => this.inFlight.delete(attempt));
+        const attempt = this.run(delivery).finally(() => this.inFlight.delete(attempt));
         this.inFlight.add(attempt);
       }
     } catch (err) {
@@ -65,18 +75,30 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(delivery: LeasedDelivery): Promise<void> {
+  private secretsOf(delivery: LeasedDelivery, now: Date): string[] {
+    const current = this.secretBox.open(delivery.secret_sealed, secretContext(delivery.endpoint_id));
+    const previous = delivery.previous_secret_sealed && delivery.previous_secret_expires_at
+      ? { secret: this.secretBox.open(delivery.previous_secret_sealed, previousSecretContext(delivery.endpoint_id)), expiresAt: delivery.previous_secret_expires_at }
+      : undefined;
+    return signingSecrets(current, previous, now);
+  }
+
+  async attempt(delivery: LeasedDelivery): Promise<SentAttempt> {
+    const attemptedAt = new Date();
+    const sent = await this.sender.send(delivery.url, this.secretsOf(delivery, attemptedAt), delivery.event_id, delivery.body);
+    const decision = afterAttempt(delivery.attempts + 1, sent, this.settings.retryScheduleMs, Math.random());
+    await this.store.settle(
+      delivery,
+      { attempted_at: attemptedAt, status_code: sent.statusCode ?? null, error: sent.error ?? null, duration_ms: sent.durationMs, response_body: sent.responseBody },
+      decision,
+    );
+    if (decision.status === 'failed') this.logger.warn({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook delivery failed after its last attempt');
+    return sent;
+  }
+
+  private async run(delivery: LeasedDelivery): Promise<void> {
     try {
-      const secret = this.secretBox.open(delivery.secret_sealed, secretContext(delivery.endpoint_id));
-      const attemptedAt = new Date();
-      const sent = await this.sender.send(delivery.url, [secret], delivery.event_id, delivery.body);
-      const decision = afterAttempt(delivery.attempts + 1, sent, this.settings.retryScheduleMs, Math.random());
-      await this.store.settle(
-        delivery,
-        { attempted_at: attemptedAt, status_code: sent.statusCode ?? null, error: sent.error ?? null, duration_ms: sent.durationMs, response_body: sent.responseBody },
-        decision,
-      );
-      if (decision.status === 'failed') this.logger.warn({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook delivery failed after its last attempt');
+      await this.attempt(delivery);
     } catch (err) {
       // The lease expires and the delivery is attempted again.
       this.logger.error({ err, delivery_id: delivery.id }, 'webhook delivery attempt could not be settled');

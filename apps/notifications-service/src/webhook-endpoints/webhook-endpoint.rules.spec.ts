@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { OUTBOUND_EVENT_TYPES } from '@voice/contracts';
-import { checkEndpointUrl, endpointQuotaProblem, formatSigningSecret, parseEndpointBody, parseEndpointListQuery } from './webhook-endpoint.rules.js';
+import { checkEndpointUrl, endpointQuotaProblem, formatSigningSecret, parseEndpointBody, parseEndpointListQuery, signingSecrets } from './webhook-endpoint.rules.js';
 
 const strict = { allowPrivate: false };
 const relaxed = { allowPrivate: true };
@@ -67,5 +67,14 @@ describe('endpoint limits and secrets', () => {
     expect(parseEndpointListQuery({ page: '2', per_page: '500' })).toEqual({ page: 2, per_page: 100 });
     expect(parseEndpointListQuery({ status: 'x' })).toMatchObject({ problem: { field: 'status' } });
     expect(parseEndpointListQuery({ page: '0' })).toMatchObject({ problem: { field: 'page' } });
+  });
+});
+
+describe('signing secrets during a rotation', () => {
+  const now = new Date('2026-01-01T12:00:00Z');
+  it('signs with the new and the previous secret until the overlap ends, then with the new one only', () => {
+    expect(signingSecrets('new', { secret: 'old', expiresAt: new Date('2026-01-02T12:00:00Z') }, now)).toEqual(['new', 'old']);
+    expect(signingSecrets('new', { secret: 'old', expiresAt: now }, now)).toEqual(['new']);
+    expect(signingSecrets('new', undefined, now)).toEqual(['new']);
   });
 });

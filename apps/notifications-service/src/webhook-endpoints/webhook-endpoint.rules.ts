@@ -152,3 +152,8 @@ export function parseEndpointListQuery(query: Record<string, unknown> = {}): { p
   }
   return params;
 }
+
+/** The secrets that sign a delivery now: the current one first, then the previous one while its overlap lasts. */
+export function signingSecrets(current: string, previous: { secret: string; expiresAt: Date } | undefined, now: Date): string[] {
+  return previous && previous.expiresAt.getTime() > now.getTime() ? [current, previous.secret] : [current];
+}

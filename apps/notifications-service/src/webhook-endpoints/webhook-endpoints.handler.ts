@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import {
   endpointQuotaProblem, ENDPOINT_ID, formatSigningSecret, parseEndpointBody, parseEndpointListQuery, refusedAddress, type EndpointChanges,
 } from './webhook-endpoint.rules.js';
-import { ENDPOINTS_SETTINGS, secretContext, type EndpointsSettings } from './webhook-endpoints.settings.js';
+import { ENDPOINTS_SETTINGS, previousSecretContext, secretContext, type EndpointsSettings } from './webhook-endpoints.settings.js';
 import { toEndpointView, WebhookEndpointsStore, type EndpointRecord } from './webhook-endpoints.store.js';
 
 const notFound = (): never => fail('not_found', 'No webhook endpoint with this id.', { field: 'id' });
@@ -53,6 +53,23 @@ export class WebhookEndpointsHandler {
     if (!ENDPOINT_ID.test(id)) notFound();
     const record = (await this.store.find(accountId, id)) ?? notFound();
     return { secret: this.settings.secretBox.open(record.secret_sealed, secretContext(id)) };
+  }
+
+  /** A new secret now; the replaced one keeps signing for the overlap (24 h), so receivers can switch without a gap. */
+  async rotate(accountId: string, id: string): Promise<{ secret: string }> {
+    if (!ENDPOINT_ID.test(id)) notFound();
+    const box = this.settings.secretBox;
+    const secret = formatSigningSecret(randomBytes(32));
+    await this.store.transaction(accountId, async (em) => {
+      const current = (await this.store.find(accountId, id, em)) ?? notFound();
+      const previous = box.open(current.secret_sealed, secretContext(id));
+      await this.store.rotate(
+        em, accountId, id,
+        { sealed: box.seal(secret, secretContext(id)), hint: secretHint(secret) },
+        { sealed: box.seal(previous, previousSecretContext(id)), expiresAt: new Date(Date.now() + this.settings.secretOverlapMs) },
+      );
+    });
+    return { secret };
   }
 
   async update(accountId: string, id: string, body: unknown): Promise<WebhookEndpointView> {

@@ -40,6 +40,11 @@ export class WebhookEndpointsMessageController {
     return this.endpoints.secret(accountIdOf(request), endpointIdOf(request));
   }
 
+  @MessagePattern(NotificationsRpc.rotateSecret)
+  rotate(@Payload() request: WebhookEndpointRequest): Promise<WebhookEndpointSecretReply> {
+    return this.endpoints.rotate(accountIdOf(request), endpointIdOf(request));
+  }
+
   @MessagePattern(NotificationsRpc.updateEndpoint)
   update(@Payload() request: UpdateWebhookEndpointRequest): Promise<WebhookEndpointView> {
     return this.endpoints.update(accountIdOf(request), endpointIdOf(request), request.body);

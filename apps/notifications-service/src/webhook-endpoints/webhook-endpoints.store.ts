@@ -96,6 +96,15 @@ export class WebhookEndpointsStore {
     return affected > 0;
   }
 
+  /** The new current secret; the one it replaces signs too until `previousExpiresAt`. */
+  async rotate(em: EntityManager, accountId: string, id: string, secret: { sealed: string; hint: string }, previous: { sealed: string; expiresAt: Date }): Promise<void> {
+    await em.query(
+      `UPDATE notifications.endpoints SET secret_sealed = $3, secret_hint = $4, previous_secret_sealed = $5, previous_secret_expires_at = $6, updated_at = now()
+        WHERE account_id = $1 AND id = $2`,
+      [accountId, id, secret.sealed, secret.hint, previous.sealed, previous.expiresAt],
+    );
+  }
+
   async ping(): Promise<void> {
     await this.dataSource.query('SELECT 1');
   }
