@@ -181,6 +181,44 @@ describe('findCallEventProblem', () => {
   });
 });
 
+describe('findCallEventProblem states the first problem in the words of its schema keyword', () => {
+  const ended = (d: object) => ({ ...started(), type: 'call.ended', data: { end_time: '2025-01-31T14:10:00Z', ...d } });
+  const transcript = (segment: object) => ({ ...started(), type: 'call.transcript', data: { segments: [{ speaker: 'agent', text: 'hi', start_ms: 10, end_ms: 20, ...segment }] } });
+  const problem = (code: string, field: string, message: string, extra: object = {}) => ({ code, field, message, ...extra });
+  const cases: [string, unknown, string, object][] = [
+    ['a missing envelope field', { ...started(), agent_id: undefined }, '', problem('missing_required_field', 'agent_id', 'agent_id is required.')],
+    ['a required field sent as null', { ...started(), data: { start_time: null } }, '', problem('invalid_parameter', 'data.start_time', 'data.start_time is required.')],
+    ['an unknown type', { ...started(), type: 'call.exploded' }, 'events[1]', problem('invalid_parameter', 'events[1].type',
+      'events[1].type must be one of: call.started, call.progress, call.transcript, call.ended, call.failed, call.abandoned.',
+      { valid_values: ['call.started', 'call.progress', 'call.transcript', 'call.ended', 'call.failed', 'call.abandoned'] })],
+    ['an id that is not a string', { ...started(), id: 5 }, '', problem('invalid_parameter', 'id', 'id must be a string.')],
+    ['a control character in the id', { ...started(), id: 'evt\r\n' }, '', problem('invalid_parameter', 'id', 'id must not contain control characters (U+0000 to U+001F, U+007F to U+009F).')],
+    ['a caller that is not E.164', { ...started(), data: { caller_number: 415, start_time: '2025-01-31T14:05:00Z' } }, 'events[2]',
+      problem('invalid_parameter', 'events[2].data.caller_number', 'events[2].data.caller_number must be an E.164 phone number, e.g. +14155550123.')],
+    ['a blank summary', ended({ summary: '  ' }), '', problem('invalid_parameter', 'data.summary', 'data.summary must not be blank.')],
+    ['an unstorable URL, before its format', ended({ recording_url: 'ftp://x\u0000' }), '', problem('invalid_parameter', 'data.recording_url',
+      'data.recording_url contains a character that cannot be stored (U+0000 or an unpaired UTF-16 surrogate).')],
+    ['a list item that is not a string', ended({ topics: ['ok', 1] }), '', problem('invalid_parameter', 'data.topics', 'data.topics must contain only strings.')],
+    ['an empty list item', ended({ keywords: [''] }), '', problem('invalid_parameter', 'data.keywords', 'each item of keywords must be 1 to 100 characters long.')],
+    ['a score below its minimum', ended({ satisfaction: { score: 0 } }), '', problem('invalid_parameter', 'data.satisfaction.score', 'data.satisfaction.score must be at least 1.')],
+    ['a score that is not an integer', ended({ satisfaction: { score: 'five' } }), '', problem('invalid_parameter', 'data.satisfaction.score', 'data.satisfaction.score must be an integer.')],
+    ['a MOS that is not a number', ended({ quality: { mos: 'good' } }), '', problem('invalid_parameter', 'data.quality.mos', 'data.quality.mos must be a finite number.')],
+    ['a negative jitter', ended({ quality: { jitter_ms: -1 } }), '', problem('invalid_parameter', 'data.quality.jitter_ms', 'data.quality.jitter_ms must not be negative.')],
+    ['a packet loss above 100 %', ended({ quality: { packet_loss_pct: 101 } }), '', problem('invalid_parameter', 'data.quality.packet_loss_pct', 'data.quality.packet_loss_pct must be at most 100.')],
+    ['an unknown field, before the other problems of its object', ended({ cost: { amount: -1, colour: 'red' } }), '',
+      problem('invalid_parameter', 'data.cost.colour', 'data.cost.colour is not a recognised field.')],
+    ['a list of objects holding something else', ended({ follow_up_tasks: ['call back'] }), '', problem('invalid_parameter', 'data.follow_up_tasks', 'each item of follow_up_tasks must be an object.')],
+    ['a segment ending before it starts', transcript({ end_ms: 5 }), '', problem('invalid_parameter', 'data.segments[0].end_ms', 'data.segments[0].end_ms must not be less than start_ms.')],
+    ['a fractional offset', transcript({ start_ms: 1.5 }), '', problem('invalid_parameter', 'data.segments[0].start_ms', 'data.segments[0].start_ms must be an integer.')],
+    ['an impossible date', { ...started(), occurred_at: '2025-02-30T10:00:00Z' }, '', problem('invalid_parameter', 'occurred_at',
+      'occurred_at must be an ISO 8601 timestamp with a time zone in the years 0001 to 9999, e.g. 2025-01-31T14:05:00Z.')],
+  ];
+  it.each(cases)('%s', (_name, event, prefix, expected) => {
+    const defined = JSON.parse(JSON.stringify(event));
+    expect(findCallEventProblem(defined, prefix)).toEqual(expected);
+  });
+});
+
 describe('timestampEpochNanos', () => {
   it('keeps every fractional digit and applies the offset', () => {
     expect(timestampEpochNanos('1970-01-01T00:00:00Z')).toBe(0n);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { findCallEventProblem } from '../../libs/contracts/src/call-event-payloads.js';
+import { explainCallEventProblem, findCallEventProblem } from '../../libs/contracts/src/call-event-payloads.js';
 
 // ajv and ajv-formats are CommonJS: under ESM the class sits on `.default`.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
@@ -104,10 +104,19 @@ function hasBackwardsSegment(value: unknown): boolean {
   return Array.isArray(segments) && segments.some((s) => s && typeof s === 'object' && typeof s.start_ms === 'number' && typeof s.end_ms === 'number' && s.end_ms < s.start_ms);
 }
 
-describe('call-event.schema.json agrees with findCallEventProblem', () => {
-  it('accepts every valid sample, like the validator', () => {
+/**
+ * findCallEventProblem answers with the compiled schema, and explains a refusal by walking the same schema
+ * (explainCallEventProblem). The walk must find a problem exactly when the schema refuses: otherwise a refused
+ * event would get the vague fallback instead of a precise field, or a valid one a problem.
+ */
+const byWalk = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? explainCallEventProblem(value as Record<string, unknown>) === undefined : false;
+const FALLBACK = /does not match the call-event schema/;
+
+describe('the walk that explains a refused call event agrees with the compiled call-event.schema.json', () => {
+  it('accepts every valid sample, like the schema', () => {
     for (const sample of VALID) {
-      expect([findCallEventProblem(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true]);
+      expect([findCallEventProblem(sample), byWalk(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true, true]);
     }
   });
 
@@ -123,10 +132,12 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
     fc.assert(
       fc.property(case_, ([sample, path, m]) => {
         const mutated = mutate(sample, path, m);
-        const byValidator = findCallEventProblem(mutated) === undefined;
+        const problem = findCallEventProblem(mutated);
+        const byValidator = problem === undefined;
         const bySchema = validateWithSchema(mutated) as boolean;
-        if (hasBackwardsSegment(mutated)) return expect(byValidator).toBe(false);
-        expect({ path: path.join('.'), m, byValidator }).toEqual({ path: path.join('.'), m, byValidator: bySchema });
+        expect(problem?.message ?? '').not.toMatch(FALLBACK);
+        if (hasBackwardsSegment(mutated)) return expect([byValidator, byWalk(mutated)]).toEqual([false, false]);
+        expect({ path: path.join('.'), m, byValidator, byWalk: byWalk(mutated) }).toEqual({ path: path.join('.'), m, byValidator: bySchema, byWalk: bySchema });
       }),
       { numRuns: 2000, seed: 20250131 },
     );
@@ -142,7 +153,8 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
         if (key === 'data.failure_reason') event.data = { failure_reason: text };
         else event[key] = text;
         const byValidator = findCallEventProblem(event) === undefined;
-        expect({ key, text, byValidator }).toEqual({ key, text, byValidator: validateWithSchema(event) as boolean });
+        const bySchema = validateWithSchema(event) as boolean;
+        expect({ key, text, byValidator, byWalk: byWalk(event) }).toEqual({ key, text, byValidator: bySchema, byWalk: bySchema });
         if (key === 'id' && hasControl(text)) {
           idsWithControl += 1;
           expect({ text, byValidator }).toEqual({ text, byValidator: false });
@@ -167,8 +179,8 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
       ended({ integrations: [{ system: 's', action: 'a', details: { 'key\u0000': 1 } }] }),
     ];
     for (const sample of refused) {
-      expect({ sample, byValidator: findCallEventProblem(sample) !== undefined, bySchema: !validateWithSchema(sample) })
-        .toEqual({ sample, byValidator: true, bySchema: true });
+      expect({ sample, byValidator: findCallEventProblem(sample) !== undefined, byWalk: !byWalk(sample), bySchema: !validateWithSchema(sample) })
+        .toEqual({ sample, byValidator: true, byWalk: true, bySchema: true });
     }
     const accepted = [
       progress('0001-01-01T00:00:00Z'), progress('0001-01-01T00:00:00-05:00'), progress('9999-12-31T23:59:59.9999994Z'),
@@ -177,7 +189,7 @@ describe('call-event.schema.json agrees with findCallEventProblem', () => {
       ended({ summary: 'Booked 😀', integrations: [{ system: 's', action: 'a', details: { '😀': ['ü', 1, null, { n: true }] } }] }),
     ];
     for (const sample of accepted) {
-      expect([findCallEventProblem(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true]);
+      expect([findCallEventProblem(sample), byWalk(sample), validateWithSchema(sample) || validateWithSchema.errors]).toEqual([undefined, true, true]);
     }
   });
 

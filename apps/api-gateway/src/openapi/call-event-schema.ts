@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { CALL_EVENT_SCHEMA } from '@voice/contracts';
 import { CALL_COST_EXAMPLE, LATENCY_EXAMPLE } from './call-details-examples.js';
 import {
   CALL_ABANDONED_DATA_EXAMPLE,
@@ -68,15 +66,14 @@ function rewriteRefs(value: unknown): unknown {
 }
 
 /**
- * The call-event JSON Schema of the contracts package (the one ingestors
- * validate against) as OpenAPI components, so the HTTP documentation and the
- * JetStream contract cannot say different things. Its $defs (TranscriptSegment,
+ * The call-event JSON Schema of the contracts package (the one definition the
+ * service compiles into its validator and ingestors validate against) as OpenAPI
+ * components, so the HTTP documentation and the JetStream contract cannot say
+ * different things. Its $defs (TranscriptSegment,
  * CallError, …) are reused by the conversation views.
  */
 export function callEventComponents(): Record<string, JsonSchema> {
-  const contractsEntry = createRequire(import.meta.url).resolve('@voice/contracts');
-  const file = join(dirname(contractsEntry), '..', 'src', 'call-event.schema.json');
-  const { $schema: _dialect, $id: _id, $defs, ...root } = JSON.parse(readFileSync(file, 'utf8')) as JsonSchema & { $defs: Record<string, JsonSchema> };
+  const { $schema: _dialect, $id: _id, $defs, ...root } = structuredClone(CALL_EVENT_SCHEMA) as unknown as JsonSchema & { $defs: Record<string, JsonSchema> };
   const components: Record<string, JsonSchema> = { CallEvent: withExamples('CallEvent', rewriteRefs(root) as JsonSchema) };
   for (const [def, schema] of Object.entries($defs)) components[componentName(def)] = withExamples(componentName(def), rewriteRefs(schema) as JsonSchema);
   return components;
