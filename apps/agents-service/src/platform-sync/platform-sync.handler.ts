@@ -1,8 +1,10 @@
 /**
  * Brings one agent's voice platforms to what its event stream says, under the
- * agent's sync lock: load the agent and its sync record, plan and run the
- * steps (platform-sync.executor.ts), record each step's facts on the sync
- * stream before the next platform call, then settle the work row.
+ * agent's sync lock, in one pass: load the agent, its sync work and record and
+ * the account's connections (stores) → decide what the platform should hold
+ * (platform-sync.decider.ts) → run the platform calls (platform-sync.executor.ts),
+ * recording each step's facts before the next call → decide how the run settles
+ * (sync-run.decider.ts) → record it (platform-sync.store.ts).
  *
  * Called inline by the commands (create waits for it, bounded) and by the
  * background worker for everything else: retries, changes whose request gave
@@ -18,16 +20,16 @@ import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
 import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
-import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '../platforms/voice-platform-adapters.js';
-import type { RetryPolicy } from '../platforms/retry-delay.js';
-import type { PlatformConnection } from '../platforms/voice-platform.port.js';
-import type { DriftRepair } from '../reconcile-platforms/drift.decider.js';
+import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
+import type { RetryPolicy } from '@voice/voice-platforms';
+import type { PlatformConnection } from '@voice/voice-platforms';
 import { desiredPlatformAgent, type PlatformSyncStep, type SyncFacts } from './platform-sync.decider.js';
-import {
-  evolvePlatformSync, lostNumberToReplace, platformFactsData, PlatformSyncEventTypes, summaryOf, type OpenDrift, type PlatformSyncEvent, type PlatformSyncRecord, type SyncError,
-} from './platform-sync.events.js';
+import { evolvePlatformSync, lostNumberToReplace, summaryOf, type PlatformSyncEvent, type SyncError } from './platform-sync.events.js';
 import { syncAgentToPlatforms, type PlatformSyncOutcome } from './platform-sync.executor.js';
 import { PlatformSyncStore } from './platform-sync.store.js';
+import { acquiredNumber, driftFoundEvent, numberToAssign, progressedEvent, repairIsStale, settle, type DriftRepairRequest } from './sync-run.decider.js';
+
+export type { DriftRepairRequest } from './sync-run.decider.js';
 
 export const PLATFORM_SYNC_SETTINGS = Symbol('PlatformSyncSettings');
 
@@ -43,11 +45,6 @@ export interface PlatformSyncSettings {
   /** How often each account's agents are compared with each of its platforms (0: never). */
   reconcileIntervalMs: number;
   logger: Logger;
-}
-
-/** A drift the reconciliation found, to repair on `platform` (the agent's). */
-export interface DriftRepairRequest extends DriftRepair {
-  platform: VoicePlatform;
 }
 
 /**
@@ -80,17 +77,6 @@ class Slots {
       else this.free += 1;
     }
   }
-}
-
-function repairedEvent(open: OpenDrift, platformAgentId: string | null, agent: AgentState, at: string): PlatformSyncEvent {
-  const { platform, drift, found_at, platform_agent_id_before, phone_number_before } = open;
-  return {
-    type: PlatformSyncEventTypes.driftRepaired,
-    data: {
-      platform, drift, found_at, platform_agent_id_before, platform_agent_id: platformAgentId, phone_number_before,
-      phone_number_after: agent.phone_number, synced_version: agent.version, at,
-    },
-  };
 }
 
 @Injectable()
@@ -141,9 +127,11 @@ export class PlatformSyncHandler {
       if (work) await this.store.finished(agentId, work.wanted_version);
       return { kind: 'gone' };
     }
-    if (repair && (work !== undefined || agent.status === 'deleted' || agent.voice_platform !== repair.platform)) return { kind: 'stale' };
+    if (repair && repairIsStale(repair, agent, work !== undefined)) return { kind: 'stale' };
     const loaded = await this.store.loadRecord(agentId);
-    if (repair && loaded.version !== repair.sync_version) return { kind: 'stale' };
+    if (repair && repairIsStale(repair, agent, false, loaded.version)) return { kind: 'stale' };
+    const sealed = new Map<VoicePlatform, SealedConnection>((await this.integrations.connections(agent.account_id)).map((c) => [c.platform, c]));
+    const accountId = agent.account_id;
     let record = loaded.record;
     let syncVersion = loaded.version;
     const append = async (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => {
@@ -151,10 +139,13 @@ export class PlatformSyncHandler {
       syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at }, queueFor);
     };
 
-    const sealed = new Map<VoicePlatform, SealedConnection>((await this.integrations.connections(agent.account_id)).map((c) => [c.platform, c]));
-    const accountId = agent.account_id;
+    if (repair) {
+      // Recorded with the sync work queued again, so a crash before the repair leaves it to the worker.
+      const at = new Date().toISOString();
+      await append([driftFoundEvent(agent, repair, at)], at, agent);
+      this.settings.logger.info({ agent_id: agent.id, platform: repair.platform, drift: repair.drift }, 'platform drift found: setting it back');
+    }
     let desired = desiredPlatformAgent(agent, sealed.get(agent.voice_platform)?.webhook_url ?? '');
-    if (repair) await this.recordDrift(agent, repair, append);
     // A bought number the platform lost went back to the carrier: a new one is bought and becomes the agent's
     // (recorded with the drift, so a retry by the worker buys too).
     const replacing = lostNumberToReplace(record, agent.phone_number);
@@ -162,13 +153,13 @@ export class PlatformSyncHandler {
 
     const onStep = async (facts: SyncFacts, step: PlatformSyncStep) => {
       const at = new Date().toISOString();
-      await append([{ type: PlatformSyncEventTypes.progressed, data: { ...platformFactsData(facts, step.platform), attempted_version: agent!.version, at } }], at);
-      const acquired = step.type === 'acquire_number' ? facts[step.platform]?.number : undefined;
-      if (!acquired) return;
+      await append([progressedEvent(facts, step, agent!, at)], at);
+      const acquired = acquiredNumber(facts, step);
+      if (acquired === undefined) return;
       // Recorded as the agent's: a number adopted from the park leaves it only now, so a failed bind loses nothing.
-      await this.store.unparkNumber(accountId, step.platform, acquired.phone_number);
-      if (agent!.phone_number === null) agent = await this.assignNumber(agent!, acquired.phone_number);
-      else if (replacing !== undefined) agent = await this.assignNumber(agent!, acquired.phone_number, replacing);
+      await this.store.unparkNumber(accountId, step.platform, acquired);
+      const assign = numberToAssign(acquired, agent!, replacing);
+      if (assign) agent = await this.assignNumber(agent!, assign.phone_number, assign.replacing);
     };
 
     let outcome: PlatformSyncOutcome;
@@ -187,60 +178,24 @@ export class PlatformSyncHandler {
       if (error instanceof WrongExpectedVersion) return { kind: 'busy' };
       throw error;
     }
-    return this.settle(agent, outcome, record, append, sealed);
-  }
 
-  /** The drift as an event: the facts become what the platform holds, and the agent's sync work is queued again. */
-  private async recordDrift(
-    agent: AgentState,
-    repair: DriftRepairRequest,
-    append: (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => Promise<void>,
-  ): Promise<void> {
     const at = new Date().toISOString();
-    const data = {
-      ...platformFactsData({ [repair.platform]: repair.facts }, repair.platform),
-      drift: repair.drift, recorded_platform_agent_id: repair.recorded_platform_agent_id, phone_number: agent.phone_number,
-      replace_number: repair.replace_number, attempted_version: agent.version, at,
-    };
-    await append([{ type: PlatformSyncEventTypes.driftFound, data }], at, agent);
-    this.settings.logger.info({ agent_id: agent.id, platform: repair.platform, drift: repair.drift }, 'platform drift found: setting it back');
-  }
-
-  private async settle(
-    agent: AgentState,
-    outcome: PlatformSyncOutcome,
-    record: PlatformSyncRecord,
-    append: (events: PlatformSyncEvent[], at: string) => Promise<void>,
-    sealed: Map<VoicePlatform, SealedConnection>,
-  ): Promise<SyncRunResult> {
-    const at = new Date().toISOString();
-    if (outcome.kind === 'synced') {
-      const data = { ...platformFactsData(outcome.facts, agent.voice_platform), synced_version: agent.version, at };
-      // The platform holds the agent as ours again: an open drift is repaired (by this run or the one before it).
-      const repaired: PlatformSyncEvent[] = record.open_drift ? [repairedEvent(record.open_drift, data.platform_agent_id, agent, at)] : [];
-      await append([...repaired, { type: PlatformSyncEventTypes.synced, data }], at);
-      await this.store.finished(agent.id, agent.version);
-      return { kind: 'synced', agent };
-    }
-    const permanent = outcome.kind === 'failed';
-    const last = record.failures.at(-1);
-    // A retry that meets the same failure again is not news: the summary's last_attempt_at moves, the stream does not grow.
-    const repeated = last !== undefined && last.error.code === outcome.error.code && last.attempted_version === agent.version && last.permanent === permanent;
-    const failure: PlatformSyncEvent = {
-      type: PlatformSyncEventTypes.failed,
-      data: { platform: outcome.step.platform, error: outcome.error, permanent, attempted_version: agent.version, at },
-    };
-    await append(repeated ? [] : [failure], at);
-    if (outcome.kind === 'failed') {
-      if (outcome.error.code === 'invalid_platform_credentials') {
-        const connection = sealed.get(outcome.step.platform);
-        if (connection) await this.integrations.markInvalidCredentials(agent.account_id, outcome.step.platform, connection.api_key_sealed);
+    const settlement = settle(agent, outcome, record, at);
+    await append(settlement.events, at);
+    switch (settlement.kind) {
+      case 'synced':
+        await this.store.finished(agent.id, agent.version);
+        return { kind: 'synced', agent };
+      case 'failed': {
+        const refused = settlement.refusedCredentials && sealed.get(settlement.refusedCredentials);
+        if (refused) await this.integrations.markInvalidCredentials(agent.account_id, refused.platform, refused.api_key_sealed);
+        await this.store.parked(agent.id, agent.version);
+        return { kind: 'failed', agent, error: settlement.error, step: settlement.step };
       }
-      await this.store.parked(agent.id, agent.version);
-      return { kind: 'failed', agent, error: outcome.error, step: outcome.step };
+      case 'retry':
+        await this.store.retryLater(agent.id, agent.version, settlement.retryAfterMs);
+        return { kind: 'retry', agent, error: settlement.error, retryAfterMs: settlement.retryAfterMs };
     }
-    await this.store.retryLater(agent.id, agent.version, outcome.retryAfterMs);
-    return { kind: 'retry', agent, error: outcome.error, retryAfterMs: outcome.retryAfterMs };
   }
 
   /** The number the platform sold becomes the agent's (an event on the agent's own stream: its phone_number changed). */
