@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { FILTER_COLUMNS } from '../../apps/conversations-service/src/conversation-filters/conversation-filters.js';
 import {
-  definesSentimentRank, findBoundaryViolations, findLayoutViolations, findRedefinitions, importSpecifiers, lineCount, MAX_SOURCE_LINES, readSourceTree, type SourceFile,
+  definesSentimentRank, findBoundaryViolations, findLayoutViolations, findRedefinitions, findWireFieldsOutsidePlatforms, importSpecifiers, lineCount, MAX_SOURCE_LINES,
+  PLATFORM_WIRE_FIELDS, readSourceTree, type SourceFile,
 } from './boundaries.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -27,6 +28,19 @@ describe('module boundaries', () => {
 
   it('the sentiment rank and the list filters’ SQL are each written once', () => {
     expect(findRedefinitions(readSourceTree(root), FILTER_COLUMNS)).toEqual([]);
+  });
+
+  it('a voice platform’s wire fields are named only in its folder of libs/voice-platforms', () => {
+    expect(findWireFieldsOutsidePlatforms(readSourceTree(root))).toEqual([]);
+  });
+
+  it('every voice platform has its folder with the field table, management dialect, webhook, end reasons and signature', () => {
+    const paths = new Set(readSourceTree(root).map((f) => f.path));
+    for (const platform of ['platform-a', 'platform-b']) {
+      for (const file of ['index.ts', 'agent-fields.ts', 'management.ts', 'webhook.ts', 'end-reasons.ts', 'signature.ts']) {
+        expect(paths.has(`libs/voice-platforms/src/${platform}/${file}`)).toBe(true);
+      }
+    }
   });
 
   it('every app has its start function and entry point', () => {
@@ -106,6 +120,28 @@ describe('module boundaries', () => {
     it('allows an app to use the libraries and its own files', () => {
       expect(findBoundaryViolations([
         { path: 'apps/agents-service/src/a.ts', text: `import { x } from '@voice/contracts';\nimport { y } from '@voice/service-kit';\nimport { z } from './create-agent/z.js';` },
+        { path: 'apps/api-gateway/src/b.ts', text: `import { verifyWebhook } from '@voice/voice-platforms';` },
+      ])).toEqual([]);
+    });
+
+    it('keeps voice-platforms between contracts/service-kit and the apps', () => {
+      const violations = findBoundaryViolations([
+        { path: 'libs/contracts/src/a.ts', text: `import { x } from '@voice/voice-platforms';` },
+        { path: 'libs/service-kit/src/b.ts', text: `import { x } from '../../voice-platforms/src/x.js';` },
+        { path: 'libs/voice-platforms/src/c.ts', text: `import { x } from '@voice/platform-simulators';` },
+        { path: 'libs/voice-platforms/src/platform-a/d.ts', text: `import { x } from '../../../../apps/agents-service/src/x.js';` },
+      ]);
+      // contracts also breaks its own rules by that import; only the layering rules are looked at here.
+      const layering = violations.filter((v) => v.rule.includes('voice-platforms') || v.rule.includes('imports an app'));
+      expect(layering.map((v) => [v.file, v.rule])).toEqual([
+        ['libs/contracts/src/a.ts', 'a library imports voice-platforms'],
+        ['libs/service-kit/src/b.ts', 'a library imports voice-platforms'],
+        ['libs/voice-platforms/src/c.ts', 'voice-platforms imports a library other than contracts and service-kit'],
+        ['libs/voice-platforms/src/platform-a/d.ts', 'a library imports an app'],
+      ]);
+      expect(findBoundaryViolations([
+        { path: 'libs/voice-platforms/src/e.ts', text: `import { x } from '@voice/contracts';\nimport { y } from '@voice/service-kit';\nimport { z } from './platform-a/index.js';` },
+        { path: 'libs/voice-platforms/src/platform-a/adapter.int-spec.ts', text: `import { PlatformASimulator } from '@voice/platform-simulators';` },
       ])).toEqual([]);
     });
   });
@@ -159,6 +195,37 @@ describe('module boundaries', () => {
         { path: `${service}/conversation-stats/x.store.ts`, text: "const counts = `count(*) FILTER (WHERE c.${column} = '${v}')`;" },
         { path: `${service}/list-conversations/x.store.ts`, text: 'db.query(`SELECT c.id FROM conversations.conversations c JOIN conversations.agents a ON a.agent_id = c.agent_id WHERE ${sql.where}`);' },
       ])).toEqual([]);
+    });
+  });
+
+  describe('the wire-field checker', () => {
+    it('flags a platform wire field in an app, a library or the shared part of voice-platforms, once per field and file', () => {
+      const violations = findWireFieldsOutsidePlatforms([
+        { path: 'apps/api-gateway/src/webhooks/x.ts', text: `const reason = body.call.disconnection_reason ?? body.call.disconnection_reason;` },
+        { path: 'libs/contracts/src/y.ts', text: `/** the assistantId of platform_b */` },
+        { path: 'libs/voice-platforms/src/webhooks/z.ts', text: `read(message, 'endedReason')` },
+      ]);
+      expect(violations.map((v) => [v.file, v.detail?.split(':')[0]])).toEqual([
+        ['apps/api-gateway/src/webhooks/x.ts', 'disconnection_reason'],
+        ['libs/contracts/src/y.ts', 'assistantId'],
+        ['libs/voice-platforms/src/webhooks/z.ts', 'endedReason'],
+      ]);
+    });
+
+    it('lets the platform folders, tests and generated files name them, and other words contain them', () => {
+      const text = `const a = { call_analysis: 1, firstMessage: 'hi' };`;
+      expect(findWireFieldsOutsidePlatforms([
+        { path: 'libs/voice-platforms/src/platform-a/webhook.ts', text },
+        { path: 'libs/voice-platforms/src/platform-c/management.ts', text },
+        { path: 'apps/api-gateway/src/webhooks/webhook-ingest.decider.spec.ts', text },
+        { path: 'apps/agents-service/src/platform-sync/lifecycle.int-spec.ts', text },
+        { path: 'apps/console/src/api/schema.generated.ts', text },
+        { path: 'apps/agents-service/src/x.ts', text: `const my_call_analysis_count = 0; const firstMessages = []; const pre-endedReason = 1;` },
+      ])).toEqual([]);
+    });
+
+    it('lists fields of both platforms', () => {
+      expect(PLATFORM_WIRE_FIELDS).toEqual(expect.arrayContaining(['call_analysis', 'disconnection_reason', 'assistantId', 'endedReason']));
     });
   });
 

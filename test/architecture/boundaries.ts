@@ -35,6 +35,13 @@ function areaOf(path: string): { kind: 'app' | 'lib' | 'other'; name: string } {
 
 const APP_PACKAGES = /^@voice\/(api-gateway|agents-service|conversations-service)(\/|$)/;
 const CONTRACTS_ALLOWED = /^(class-validator|class-transformer|ajv\/dist\/2020\.js|ajv-formats)$/;
+/**
+ * The voice platforms' library sits above contracts and service-kit and below the apps: it uses only those two
+ * of our packages (its tests may also start the simulators), and no other library uses it.
+ */
+const VOICE_PLATFORMS_LIB = 'voice-platforms';
+const VOICE_PLATFORMS_USES = new Set(['contracts', 'service-kit']);
+const TEST_SOURCE = /\.(spec|int-spec|e2e-spec)\.ts$|\/testing\//;
 /** Pure files, by name: deciders, evolve functions and rules know no framework, database or bus. */
 const PURE_FILE = /\.(decider|evolve|rules)\.ts$/;
 /** typeorm and pg with their subpaths, every @nestjs and @nats-io package. */
@@ -64,6 +71,10 @@ export function findBoundaryViolations(files: SourceFile[]): Violation[] {
         const external = !specifier.startsWith('.') && !specifier.startsWith('node:');
         if (external && !CONTRACTS_ALLOWED.test(specifier)) add('contracts depends only on its validation libraries (class-validator, class-transformer, ajv)');
         if (target?.kind === 'lib' && target.name !== 'contracts') add('contracts imports another library');
+      }
+      if (from.kind === 'lib' && target?.kind === 'lib' && target.name !== from.name) {
+        if (target.name === VOICE_PLATFORMS_LIB) add('a library imports voice-platforms');
+        if (from.name === VOICE_PLATFORMS_LIB && !VOICE_PLATFORMS_USES.has(target.name) && !TEST_SOURCE.test(file.path)) add('voice-platforms imports a library other than contracts and service-kit');
       }
       if (PURE_FILE.test(file.path) && INFRASTRUCTURE.test(specifier)) add('pure domain code imports infrastructure');
     }
@@ -168,6 +179,38 @@ export function findRedefinitions(files: SourceFile[], filterColumns: readonly s
       if (COMPARISON_BUILDER.test(literal) || withInterpolated.test(literal) || (READ_MODEL_TABLE.test(literal) && withParameter.test(literal))) {
         violations.push({ file: file.path, rule: 'a filter predicate outside the filters\' module', detail: `${literal.slice(0, 80)}: compile it with ${FILTER_SQL_HOME}` });
       }
+    }
+  }
+  return violations;
+}
+
+/** Where each voice platform's dialect lives: its own folder of the voice-platforms library. */
+export const PLATFORM_FOLDER = /^libs\/voice-platforms\/src\/platform-[^/]+\//;
+/**
+ * Field names of the platforms' wire formats (platforms.md) that no other part of the system has: written
+ * only in the platform's folder, so that a platform's dialect is read and written in one place.
+ */
+export const PLATFORM_WIRE_FIELDS = [
+  // platform_a
+  'call_analysis', 'disconnection_reason', 'from_number', 'transcript_object', 'begin_message', 'inbound_agent_id', 'llm_websocket_url', 'pagination_key',
+  // platform_b
+  'assistantId', 'endedReason', 'firstMessage', 'forwardingPhoneNumber', 'successEvaluation', 'transcriptType',
+] as const;
+
+/**
+ * A platform's wire field named outside the platforms' folders (PLATFORM_FOLDER). Tests are exempt (they
+ * speak the platforms' formats to check the mapping), and so are generated files (written from the OpenAPI
+ * document, which shows the platforms' bodies).
+ */
+export function findWireFieldsOutsidePlatforms(files: SourceFile[], wireFields: readonly string[] = PLATFORM_WIRE_FIELDS): LayoutViolation[] {
+  const violations: LayoutViolation[] = [];
+  const named = new RegExp(`(?<![\\w-])(${wireFields.join('|')})(?![\\w-])`, 'g');
+  for (const file of files) {
+    const name = file.path.split('/').pop() ?? '';
+    if (TEST_FILE.test(name) || GENERATED_FILE.test(name) || PLATFORM_FOLDER.test(file.path)) continue;
+    const found = new Set(Array.from(file.text.matchAll(named), (match) => match[1]));
+    for (const field of found) {
+      violations.push({ file: file.path, rule: 'a platform wire field outside its platform folder', detail: `${field}: keep it in libs/voice-platforms/src/platform-<name>/` });
     }
   }
   return violations;
