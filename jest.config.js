@@ -25,6 +25,7 @@ const common = {
     '^@voice/contracts$': '<rootDir>/libs/contracts/src/index.ts',
     '^@voice/service-kit$': '<rootDir>/libs/service-kit/src/index.ts',
     '^@voice/voice-platforms$': '<rootDir>/libs/voice-platforms/src/index.ts',
+    '^@voice/voice-platforms/field-tables$': '<rootDir>/libs/voice-platforms/src/field-tables.ts',
     '^@voice/testing$': '<rootDir>/test/support/index.ts',
     '^@voice/call-generator$': '<rootDir>/tools/call-generator/src/index.ts',
     '^@voice/platform-simulators$': '<rootDir>/tools/platform-simulators/src/index.ts',

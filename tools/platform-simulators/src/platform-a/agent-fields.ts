@@ -1,3 +1,4 @@
+import { agentBodyProperties, PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH } from '@voice/voice-platforms/field-tables';
 import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
 import { isPlainObject } from '../http-io.js';
 
@@ -30,7 +31,8 @@ export interface FieldError {
   message: string;
 }
 
-const FIELDS = ['agent_name', 'voice_id', 'language', 'prompt', 'begin_message', 'transfer_number', 'webhook_url', 'metadata'] as const;
+/** What an agent body may set: exactly what our adapter's field table writes (the simulator stays in step with it). */
+export const AGENT_BODY_FIELDS: readonly string[] = agentBodyProperties(PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH);
 /** BCP 47 as integrators send it (`en`, `en-US`, `zh-Hant-TW`, `es-419`). */
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
@@ -40,7 +42,7 @@ const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
  */
 export function readAgentFields(body: unknown, knownVoices: readonly string[]): { fields: Partial<PlatformAAgentFields> } | { error: FieldError } {
   if (!isPlainObject(body)) return { error: { status: 400, message: 'request body must be a JSON object' } };
-  const unknown = Object.keys(body).find((key) => !(FIELDS as readonly string[]).includes(key));
+  const unknown = Object.keys(body).find((key) => !AGENT_BODY_FIELDS.includes(key));
   if (unknown !== undefined) return { error: { status: 422, message: `unknown field '${unknown}'` } };
   const fields: Partial<PlatformAAgentFields> = {};
   const problem =

@@ -1,3 +1,4 @@
+import { PLATFORM_B_NAME_LIMIT } from '@voice/voice-platforms/field-tables';
 import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
 import { isPlainObject } from '../http-io.js';
 
@@ -5,7 +6,7 @@ export const PLATFORM_B_DEFAULT_VOICE = 'pb-voice-default';
 export const PLATFORM_B_VOICES: readonly string[] = [PLATFORM_B_DEFAULT_VOICE, 'pb-voice-warm', 'pb-voice-bright', 'pb-voice-calm', 'pb-voice-deep'];
 
 /** Field limits of platforms.md, counted in characters (Unicode code points). */
-export const PLATFORM_B_LIMITS = { name: 40, firstMessage: 1_000 } as const;
+export const PLATFORM_B_LIMITS = { name: PLATFORM_B_NAME_LIMIT, firstMessage: 1_000 } as const;
 
 export interface PlatformBAssistant {
   id: string;
@@ -26,7 +27,9 @@ export type AssistantFields = Omit<PlatformBAssistant, 'id' | 'createdAt' | 'upd
 /** What a body sets: a value, or `null` to remove the field (the voice then goes back to the default). */
 export type AssistantChanges = { [K in keyof AssistantFields]?: AssistantFields[K] | null };
 
-const FIELDS = ['name', 'firstMessage', 'model', 'voice', 'transcriber', 'forwardingPhoneNumber', 'server', 'metadata'] as const;
+/** In platform_b's validation order; a spec holds it to our adapter's field table. */
+export const ASSISTANT_BODY_FIELDS = ['name', 'firstMessage', 'model', 'voice', 'transcriber', 'forwardingPhoneNumber', 'server', 'metadata'] as const;
+const FIELDS = ASSISTANT_BODY_FIELDS;
 const MESSAGE_ROLES = ['system', 'user', 'assistant'];
 const ISO_639_1 = /^[a-z]{2}$/;
 
