@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { attributeDelivery, fingerprintOf, isDeliveryId, MAX_CALL_EVENT_BYTES, readDelivery, SAME_ANSWER, signatureRefusal, type MappedDelivery } from './webhook-ingest.decider.js';
+import { mapPlatformWebhook } from '@voice/voice-platforms';
+import { decideDelivery, fingerprintOf, isDeliveryId, MAX_CALL_EVENT_BYTES, SAME_ANSWER, signatureRefusal, type DeliveryBody } from './webhook-ingest.decider.js';
 
 const CALL_ID = '5b0e8c2a-3f1d-4e6a-9b7c-2d4e6f8a0b1c';
 const PLATFORM_AGENT_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
@@ -15,52 +16,39 @@ function callStarted(status = 'in-progress'): Buffer {
   return Buffer.from(JSON.stringify({ message }));
 }
 
-function mapped(body: Buffer): MappedDelivery {
-  const read = readDelivery('platform_b', body);
-  if (!('mapped' in read)) throw new Error(`expected a mapped delivery, got ${JSON.stringify(read)}`);
-  return read.mapped;
-}
+const read = (body: Buffer): DeliveryBody => ({ mapping: mapPlatformWebhook('platform_b', JSON.parse(body.toString('utf8'))) });
 
-describe('readDelivery', () => {
-  it('a body that is not JSON, or not the platform’s shape, is settled as failed with the reason', () => {
-    expect(readDelivery('platform_b', Buffer.from('{not json'))).toEqual({
-      settled: expect.objectContaining({ outcome: 'failed', reason: expect.stringMatching(/^The body is not JSON: /), events: [] }),
-    });
-    expect(readDelivery('platform_b', Buffer.from('{}'))).toEqual({
-      settled: expect.objectContaining({ outcome: 'failed', reason: expect.stringMatching(/^The body is not a platform_b webhook: /), events: [] }),
+describe('decideDelivery', () => {
+  it('a body that is not JSON, or not the platform’s shape, fails with the reason and records no event', () => {
+    expect(decideDelivery('platform_b', { unreadable: 'Unexpected token' }, undefined)).toMatchObject({ outcome: 'failed', reason: 'The body is not JSON: Unexpected token', events: [] });
+    expect(decideDelivery('platform_b', read(Buffer.from('{}')), 'agt_1')).toMatchObject({
+      outcome: 'failed', reason: expect.stringMatching(/^The body is not a platform_b webhook: /), events: [], platformAgentId: null,
     });
   });
 
-  it('a webhook that records nothing is settled as ignored, naming the call and the platform agent', () => {
-    expect(readDelivery('platform_b', callStarted('ringing'))).toEqual({
-      settled: expect.objectContaining({ outcome: 'ignored', reason: expect.any(String), eventType: 'status-update', platformCallId: CALL_ID, platformAgentId: PLATFORM_AGENT_ID }),
+  it('a webhook that records nothing is ignored, naming the call and the platform agent', () => {
+    expect(decideDelivery('platform_b', read(callStarted('ringing')), undefined)).toMatchObject({
+      outcome: 'ignored', reason: expect.any(String), eventType: 'status-update', platformCallId: CALL_ID, platformAgentId: PLATFORM_AGENT_ID, events: [],
     });
   });
 
-  it('a webhook with call events waits for the agent its platform agent names', () => {
-    expect(mapped(callStarted())).toMatchObject({
-      platform: 'platform_b', eventType: 'status-update', platformCallId: CALL_ID, platformAgentId: PLATFORM_AGENT_ID, conversationId: CALL_ID,
-    });
-  });
-});
-
-describe('attributeDelivery', () => {
   it('the account’s agent makes it accepted, with the call events attributed to that agent', () => {
-    const found = attributeDelivery(mapped(callStarted()), 'agt_1');
-    expect(found).toMatchObject({ outcome: 'accepted', reason: null, conversationId: CALL_ID, platformAgentId: PLATFORM_AGENT_ID });
+    const found = decideDelivery('platform_b', read(callStarted()), 'agt_1');
+    expect(found).toMatchObject({ outcome: 'accepted', reason: null, eventType: 'status-update', conversationId: CALL_ID, platformCallId: CALL_ID, platformAgentId: PLATFORM_AGENT_ID });
     expect(found.events.map((e) => [e.type, e.agent_id, e.conversation_id])).toEqual([['call.started', 'agt_1', CALL_ID]]);
   });
 
   it('a platform agent not linked to an agent of the account is ignored, to be replayed once it is', () => {
-    expect(attributeDelivery(mapped(callStarted()), undefined)).toMatchObject({
+    expect(decideDelivery('platform_b', read(callStarted()), undefined)).toMatchObject({
       outcome: 'ignored', events: [], conversationId: null, reason: `The platform_b agent ${PLATFORM_AGENT_ID} is not linked to an agent of this account (yet): replay the delivery once it is.`,
     });
   });
 
   it('call events that break the call-event contract fail the delivery, naming the event', () => {
-    const delivery = mapped(callStarted());
-    const broken = { ...delivery, events: delivery.events.map((e) => ({ ...e, occurred_at: 'yesterday' })) };
-    expect(attributeDelivery(broken, 'agt_1')).toMatchObject({ outcome: 'failed', events: [], reason: expect.stringMatching(/^It maps to call event .+, which is not valid: /) });
+    const body = read(callStarted());
+    if (!('mapping' in body) || body.mapping.result !== 'mapped') throw new Error('expected a mapped body');
+    const broken: DeliveryBody = { mapping: { ...body.mapping, events: body.mapping.events.map((e) => ({ ...e, occurred_at: 'yesterday' })) } };
+    expect(decideDelivery('platform_b', broken, 'agt_1')).toMatchObject({ outcome: 'failed', events: [], reason: expect.stringMatching(/^It maps to call event .+, which is not valid: /) });
   });
 
   it('keeps every call event within the bus’s size', () => {
@@ -78,7 +66,7 @@ describe('signatureRefusal', () => {
 
 describe('fingerprintOf and isDeliveryId', () => {
   it('the same call events in the same order give the same fingerprint, another order another', () => {
-    const { events } = attributeDelivery(mapped(callStarted()), 'agt_1');
+    const { events } = decideDelivery('platform_b', read(callStarted()), 'agt_1');
     const twice = [...events, { ...events[0], id: 'other' }];
     expect(fingerprintOf(events)).toBe(fingerprintOf(structuredClone(events)));
     expect(fingerprintOf(twice)).not.toBe(fingerprintOf([...twice].reverse()));

@@ -1,13 +1,12 @@
 /**
- * What a verified webhook delivery means, decided without I/O: the body read as the platform's webhook
- * (@voice/voice-platforms), then, once the handler looked up which of the account's agents the
- * platform names, the call events it becomes (attributed, split for the bus, each checked against the
- * call-event contract) or why it records none. Also what a refused signature answers, and what makes a
- * redelivery a duplicate.
+ * What a verified webhook delivery means, decided without I/O once the handler has read the body (the
+ * platform's mapping, @voice/voice-platforms) and looked up which of the account's agents the platform names:
+ * the call events it becomes (attributed, split for the bus, each checked against the call-event contract) or
+ * why it records none. Also what a refused signature answers, and what makes a redelivery a duplicate.
  */
 import { createHash } from 'node:crypto';
 import { findCallEventProblem, type CallEvent, type ErrorCode, type VoicePlatform, type WebhookDeliveryOutcome } from '@voice/contracts';
-import { attributeToAgent, mapPlatformWebhook, splitForTransport, type WebhookVerdict } from '@voice/voice-platforms';
+import { attributeToAgent, splitForTransport, type WebhookMapping, type WebhookVerdict } from '@voice/voice-platforms';
 
 /**
  * Largest call event put on the bus. NATS carries 1 MiB per message with its headers; a transcript
@@ -26,68 +25,41 @@ export interface Interpretation {
   events: CallEvent[];
 }
 
-/** A body that maps to call events, waiting for the agent its platform agent id names. */
-export interface MappedDelivery {
-  platform: VoicePlatform;
-  eventType: string;
-  platformCallId: string;
-  platformAgentId: string;
-  conversationId: string;
-  events: Parameters<typeof attributeToAgent>[0];
-}
+/** The delivery's body as read: not JSON (why), or what the platform's mapping made of it. */
+export type DeliveryBody = { unreadable: string } | { mapping: WebhookMapping };
 
 const NOTHING = { eventType: null, platformCallId: null, platformAgentId: null, conversationId: null, events: [] };
 
-/** The body as the platform's webhook: settled already (not JSON, not the platform's shape, nothing to record), or mapped. */
-export function readDelivery(platform: VoicePlatform, body: Buffer): { settled: Interpretation } | { mapped: MappedDelivery } {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    return { settled: { ...NOTHING, outcome: 'failed', reason: `The body is not JSON: ${(err as Error).message}` } };
-  }
-  const mapping = mapPlatformWebhook(platform, json);
-  if (mapping.result === 'malformed') return { settled: { ...NOTHING, outcome: 'failed', reason: `The body is not a ${platform} webhook: ${mapping.reason}` } };
+/**
+ * What the delivery records, given its body as read and the account's agent its platform agent is linked to
+ * (undefined: none yet, or none asked for): accepted with its call events, or ignored / failed with the reason
+ * the log shows.
+ */
+export function decideDelivery(platform: VoicePlatform, body: DeliveryBody, agentId: string | undefined): Interpretation {
+  if ('unreadable' in body) return { ...NOTHING, outcome: 'failed', reason: `The body is not JSON: ${body.unreadable}` };
+  const { mapping } = body;
+  if (mapping.result === 'malformed') return { ...NOTHING, outcome: 'failed', reason: `The body is not a ${platform} webhook: ${mapping.reason}` };
   if (mapping.result === 'ignored') {
     return {
-      settled: {
-        ...NOTHING,
-        outcome: 'ignored',
-        reason: mapping.reason,
-        eventType: mapping.event_type,
-        platformCallId: mapping.platform_call_id,
-        platformAgentId: mapping.platform_agent_id,
-      },
-    };
-  }
-  return {
-    mapped: {
-      platform,
+      ...NOTHING,
+      outcome: 'ignored',
+      reason: mapping.reason,
       eventType: mapping.event_type,
       platformCallId: mapping.platform_call_id,
       platformAgentId: mapping.platform_agent_id,
-      conversationId: mapping.conversation_id,
-      events: mapping.events,
-    },
-  };
-}
-
-/**
- * The mapped delivery given the account's agent its platform agent is linked to (undefined: none yet):
- * accepted with its call events, or ignored / failed with the reason the log shows.
- */
-export function attributeDelivery(delivery: MappedDelivery, agentId: string | undefined): Interpretation {
-  const known = { ...NOTHING, eventType: delivery.eventType, platformCallId: delivery.platformCallId, platformAgentId: delivery.platformAgentId };
+    };
+  }
+  const known = { ...NOTHING, eventType: mapping.event_type, platformCallId: mapping.platform_call_id, platformAgentId: mapping.platform_agent_id };
   if (!agentId) {
     return {
       ...known,
       outcome: 'ignored',
-      reason: `The ${delivery.platform} agent ${delivery.platformAgentId} is not linked to an agent of this account (yet): replay the delivery once it is.`,
+      reason: `The ${platform} agent ${mapping.platform_agent_id} is not linked to an agent of this account (yet): replay the delivery once it is.`,
     };
   }
   let events: CallEvent[];
   try {
-    events = splitForTransport(attributeToAgent(delivery.events, agentId), MAX_CALL_EVENT_BYTES);
+    events = splitForTransport(attributeToAgent(mapping.events, agentId), MAX_CALL_EVENT_BYTES);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     return { ...known, outcome: 'failed', reason: `It maps to a call event too large for the bus: ${err.message}` };
@@ -98,7 +70,7 @@ export function attributeDelivery(delivery: MappedDelivery, agentId: string | un
       return { ...known, outcome: 'failed', reason: `It maps to call event ${event.id}, which is not valid: ${problem.field ? `${problem.field}: ` : ''}${problem.message}` };
     }
   }
-  return { ...known, outcome: 'accepted', reason: null, conversationId: delivery.conversationId, events };
+  return { ...known, outcome: 'accepted', reason: null, conversationId: mapping.conversation_id, events };
 }
 
 /** The same call events, in the same order, give the same fingerprint: what makes a redelivery a duplicate. */

@@ -1,8 +1,9 @@
 /**
- * A platform's webhook delivery, from its bytes to the answer: the integration's secret is loaded and the
- * signature verified over the raw bytes (the platform's, @voice/voice-platforms), the body read (webhook-ingest.decider.ts),
- * the account's agent the platform names looked up, the verdict decided, then the call events queued durably
- * on the call-event stream and the delivery recorded in the log with its outcome (webhook-deliveries.store.ts).
+ * A platform's webhook delivery, from its bytes to the answer, in one pass: the integration's secret is loaded
+ * and the signature verified over the raw bytes, the body read (both the platform's, @voice/voice-platforms),
+ * the account's agent the platform names looked up, what the delivery records decided (webhook-ingest.decider.ts),
+ * then the call events queued durably on the call-event stream and the delivery recorded in the log with its
+ * outcome (webhook-deliveries.store.ts).
  * The platform is answered 200 only after both the stream and the log have it; an outage is a 503 so that the
  * platform retries (the events' deterministic ids make the retry harmless).
  */
@@ -15,9 +16,9 @@ import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { PlatformAgentDirectory } from './platform-agent-directory.js';
 import { LOGGER } from '../tokens.js';
 import { WebhookDeliveriesStore, type DeliveryWrite } from './webhook-deliveries.store.js';
-import { attributeDelivery, fingerprintOf, readDelivery, signatureRefusal, type Interpretation } from './webhook-ingest.decider.js';
+import { decideDelivery, fingerprintOf, signatureRefusal, type DeliveryBody, type Interpretation } from './webhook-ingest.decider.js';
 import { WebhookIntegrations, type WebhookIntegration } from './webhook-integrations.js';
-import { verifyWebhook, type WebhookHeaders } from '@voice/voice-platforms';
+import { mapPlatformWebhook, verifyWebhook, type WebhookHeaders } from '@voice/voice-platforms';
 
 export const newDeliveryId = () => `whd_${randomBytes(12).toString('hex')}`;
 
@@ -68,11 +69,10 @@ export class WebhookIngestHandler {
    * decided by the log's insert itself.
    */
   async process(input: DeliveryToProcess): Promise<WebhookDeliveryListItem> {
-    const read = readDelivery(input.platform, input.body);
-    const found =
-      'settled' in read
-        ? read.settled
-        : attributeDelivery(read.mapped, await this.directory.agentOf(input.accountId, input.platform, read.mapped.platformAgentId, input.requestId));
+    const body = readBody(input.platform, input.body);
+    const named = 'mapping' in body && body.mapping.result === 'mapped' ? body.mapping.platform_agent_id : undefined;
+    const agentId = named === undefined ? undefined : await this.directory.agentOf(input.accountId, input.platform, named, input.requestId);
+    const found = decideDelivery(input.platform, body, agentId);
     const write = deliveryWrite(input, found);
     let item: WebhookDeliveryListItem;
     if (found.outcome === 'accepted') {
@@ -105,6 +105,17 @@ export class WebhookIngestHandler {
       this.logger.warn({ integration_id: integrationId, reason: (err as Error).message }, 'could not count a refused webhook delivery');
     }
   }
+}
+
+/** The body as the platform's webhook (its mapping reads any JSON value), or why it is not JSON. */
+function readBody(platform: VoicePlatform, body: Buffer): DeliveryBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    return { unreadable: (err as Error).message };
+  }
+  return { mapping: mapPlatformWebhook(platform, json) };
 }
 
 function refusal(verdict: Parameters<typeof signatureRefusal>[0]): ApiFailure {
