@@ -271,3 +271,43 @@ describe('outbound events: signed webhooks to the account’s endpoints', () => 
     expect((await other.api.get('/v1/events?conversation_id=conv-outbound')).body.data).toEqual([]);
   }, 40_000);
 });
+
+describe('outbound events: an endpoint that keeps failing is disabled', () => {
+  let system: RunningSystem;
+  let account: TestAccount;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    // One attempt per delivery, and disabled after 2 failed deliveries in a row.
+    system = await startSystem({ webhookRetryScheduleMs: [0], webhookDisableAfter: 2 });
+    account = await system.createAccount();
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.close();
+    for (const receiver of receivers) await receiver.close();
+  }, 30_000);
+
+  it('after the threshold of failed deliveries in a row: disabled with its reason, and the account’s other endpoints get webhook_endpoint.disabled', async () => {
+    const failing = await startReceiver({ failures: 1_000 });
+    const watching = await startReceiver();
+    receivers.push(failing, watching);
+    const broken = (await account.api.post('/v1/webhook-endpoints', { url: failing.url, event_types: ['agent.created'] })).body.data;
+    const watcher = (await account.api.post('/v1/webhook-endpoints', { url: watching.url, event_types: ['webhook_endpoint.disabled'] })).body.data;
+    failing.useSecret(broken.secret);
+    watching.useSecret(watcher.secret);
+
+    for (const name of ['Failing desk 1', 'Failing desk 2']) expect((await account.api.post('/v1/agents', { name, voice_platform: 'platform_a' })).status).toBe(201);
+    const [told] = await pollUntil(async () => watching.of('webhook_endpoint.disabled'), (r) => r.length >= 1, 15_000);
+    expect(told.verified).toBe(true);
+    expect(told.event.data).toEqual({ endpoint_id: broken.id, url: broken.url, reason: '2 deliveries failed in a row' });
+    const disabled = (await account.api.get(`/v1/webhook-endpoints/${broken.id}`)).body.data;
+    expect(disabled).toMatchObject({ enabled: false, status: 'disabled', disabled_reason: '2 deliveries failed in a row', deliveries_last_24h: { succeeded: 0, failed: 2 } });
+
+    // Disabled: a new event is not attempted; enabled again, it is active with a fresh streak.
+    expect((await account.api.post('/v1/agents', { name: 'Failing desk 3', voice_platform: 'platform_a' })).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(failing.of('agent.created')).toHaveLength(2);
+    expect((await account.api.patch(`/v1/webhook-endpoints/${broken.id}`, { enabled: true })).body.data).toMatchObject({ status: 'active', disabled_reason: null });
+  }, 40_000);
+});

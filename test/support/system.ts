@@ -26,13 +26,14 @@ export function testIntegrationsOptions() {
  * What tests give notifications-service: like `npm start`, ALLOW_PRIVATE_WEBHOOK_URLS=true (receivers listen on
  * 127.0.0.1), a quick worker poll, a short rotation overlap and a short retry schedule (WEBHOOK_RETRY_SCHEDULE_MS) unless a test sets its own.
  */
-export function testNotificationsOptions(over: { retryScheduleMs?: number[] } = {}) {
+export function testNotificationsOptions(over: { retryScheduleMs?: number[]; disableAfterFailedDeliveries?: number } = {}) {
   return {
     secretBox: new SecretBox({ current: randomBytes(32) }),
     allowPrivateUrls: true,
     delivery: { pollIntervalMs: 50, retryScheduleMs: over.retryScheduleMs ?? [0, 200, 400] },
     // A rotated-out secret signs for 3 s instead of 24 h, so a test sees the overlap end.
     secretOverlapMs: 3_000,
+    ...(over.disableAfterFailedDeliveries ? { disableAfterFailedDeliveries: over.disableAfterFailedDeliveries } : {}),
   };
 }
 
@@ -83,6 +84,8 @@ export async function startSystem(
     nats?: { agents: string; conversations: string; gateway: string; namespace: string; notifications?: string };
     /** WEBHOOK_RETRY_SCHEDULE_MS of notifications-service (testNotificationsOptions' short one by default). */
     webhookRetryScheduleMs?: number[];
+    /** WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES of notifications-service (1,000 by default). */
+    webhookDisableAfter?: number;
   } = {},
 ): Promise<RunningSystem> {
   const db = await createTestDatabase('e2e');
@@ -95,7 +98,7 @@ export async function startSystem(
   services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
   services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace });
   services.notifications = await startNotificationsService({
-    databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs }), ...logger,
+    databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs, disableAfterFailedDeliveries: options.webhookDisableAfter }), ...logger,
   });
   const gateway = await startGateway({
     port: 0,

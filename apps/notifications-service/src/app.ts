@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { NOTIFICATIONS_SCHEMA, notificationsMigrations } from './database/notifications-database.js';
 import { DeliveriesStore } from './deliver-events/deliveries.store.js';
-import { DEFAULT_RETRY_SCHEDULE_MS } from './deliver-events/delivery-schedule.rules.js';
+import { DEFAULT_DISABLE_AFTER_FAILED_DELIVERIES, DEFAULT_RETRY_SCHEDULE_MS } from './deliver-events/delivery-schedule.rules.js';
 import { DEFAULT_DELIVERY_WORKER, DeliveryWorker, type DeliveryWorkerSettings } from './deliver-events/delivery.worker.js';
 import { WebhookSender } from './deliver-events/webhook-sender.js';
 import { NotificationsModule } from './notifications.module.js';
@@ -39,6 +39,8 @@ export interface NotificationsServiceOptions {
   allowPrivateUrls?: boolean;
   /** WEBHOOK_RETRY_SCHEDULE_MS and the worker's concurrency and poll interval. */
   delivery?: Partial<DeliveryWorkerSettings>;
+  /** WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES (1,000): an endpoint is disabled after this many failed deliveries in a row. */
+  disableAfterFailedDeliveries?: number;
   /** How long a rotated-out secret still signs (24 h); tests shorten it. */
   secretOverlapMs?: number;
   /** The attempt deadline (15 s); tests shorten it. */
@@ -93,7 +95,10 @@ export async function startNotificationsService(options: NotificationsServiceOpt
       streams = new JetStreamStreams(nc);
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(NOTIFICATIONS_SERVICE_NAME, options.natsUrl!));
     }
-    worker = new DeliveryWorker(new DeliveriesStore(dataSource), new WebhookSender({ allowPrivate }, options.deliveryTimeoutMs), secretBox, delivery, logger);
+    const deliveries = new DeliveriesStore(dataSource, {
+      disableAfterFailedDeliveries: options.disableAfterFailedDeliveries ?? DEFAULT_DISABLE_AFTER_FAILED_DELIVERIES, firstDelayMs: delivery.retryScheduleMs[0] ?? 0,
+    });
+    worker = new DeliveryWorker(deliveries, new WebhookSender({ allowPrivate }, options.deliveryTimeoutMs), secretBox, delivery, logger);
     app = await NestFactory.createMicroservice(
       NotificationsModule.register({ dataSource, attempts: worker, endpoints: { secretBox, allowPrivate, secretOverlapMs: options.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS } }),
       { strategy, logger: new PinoNestLogger(logger) },

@@ -8,10 +8,10 @@ runService(NOTIFICATIONS_SERVICE_NAME, async (config) => {
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
   const namespace = environment.natsNamespace(config);
-  const { allowPrivateUrls, delivery } = notificationsSettingsFrom(config);
+  const { allowPrivateUrls, delivery, disableAfterFailedDeliveries } = notificationsSettingsFrom(config);
   config.done();
   // The deployment's secret-box key (and INTEGRATIONS_KEY_PREVIOUS during a rotation) seals the signing secrets.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, secretBox, allowPrivateUrls, delivery });
+  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, secretBox, allowPrivateUrls, delivery, disableAfterFailedDeliveries });
   return { service, details: { namespace: namespace ?? '' } };
 });

@@ -1,5 +1,6 @@
-import { DataSource } from 'typeorm';
-import type { DeliveryDecision } from './delivery-schedule.rules.js';
+import { DataSource, type EntityManager } from 'typeorm';
+import { DeliveryPlanner } from '../record-events/record-events.store.js';
+import { disableReason, type DeliveryDecision } from './delivery-schedule.rules.js';
 
 /** A delivery a worker holds the lease of, with what its attempt needs. */
 export interface LeasedDelivery {
@@ -30,8 +31,15 @@ export interface AttemptRecord {
  * again once its lease expires. An endpoint never has more than `perEndpoint` leased deliveries, so a slow
  * endpoint uses its own share of the workers and never delays another's deliveries.
  */
+export interface DeliveriesSettings {
+  /** WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: an endpoint is disabled after this many failed deliveries in a row. */
+  disableAfterFailedDeliveries: number;
+  /** The wait before a new delivery's first attempt (for the webhook_endpoint.disabled event's deliveries). */
+  firstDelayMs: number;
+}
+
 export class DeliveriesStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource, private readonly settings: DeliveriesSettings) {}
 
   async claim(limit: number, perEndpoint: number, leaseToken: string, leaseMs: number): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
@@ -72,13 +80,45 @@ export class DeliveriesStore {
         [delivery.id, attempt.attempted_at, attempt.status_code, attempt.error, attempt.duration_ms, attempt.response_body],
       );
       const delayMs = decision.status === 'pending' ? String(decision.delayMs) : null;
-      await em.query(
+      // TypeORM answers an UPDATE with [rows, row count].
+      const [, settled]: [unknown[], number] = await em.query(
         `UPDATE notifications.deliveries
             SET status = $3, attempts = attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
                 next_attempt_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() + ($4::text || ' milliseconds')::interval END
-          WHERE id = $1 AND lease_token = $2`,
+          WHERE id = $1 AND lease_token = $2 RETURNING id`,
         [delivery.id, delivery.lease_token, decision.status, delayMs],
       );
+      if (settled === 0) return;
+      if (decision.status === 'succeeded') {
+        await em.query('UPDATE notifications.endpoints SET failed_in_a_row = 0, failing_since = NULL WHERE id = $1 AND failed_in_a_row > 0', [delivery.endpoint_id]);
+      }
+      if (decision.status === 'failed') await this.countFailure(em, delivery.endpoint_id);
+    });
+  }
+
+  /**
+   * One more failed delivery in a row; an endpoint past the threshold (or failing for 5 days) is disabled, and
+   * the account's other endpoints are told with a webhook_endpoint.disabled event.
+   */
+  private async countFailure(em: EntityManager, endpointId: string): Promise<void> {
+    const [[streak]]: [Array<{ account_id: string; url: string; enabled: boolean; failed_in_a_row: number; failing_since: Date }>, number] = await em.query(
+      `UPDATE notifications.endpoints SET failed_in_a_row = failed_in_a_row + 1, failing_since = coalesce(failing_since, now())
+        WHERE id = $1 RETURNING account_id, url, enabled, failed_in_a_row, failing_since`,
+      [endpointId],
+    );
+    if (!streak?.enabled) return;
+    const now = new Date();
+    const reason = disableReason({ failedInARow: streak.failed_in_a_row, failingSince: streak.failing_since }, now, this.settings.disableAfterFailedDeliveries);
+    if (!reason) return;
+    await em.query('UPDATE notifications.endpoints SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1', [endpointId, reason]);
+    await new DeliveryPlanner(em, this.settings.firstDelayMs).record({
+      account_id: streak.account_id,
+      type: 'webhook_endpoint.disabled',
+      source_key: `endpoint-disabled:${endpointId}:${now.toISOString()}`,
+      agent_id: null,
+      conversation_id: null,
+      occurred_at: now.toISOString(),
+      data: { endpoint_id: endpointId, url: streak.url, reason },
     });
   }
 }

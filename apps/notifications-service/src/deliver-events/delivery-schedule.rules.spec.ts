@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { afterAttempt, DEFAULT_RETRY_SCHEDULE_MS, isSuccess, parseRetryAfter, parseRetrySchedule, storedBody } from './delivery-schedule.rules.js';
+import { afterAttempt, DEFAULT_RETRY_SCHEDULE_MS, disableReason, isSuccess, parseRetryAfter, parseRetrySchedule, storedBody } from './delivery-schedule.rules.js';
 
 describe('the retry schedule', () => {
   const middle = 0.5; // no jitter
@@ -48,5 +48,18 @@ describe('the retry schedule', () => {
     expect(storedBody('ok')).toBe('ok');
     expect(Buffer.byteLength(storedBody('x'.repeat(5000)))).toBe(1024);
     expect(storedBody('é'.repeat(1000)).length).toBe(512);
+  });
+});
+
+describe('disabling an endpoint that keeps failing', () => {
+  const now = new Date('2026-01-10T00:00:00Z');
+  it('after the threshold of failed deliveries in a row', () => {
+    expect(disableReason({ failedInARow: 999, failingSince: now }, now, 1_000)).toBeUndefined();
+    expect(disableReason({ failedInARow: 1_000, failingSince: now }, now, 1_000)).toBe('1000 deliveries failed in a row');
+  });
+
+  it('after 5 days of nothing but failures, however few', () => {
+    expect(disableReason({ failedInARow: 2, failingSince: new Date('2026-01-05T00:00:01Z') }, now, 1_000)).toBeUndefined();
+    expect(disableReason({ failedInARow: 2, failingSince: new Date('2026-01-05T00:00:00Z') }, now, 1_000)).toBe('every delivery failed for 5 days');
   });
 });

@@ -67,3 +67,22 @@ export function storedBody(text: string): string {
   const bytes = Buffer.from(text, 'utf8');
   return bytes.length <= 1024 ? text : bytes.subarray(0, 1024).toString('utf8').replace(/\uFFFD$/, '');
 }
+
+/** An endpoint whose deliveries have all failed for this long is disabled. */
+export const DISABLE_AFTER_FAILING_FOR_MS = 5 * 24 * 60 * 60 * 1000;
+/** …or after this many failed deliveries in a row (WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES). */
+export const DEFAULT_DISABLE_AFTER_FAILED_DELIVERIES = 1_000;
+
+export interface FailureStreak {
+  /** Deliveries failed in a row since the last success, this one included. */
+  failedInARow: number;
+  /** When the first of them failed. */
+  failingSince: Date;
+}
+
+/** Why an endpoint must be disabled now, or undefined. */
+export function disableReason(streak: FailureStreak, now: Date, maxFailedInARow: number): string | undefined {
+  if (streak.failedInARow >= maxFailedInARow) return `${streak.failedInARow} deliveries failed in a row`;
+  if (now.getTime() - streak.failingSince.getTime() >= DISABLE_AFTER_FAILING_FOR_MS) return 'every delivery failed for 5 days';
+  return undefined;
+}

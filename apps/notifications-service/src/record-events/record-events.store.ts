@@ -55,7 +55,7 @@ export class RecordEventsStore {
 }
 
 /** One transaction's event inserts and the deliveries each plans, with each account's endpoints read once. */
-class DeliveryPlanner {
+export class DeliveryPlanner {
   private readonly endpoints = new Map<string, EndpointFilter[]>();
 
   constructor(private readonly em: EntityManager, private readonly firstDelayMs: number) {}

@@ -84,7 +84,10 @@ export class WebhookEndpointsStore {
 
   async update(em: EntityManager, record: EndpointRecord): Promise<void> {
     await em.query(
-      `UPDATE notifications.endpoints SET url = $3, description = $4, event_types = $5, agent_ids = $6, enabled = $7, disabled_reason = $8, updated_at = $9
+      // Enabling a disabled endpoint starts its failure streak afresh.
+      `UPDATE notifications.endpoints SET url = $3, description = $4, event_types = $5, agent_ids = $6, enabled = $7, disabled_reason = $8, updated_at = $9,
+              failed_in_a_row = CASE WHEN $7 AND NOT enabled THEN 0 ELSE failed_in_a_row END,
+              failing_since = CASE WHEN $7 AND NOT enabled THEN NULL ELSE failing_since END
         WHERE account_id = $1 AND id = $2`,
       [record.account_id, record.id, record.url, record.description, record.event_types, record.agent_ids, record.enabled, record.disabled_reason, record.updated_at],
     );
