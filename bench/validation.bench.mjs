@@ -2,15 +2,19 @@
 // `node bench/validation.bench.mjs` — CPU spent validating payloads, without HTTP, bus or database:
 // a 500-event call-event batch (what the gateway checks on POST /v1/call-events and what conversations-service
 // checks again when it consumes each event) and one agent-create body (what agents-service checks on create).
-// Runs against the built contracts package (`npm run build` or `tsc -b` first). Prints CPU microseconds per
+// Runs against the built contracts package (`npm run build` or `tsc -b` first), or the one at BENCH_CONTRACTS
+// (a path to another build's dist/index.js, to compare with an older commit). Prints CPU microseconds per
 // operation (user + system, process.cpuUsage) as the median of several rounds, after a warm-up.
+import { pathToFileURL } from 'node:url';
 import { importBuilt } from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const BATCHES_PER_ROUND = Number(process.env.BENCH_BATCHES ?? 20);
-const CREATES_PER_ROUND = Number(process.env.BENCH_CREATES ?? 5000);
+const BATCHES_PER_ROUND = Number(process.env.BENCH_BATCHES ?? 40);
+const CREATES_PER_ROUND = Number(process.env.BENCH_CREATES ?? 20000);
 
-const { contracts } = await importBuilt({ contracts: 'libs/contracts/dist/index.js' });
+const contracts = process.env.BENCH_CONTRACTS
+  ? await import(pathToFileURL(process.env.BENCH_CONTRACTS).href)
+  : (await importBuilt({ contracts: 'libs/contracts/dist/index.js' })).contracts;
 const { findCallEventProblem, findCreateAgentProblem } = contracts;
 
 /** A realistic mix: mostly live transcript and progress events, a start and an end with its details per call. */
@@ -81,7 +85,7 @@ const validateCreate = () => {
 
 // Warm-up, so the figures are of optimised code.
 for (let i = 0; i < 5; i += 1) validateBatch();
-for (let i = 0; i < 2000; i += 1) validateCreate();
+for (let i = 0; i < 5000; i += 1) validateCreate();
 
 const batchMicros = cpuMicrosPerOp(validateBatch, BATCHES_PER_ROUND);
 const createMicros = cpuMicrosPerOp(validateCreate, CREATES_PER_ROUND);

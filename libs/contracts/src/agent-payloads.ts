@@ -57,12 +57,23 @@ export const ISO_639_1_CODES = [
   'yo', 'za', 'zh', 'zu',
 ] as const;
 
+/**
+ * Zone names already found valid. Building an Intl.DateTimeFormat costs tens of microseconds, more than all
+ * the other rules of an agent together. Only accepted names are kept, and at most a fixed number of them:
+ * Intl accepts an alias in any case (us/eastern), so a client could otherwise grow the set without end.
+ */
+const KNOWN_TIME_ZONES = new Set<string>();
+const MAX_KNOWN_TIME_ZONES = 2000;
+
 /** An IANA zone name Intl knows; offsets and wrongly cased canonical names are refused. */
 export function isIanaTimeZone(value: unknown): boolean {
   if (typeof value !== 'string' || !/^[A-Za-z]/.test(value)) return false;
+  if (KNOWN_TIME_ZONES.has(value)) return true;
   try {
     const canonical = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-    return !(canonical.toLowerCase() === value.toLowerCase() && canonical !== value);
+    const valid = !(canonical.toLowerCase() === value.toLowerCase() && canonical !== value);
+    if (valid && KNOWN_TIME_ZONES.size < MAX_KNOWN_TIME_ZONES) KNOWN_TIME_ZONES.add(value);
+    return valid;
   } catch {
     return false;
   }

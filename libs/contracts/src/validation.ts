@@ -1,5 +1,6 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { registerDecorator, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
+import { isValidPayloadInstance } from './compiled-payload.js';
 
 export { plainToInstance };
 import { isErrorCode, type ServiceError } from './errors.js';
@@ -37,6 +38,8 @@ export function findProblem<T extends object>(cls: ClassConstructor<T>, body: un
   const reserved = findReservedKey(body, prefix);
   if (reserved) return reserved;
   const instance = plainToInstance(cls, body, { enableImplicitConversion: false });
+  // The compiled class answers for a valid body; class-validator's executor only runs to name a problem.
+  if (isValidPayloadInstance(instance)) return undefined;
   const errors = validateSync(instance, {
     whitelist: true,
     forbidNonWhitelisted: true,
