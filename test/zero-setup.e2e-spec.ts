@@ -94,7 +94,8 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const env = () => ({ DATA_DIR: dataDir, PORT: '0', EMBEDDED_PG_PORT: String(pgPort) });
+  // A short reconciliation interval: npm start must pass it on to agents-service (checked below).
+  const env = () => ({ DATA_DIR: dataDir, PORT: '0', EMBEDDED_PG_PORT: String(pgPort), PLATFORM_RECONCILE_INTERVAL_MS: '1000' });
 
   it('first start: builds, starts the embedded database, seeds demo data and serves the API', async () => {
     running = launch(env());
@@ -153,6 +154,38 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(list.meta.total).toBe(212);
   }, 120_000);
+
+  it('the simulators kept their agents across the restart, and one deleted on its platform is recreated by the reconciliation', async () => {
+    const ports = JSON.parse(readFileSync(join(dataDir, 'ports.json'), 'utf8'));
+    const apiKey = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).apiKey;
+    const simulatorKey = JSON.parse(readFileSync(join(dataDir, 'simulator-credentials.json'), 'utf8')).apiKey;
+    const ours = (path: string) => fetch(`${ports.api}${path}`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json() as Promise<any>);
+    const dashboard = (method: string, path: string) => fetch(`${ports.platform_a}${path}`, { method, headers: { authorization: `Bearer ${simulatorKey}` } });
+    const since = Date.now();
+    const agentId = (await ours('/v1/agents')).data.find((a: any) => a.voice_platform === 'platform_a').id;
+    // The start re-applies the demo integrations, which re-syncs the agents: wait for a reconciliation after that
+    // sync, so the deletion below is found by the reconciliation rather than repaired by the pending sync.
+    let agent: any;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !agent; await new Promise((r) => setTimeout(r, 250))) {
+      const { data } = await ours(`/v1/agents/${agentId}`);
+      const sync = data.platform_sync;
+      if (sync.state === 'synced' && Date.parse(sync.last_reconciled_at) > Math.max(since, Date.parse(sync.last_attempt_at))) agent = data;
+    }
+    expect(agent).toBeDefined();
+    const platformId = agent.platform_sync.platform_agent_id;
+    // A real platform does not forget our agents when we restart: neither do the simulators under npm start.
+    expect((await dashboard('GET', `/v2/agents/${platformId}`)).status).toBe(200);
+
+    expect((await dashboard('DELETE', `/v2/agents/${platformId}`)).status).toBe(204);
+    let repaired: any;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !repaired; await new Promise((r) => setTimeout(r, 250))) {
+      const now = await ours(`/v1/agents/${agent.id}`);
+      if (now.data.platform_sync.last_drift?.repaired_at) repaired = now.data;
+    }
+    expect(repaired?.platform_sync).toMatchObject({ state: 'synced', last_drift: { agent_missing: true, platform: 'platform_a' } });
+    expect(repaired.platform_sync.platform_agent_id).not.toBe(platformId);
+    expect((await dashboard('GET', `/v2/agents/${repaired.platform_sync.platform_agent_id}`)).status).toBe(200);
+  }, 60_000);
 
   it('a second instance on the same data directory is refused with a clear message', async () => {
     const second = launch({ ...env(), EMBEDDED_PG_PORT: String(await freePort()) });

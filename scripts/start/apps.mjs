@@ -9,7 +9,7 @@ const appModule = (app) => pathToFileURL(join(root, 'apps', app, 'dist', 'app.js
 
 async function startInProcess(kit, config, env, databaseUrl, adminToken) {
   const local = { rpc: new kit.InProcessBus(), streams: new kit.InProcessStreams() };
-  const { startAgentsService } = await import(appModule('agents-service'));
+  const { startAgentsService, platformSyncSettingsFrom } = await import(appModule('agents-service'));
   const { startConversationsService } = await import(appModule('conversations-service'));
   const { startNotificationsService, notificationsSettingsFrom } = await import(appModule('notifications-service'));
   const { startGateway, DEFAULT_RPC_TIMEOUT_MS } = await import(appModule('api-gateway'));
@@ -22,10 +22,11 @@ async function startInProcess(kit, config, env, databaseUrl, adminToken) {
   try {
     const integrationsConfig = kit.readConfig(env);
     const platformHttp = { allowPrivate: integrationsConfig.flag('ALLOW_PRIVATE_PLATFORM_URLS', true) };
+    const platformSync = platformSyncSettingsFrom(integrationsConfig);
     const notifications = notificationsSettingsFrom(integrationsConfig, true);
     integrationsConfig.done();
     const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
-    running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp }));
+    running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp, platformSync }));
     running.push(await startConversationsService({ databaseUrl, local, namespace, tuning }));
     running.push(await startNotificationsService({ databaseUrl, local, namespace, secretBox, ...notifications }));
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
