@@ -3,7 +3,8 @@
  * (stream CALL_EVENTS, subject `call_events.<account_id>.<type>` — or the unscoped `call_events.<type>`
  * where the deployment still accepts it — header Nats-Msg-Id = `<account_id>:<id>` or `<agent_id>:<id>`:
  * ids are unique per account only, so the bare id could collide across accounts)
- * or through POST /v1/call-events. The JSON Schema twin is call-event.schema.json.
+ * or through POST /v1/call-events. Its one definition is call-event.schema.json, which the service compiles to
+ * validate events; these types are checked against it (test/contracts/call-event-types.spec.ts).
  */
 export const CALL_EVENT_TYPES = [
   'call.started',
