@@ -152,6 +152,29 @@ describe('outbound events: signed webhooks to the account’s endpoints', () => 
     expect(receiver.of('agent.created')).toHaveLength(3);
   }, 30_000);
 
+  it('isolation: an endpoint that never answers holds at most its cap of attempts, and another endpoint’s deliveries arrive meanwhile', async () => {
+    const owner = await system.createAccount();
+    const hanging: Array<import('node:http').ServerResponse> = [];
+    const stuck = createServer((_req, res) => void hanging.push(res));
+    await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
+    try {
+      const stuckUrl = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/never`;
+      expect((await owner.api.post('/v1/webhook-endpoints', { url: stuckUrl, event_types: ['agent.created'] })).status).toBe(201);
+      const { receiver } = await receiverFor(owner, { event_types: ['agent.created'] });
+      const started = Date.now();
+      for (let i = 0; i < 6; i++) expect((await owner.api.post('/v1/agents', { name: `Isolated desk ${i}`, voice_platform: 'platform_a' })).status).toBe(201);
+      const arrived = await pollUntil(async () => receiver.of('agent.created').length, (n) => n >= 6, 10_000);
+      expect(arrived).toBe(6);
+      // Well within the hanging endpoint's 15 s deadline: its attempts did not hold the others up.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(hanging.length).toBeGreaterThan(0);
+      expect(hanging.length).toBeLessThanOrEqual(4); // WEBHOOK_ENDPOINT_CONCURRENCY
+    } finally {
+      stuck.closeAllConnections();
+      stuck.close();
+    }
+  }, 30_000);
+
   it('the delivery log shows every attempt; resend attempts again now with the same webhook-id', async () => {
     const { receiver, endpoint } = await receiverFor(account, { event_types: ['agent.deleted'] }, 1);
     const agent = await account.api.post('/v1/agents', { name: 'Log desk', voice_platform: 'platform_a' });
