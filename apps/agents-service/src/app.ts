@@ -16,16 +16,11 @@ import { AgentEventsRelay } from './relay/agent-events.relay.js';
 import { createVoicePlatformAdapters } from '@voice/voice-platforms';
 import type { PlatformSyncSettings } from './platform-sync/platform-sync.handler.js';
 
-/**
- * PLATFORM_SYNC_INLINE_MS (8 s): how long a create, update or delete waits for its platform sync before
- * answering with platform_sync pending; PLATFORM_SYNC_CONCURRENCY (4) syncs at once per process;
- * the background worker looks for due work every PLATFORM_SYNC_POLL_MS (1 s); every
- * PLATFORM_RECONCILE_INTERVAL_MS (60 s) each account's agents are compared with each of its platforms.
- */
-export const DEFAULT_PLATFORM_SYNC: Omit<PlatformSyncSettings, 'logger'> = { inlineBoundMs: 8_000, concurrency: 4, pollIntervalMs: 1_000, reconcileIntervalMs: 60_000 };
+import { DEFAULT_PLATFORM_SYNC } from './platform-sync/platform-sync.settings.js';
 import type { PlatformHttpOptions } from '@voice/voice-platforms';
 
 export const AGENTS_SERVICE_NAME = 'agents-service';
+export { DEFAULT_PLATFORM_SYNC, platformSyncSettingsFrom } from './platform-sync/platform-sync.settings.js';
 
 export interface AgentsServiceOptions {
   databaseUrl: string;
