@@ -2,11 +2,14 @@
 // `node bench/validation.bench.mjs` — CPU spent validating payloads, without HTTP, bus or database:
 // a 500-event call-event batch (what the gateway checks on POST /v1/call-events and what conversations-service
 // checks again when it consumes each event) and one agent-create body (what agents-service checks on create).
-// Runs against the built contracts package (`npm run build` or `tsc -b` first), or the one at BENCH_CONTRACTS
-// (a path to another build's dist/index.js, to compare with an older commit). Prints CPU microseconds per
-// operation (user + system, process.cpuUsage) as the median of several rounds, after a warm-up.
-import { pathToFileURL } from 'node:url';
-import { importBuilt } from './support.mjs';
+// Runs against the built contracts package (`npm run build` or `tsc -b` first). With BENCH_BASELINE (the
+// dist/index.js of another build of libs/contracts, e.g. an older commit's) it also measures that one, in its own
+// process, and writes both into BENCHMARKS.md between the validation markers. Figures are CPU time per operation
+// (user + system, process.cpuUsage), the median of several rounds after a warm-up.
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importBuilt, writeBenchmarkSection } from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const BATCHES_PER_ROUND = Number(process.env.BENCH_BATCHES ?? 40);
@@ -87,7 +90,35 @@ const validateCreate = () => {
 for (let i = 0; i < 5; i += 1) validateBatch();
 for (let i = 0; i < 5000; i += 1) validateCreate();
 
-const batchMicros = cpuMicrosPerOp(validateBatch, BATCHES_PER_ROUND);
-const createMicros = cpuMicrosPerOp(validateCreate, CREATES_PER_ROUND);
-console.log(`call-event batch of 500: ${(batchMicros / 1000).toFixed(2)} ms CPU (${(batchMicros / 500).toFixed(1)} µs per event)`);
-console.log(`agent create body:       ${createMicros.toFixed(1)} µs CPU`);
+const now = { batchMicros: cpuMicrosPerOp(validateBatch, BATCHES_PER_ROUND), createMicros: cpuMicrosPerOp(validateCreate, CREATES_PER_ROUND) };
+if (process.env.BENCH_REPORT_JSON) {
+  console.log(JSON.stringify(now));
+  process.exit(0);
+}
+const show = (label, { batchMicros, createMicros }) => {
+  console.log(`${label}call-event batch of 500: ${(batchMicros / 1000).toFixed(2)} ms CPU (${(batchMicros / 500).toFixed(1)} µs per event)`);
+  console.log(`${label}agent create body:       ${createMicros.toFixed(1)} µs CPU`);
+};
+show('', now);
+
+if (process.env.BENCH_BASELINE) {
+  const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_CONTRACTS: process.env.BENCH_BASELINE, BENCH_REPORT_JSON: '1' }, encoding: 'utf8',
+  });
+  const before = JSON.parse(output.trim().split('\n').pop());
+  show('baseline: ', before);
+  const row = (what, b, n, unit, scale) => `| ${what} | ${(b / scale).toFixed(2)} ${unit} | ${(n / scale).toFixed(2)} ${unit} | ${(n / b).toFixed(2)}× |`;
+  writeBenchmarkSection('validation', [
+    '## Payload validation CPU',
+    '',
+    `**A 500-event call-event batch: ${(now.batchMicros / 1000).toFixed(2)} ms of CPU, ${(now.batchMicros / before.batchMicros).toFixed(2)}× the baseline's ${(before.batchMicros / 1000).toFixed(2)} ms; an agent-create body ${now.createMicros.toFixed(1)} µs, ${(now.createMicros / before.createMicros).toFixed(2)}× its ${before.createMicros.toFixed(1)} µs.**`,
+    '',
+    'Command: `npm run build && BENCH_BASELINE=<another build>/libs/contracts/dist/index.js node bench/validation.bench.mjs` (env: `BENCH_BASELINE_LABEL`, `BENCH_ROUNDS`, `BENCH_BATCHES`, `BENCH_CREATES`).',
+    `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; baseline: ${process.env.BENCH_BASELINE_LABEL ?? `\`${process.env.BENCH_BASELINE}\``}.`,
+    '',
+    '| CPU per operation | baseline | now | now / baseline |',
+    '|---|---|---|---|',
+    row('findCallEventProblem over a 500-event batch (gateway, then conversations-service again)', before.batchMicros, now.batchMicros, 'ms', 1000),
+    row('findCreateAgentProblem on one agent-create body (agents-service)', before.createMicros, now.createMicros, 'µs', 1),
+  ].join('\n'));
+}
