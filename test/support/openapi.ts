@@ -172,6 +172,7 @@ export function openApiValidator(document: any): OpenApiValidator {
     };
     walk(document.components ?? {}, 'components');
     walk(document.paths ?? {}, 'paths');
+    walk(document.webhooks ?? {}, 'webhooks');
     return problems;
   };
 

@@ -9,6 +9,7 @@ import { REQUEST_ID_EXAMPLE } from './examples.js';
 import { ref, type JsonSchema } from './json-schema.js';
 import { API_ERRORS_METADATA, API_TAGS, IDEMPOTENCY_ERRORS, IDEMPOTENT_METADATA, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency.rules.js';
+import { outboundWebhooks } from './webhook-endpoint-schemas.js';
 import { componentSchemas } from './schemas.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -211,6 +212,8 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
     }
   }
   addOperationExamples(document.paths as never, document.components.schemas as never);
+  // OpenAPI 3.1: what the account's webhook endpoints are sent.
+  document.webhooks = outboundWebhooks() as OpenAPIObject['webhooks'];
   // The groups of the docs page: those in use, in API_TAGS order, each with its description.
   const used = new Set(Object.values(document.paths).flatMap((item) => HTTP_METHODS.flatMap((m) => item[m]?.tags ?? [])));
   document.tags = Object.entries(API_TAGS)

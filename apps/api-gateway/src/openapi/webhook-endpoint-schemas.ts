@@ -156,3 +156,95 @@ export function webhookEndpointComponents(): Record<string, JsonSchema> {
     UpdateWebhookEndpointRequest: updateRequest,
   };
 }
+
+const agentData = {
+  type: 'object',
+  required: ['agent', 'version'],
+  additionalProperties: false,
+  properties: {
+    agent: {
+      type: 'object',
+      required: ['id', 'name', 'voice_platform', 'status', 'recording_enabled', 'transcription_enabled'],
+      additionalProperties: false,
+      properties: {
+        id: string(), name: string(), voice_platform: string(), status: enumOf(['active', 'paused', 'deleted']), recording_enabled: boolean, transcription_enabled: boolean,
+      },
+    },
+    version: integer({ minimum: 1, description: 'The agent’s version after the change: a receiver keeps the highest it saw.' }),
+  },
+};
+const conversationData = {
+  type: 'object',
+  required: ['conversation', 'sequence'],
+  additionalProperties: false,
+  properties: {
+    conversation: { $ref: '#/components/schemas/ConversationListItem' },
+    sequence: integer({ minimum: 1, description: 'The conversation’s version: drop an event whose sequence is below one already handled.' }),
+  },
+};
+const CONVERSATION_ITEM_EXAMPLE = {
+  id: 'call_01HZX3', agent_id: 'agt_5f0c3b8a9d2e4f6a7b8c9d0e', agent_name: 'Front desk', caller_number: '+14155550123', status: 'completed',
+  start_time: '2025-03-01T10:00:00Z', end_time: '2025-03-01T10:03:05Z', duration: 185, sentiment: 'positive', outcome: 'appointment_booked',
+  topics: ['booking'], has_recording: true, has_transcript: true, summary: 'Booked a cleaning for Tuesday.', created_at: '2025-03-01T10:00:01.000Z',
+};
+
+/** Each event type a webhook endpoint receives, as the OpenAPI 3.1 `webhooks` section describes it. */
+const OUTBOUND_WEBHOOKS: Array<{ type: OutboundEvent['type']; summary: string; data: JsonSchema; example: unknown }> = [
+  { type: 'conversation.started', summary: 'A call began.', data: conversationData, example: { conversation: { ...CONVERSATION_ITEM_EXAMPLE, status: 'in_progress', end_time: null, duration: 0 }, sequence: 1 } },
+  { type: 'conversation.updated', summary: 'A call’s list fields changed while it runs, or after its end (an analysis arriving late).', data: conversationData, example: { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 5 } },
+  { type: 'conversation.ended', summary: 'A call completed, failed or was abandoned.', data: conversationData, example: { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 4 } },
+  { type: 'agent.created', summary: 'An agent was created.', data: agentData, example: EVENT_EXAMPLE.data },
+  { type: 'agent.updated', summary: 'An agent changed (also paused, resumed, or given its number).', data: agentData, example: EVENT_EXAMPLE.data },
+  { type: 'agent.deleted', summary: 'An agent was deleted.', data: agentData, example: EVENT_EXAMPLE.data },
+  {
+    type: 'webhook_endpoint.disabled',
+    summary: 'Another endpoint of the account was disabled after its deliveries kept failing.',
+    data: { type: 'object', required: ['endpoint_id', 'url', 'reason'], additionalProperties: false, properties: { endpoint_id: string(), url: string(), reason: string() } },
+    example: { endpoint_id: ENDPOINT_EXAMPLE.id, url: ENDPOINT_EXAMPLE.url, reason: '1000 deliveries failed in a row' },
+  },
+  {
+    type: 'webhook.test',
+    summary: 'Sent by POST /v1/webhook-endpoints/{id}/test.',
+    data: { type: 'object', required: ['endpoint_id'], additionalProperties: false, properties: { endpoint_id: string() } },
+    example: { endpoint_id: ENDPOINT_EXAMPLE.id },
+  },
+];
+
+const signatureHeaders = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id: the same on every attempt, for de-duplication.', schema: string({ maxLength: 64 }), example: EVENT_EXAMPLE.id },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of the attempt; refuse one far from your clock.', schema: string({ maxLength: 16 }), example: '1740823200' },
+  {
+    name: 'webhook-signature', in: 'header', required: true,
+    description: 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> per secret, space-separated (two during a rotation). Verify with a Standard Webhooks library.',
+    schema: string({ maxLength: 256 }), example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
+
+/** The `webhooks` section: what each endpoint is POSTed, one entry per event type. */
+export function outboundWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    OUTBOUND_WEBHOOKS.map(({ type, summary, data, example }) => [
+      type,
+      {
+        post: {
+          summary,
+          description: 'Signed per Standard Webhooks. Answer 2xx within 15 s; anything else is retried on the schedule. Order across events is not guaranteed.',
+          parameters: signatureHeaders,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object', required: ['id', 'type', 'timestamp', 'data'], additionalProperties: false,
+                  properties: { id: string(), type: { type: 'string', const: type }, timestamp: dateTime, data },
+                },
+                example: { id: EVENT_EXAMPLE.id, type, timestamp: EVENT_EXAMPLE.timestamp, data: example },
+              },
+            },
+          },
+          responses: { '200': { description: 'Received (any 2xx).' } },
+        },
+      },
+    ]),
+  );
+}
