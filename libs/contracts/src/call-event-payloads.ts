@@ -136,8 +136,11 @@ function segmentEndsBeforeStart(segment: Record<string, unknown>, path: string):
   return typeof start === 'number' && typeof end === 'number' && end < start ? `${path} must not be less than start_ms.` : undefined;
 }
 
-function segmentsInOrder(event: { type: string; data: { segments?: Record<string, unknown>[] } }): boolean {
-  return event.type !== 'call.transcript' || (event.data.segments ?? []).every((segment) => !segmentEndsBeforeStart(segment, 'end_ms'));
+/** For an event the compiled schema accepted: its transcript segments, if any, all end at or after their start. */
+function segmentsInOrder(event: Record<string, unknown>): boolean {
+  if (event.type !== 'call.transcript') return true;
+  const { segments } = event.data as { segments: Record<string, unknown>[] };
+  return segments.every((segment) => !segmentEndsBeforeStart(segment, 'end_ms'));
 }
 
 const problems = new CallEventProblems(
@@ -165,7 +168,7 @@ export function findCallEventProblem(value: unknown, pathPrefix = ''): ServiceEr
   }
   const reserved = findReservedKey(value, pathPrefix);
   if (reserved) return reserved;
-  if (validateCallEvent(value) && segmentsInOrder(value as never)) return undefined;
+  if (validateCallEvent(value) && segmentsInOrder(value)) return undefined;
   return explainCallEventProblem(value, pathPrefix) ?? schemaMismatch(pathPrefix);
 }
 
