@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { openApiValidator } from './support/openapi.js';
 import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 
@@ -293,6 +294,13 @@ describe('outbound events: signed webhooks to the account’s endpoints', () => 
     expect((await other.api.get(`/v1/events/${start.event.id}`)).status).toBe(404);
     expect((await other.api.get('/v1/events?conversation_id=conv-outbound')).body.data).toEqual([]);
   }, 40_000);
+
+  it('every body an endpoint received is what the OpenAPI webhooks section documents for its type', async () => {
+    const oa = openApiValidator((await system.anonymous.get('/v1/openapi.json')).body);
+    const bodies = receivers.flatMap((receiver) => receiver.received.map((r) => r.event));
+    expect(new Set(bodies.map((b) => b.type)).size).toBeGreaterThanOrEqual(5);
+    expect(bodies.map((body) => oa.webhookBodyProblem(body)).filter(Boolean)).toEqual([]);
+  });
 });
 
 describe('outbound events: an endpoint that keeps failing is disabled', () => {

@@ -55,6 +55,8 @@ export interface OpenApiValidator {
    * success (2xx) bodies — except binary bodies (format: binary), which JSON cannot hold.
    */
   missingExamples(): string[];
+  /** Why a body a webhook endpoint received is not what the document's `webhooks` section says of its type; undefined when it is. */
+  webhookBodyProblem(body: { type?: unknown }): string | undefined;
 }
 
 function templatePattern(template: string): RegExp {
@@ -196,7 +198,14 @@ export function openApiValidator(document: any): OpenApiValidator {
     return missing;
   };
 
-  return { document, operations, checked, operationFor, check, compileAll, invalidExamples, missingExamples };
+  const webhookBodyProblem = (body: { type?: unknown }): string | undefined => {
+    const schema = document.webhooks?.[String(body.type)]?.post?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return `the document's webhooks section has no ${String(body.type)}`;
+    const validate = compile(`webhook ${String(body.type)}`, schema);
+    return validate(body) ? undefined : `${String(body.type)}: ${ajv.errorsText(validate.errors)}`;
+  };
+
+  return { document, operations, checked, operationFor, check, compileAll, invalidExamples, missingExamples, webhookBodyProblem };
 }
 
 /** Loads the document the running gateway serves. */
