@@ -199,10 +199,11 @@ export function openApiValidator(document: any): OpenApiValidator {
   };
 
   const webhookBodyProblem = (body: { type?: unknown }): string | undefined => {
-    const schema = document.webhooks?.[String(body.type)]?.post?.requestBody?.content?.['application/json']?.schema;
-    if (!schema) return `the document's webhooks section has no ${String(body.type)}`;
-    const validate = compile(`webhook ${String(body.type)}`, schema);
-    return validate(body) ? undefined : `${String(body.type)}: ${ajv.errorsText(validate.errors)}`;
+    const type = String(body.type);
+    const schema = document.webhooks?.[type]?.post?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return `the document's webhooks section has no ${type}`;
+    const validate = compile(`webhook ${type}`, schema);
+    return validate(body) ? undefined : `${type}: ${ajv.errorsText(validate.errors)}`;
   };
 
   return { document, operations, checked, operationFor, check, compileAll, invalidExamples, missingExamples, webhookBodyProblem };
