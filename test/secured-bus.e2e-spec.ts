@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -142,6 +143,28 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
     expect(subjects).toEqual(expect.arrayContaining([`call_events.${account.id}.call.started`, `call_events.${account.id}.call.ended`]));
     const health = await system.anonymous.get('/health');
     expect(health.status).toBe(200);
+  }, 30_000);
+
+  it('carries outbound events: the endpoints requests to notifications-service, and its consumers of the agents’ and the conversations’ streams', async () => {
+    const received: Array<{ type: string }> = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => (received.push(JSON.parse(body)), res.writeHead(204).end()));
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/in`;
+      const endpoint = await account.api.post('/v1/webhook-endpoints', { url, event_types: ['agent.created', 'conversation.ended'] });
+      expect(endpoint.status).toBe(201);
+      const agent = await account.api.post('/v1/agents', { name: 'Outbound', voice_platform: 'platform_a' });
+      expect(agent.status).toBe(201);
+      expect((await account.api.post('/v1/call-events', { events: callEvents('conv-secured-out', agent.body.data.id) })).status).toBe(202);
+      await pollUntil(async () => received.map((e) => e.type).sort(), (types) => types.length >= 2, 15_000);
+      expect(received.map((e) => e.type).sort()).toEqual(['agent.created', 'conversation.ended']);
+    } finally {
+      receiver.close();
+    }
   }, 30_000);
 
   it('carries a reply bigger than the bus as a claim check (services store it, the gateway redeems it)', async () => {
