@@ -14,6 +14,7 @@ import { DeliveriesStore } from './deliver-events/deliveries.store.js';
 import { DEFAULT_DISABLE_AFTER_FAILED_DELIVERIES, DEFAULT_RETRY_SCHEDULE_MS } from './deliver-events/delivery-schedule.rules.js';
 import { DEFAULT_DELIVERY_WORKER, DeliveryWorker, type DeliveryWorkerSettings } from './deliver-events/delivery.worker.js';
 import { WebhookSender } from './deliver-events/webhook-sender.js';
+import { EventsRetention } from './events-retention/events-retention.js';
 import { NotificationsModule } from './notifications.module.js';
 import { RecordEventsStore } from './record-events/record-events.store.js';
 import { SourceEventsConsumers } from './record-events/source-events.consumers.js';
@@ -27,6 +28,8 @@ export interface NotificationsServiceOptions {
   databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
+  /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
+  jetstreamReplicas?: number;
   namespace?: string;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
@@ -75,8 +78,10 @@ export async function startNotificationsService(options: NotificationsServiceOpt
   let app: INestMicroservice | undefined;
   let consumers: SourceEventsConsumers | undefined;
   let worker: DeliveryWorker | undefined;
+  let retention: EventsRetention | undefined;
 
   const close = async () => {
+    retention?.stop();
     await consumers?.stop();
     await worker?.stop();
     await app?.close().catch((err: unknown) => logger.error({ err }, 'closing the NATS server failed'));
@@ -92,7 +97,7 @@ export async function startNotificationsService(options: NotificationsServiceOpt
       strategy = new InProcessServer(options.local.rpc);
     } else {
       nc = await connectNats(options.natsUrl!, NOTIFICATIONS_SERVICE_NAME);
-      streams = new JetStreamStreams(nc);
+      streams = new JetStreamStreams(nc, { replicas: options.jetstreamReplicas });
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(NOTIFICATIONS_SERVICE_NAME, options.natsUrl!));
     }
     const deliveries = new DeliveriesStore(dataSource, {
@@ -111,6 +116,8 @@ export async function startNotificationsService(options: NotificationsServiceOpt
     });
     await consumers.start();
     worker.start();
+    retention = new EventsRetention(dataSource, logger);
+    retention.start();
   } catch (err) {
     await close();
     throw err;
