@@ -6,10 +6,15 @@ import type { EndReasonTable } from './webhooks/end-reasons.js';
 import type { JsonSchema } from './webhooks/json-schema.js';
 import type { WebhookMapping } from './webhooks/types.js';
 
+/** Where the platform sells a number: anywhere, or only in an area the buyer names. */
+export type NumberPurchase = 'any' | 'area_code_required';
+
 export interface VoicePlatformDefinition {
   readonly platform: VoicePlatform;
   /** Its management API (agents, numbers, listings), for the generic ManagementAdapter. */
   readonly management: ManagementDialect;
+  /** Whether buying a number needs an area code. */
+  readonly numberPurchase: NumberPurchase;
   /** Its webhook signature, checked over the raw body before anything is read. */
   readonly verifySignature: WebhookSignatureCheck;
   /** Its webhook body (parsed JSON) in our call-event contract; throws MalformedBody for a body not of its shape. */
@@ -19,4 +24,6 @@ export interface VoicePlatformDefinition {
   /** Its webhook body as the OpenAPI document shows it, under this component name. */
   readonly webhookSchemaName: string;
   readonly webhookSchema: JsonSchema;
+  /** How its webhook deliveries are signed, as the OpenAPI document tells integrators (Markdown). */
+  readonly webhookSignatureDoc: string;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { VoicePlatform } from '@voice/contracts';
-import type { PlatformAgentSpec } from '@voice/voice-platforms';
+import { VOICE_PLATFORM_DEFINITIONS, type PlatformAgentSpec } from '@voice/voice-platforms';
 import {
   applyStep, DEFAULT_AREA_CODE, desiredPlatformAgent, planPlatformSync, SYNC_PLATFORMS, type DesiredPlatformAgent, type NumberFacts, type PlatformFacts, type PlatformSyncStep,
   type StepResult, type SyncFacts,
@@ -237,5 +237,13 @@ describe('desiredPlatformAgent', () => {
     expect(desiredPlatformAgent({ ...agent, transfer_number: '+442071838750' }, '').area_code).toBe(DEFAULT_AREA_CODE);
     expect(desiredPlatformAgent({ ...agent, transfer_number: null }, '').area_code).toBe(DEFAULT_AREA_CODE);
     expect(desiredPlatformAgent({ ...agent, voice_platform: 'platform_a', voice_id: 'pa-voice-warm' }, '')).toMatchObject({ area_code: null, spec: { voice_id: 'pa-voice-warm' } });
+  });
+
+  it('names an area exactly for the registered platforms whose definition says buying needs one, and plans for every registered platform', () => {
+    for (const definition of Object.values(VOICE_PLATFORM_DEFINITIONS)) {
+      const area = desiredPlatformAgent({ ...agent, voice_platform: definition.platform }, '').area_code;
+      expect([definition.platform, area]).toEqual([definition.platform, definition.numberPurchase === 'area_code_required' ? '312' : null]);
+    }
+    expect(SYNC_PLATFORMS).toEqual(Object.keys(VOICE_PLATFORM_DEFINITIONS));
   });
 });

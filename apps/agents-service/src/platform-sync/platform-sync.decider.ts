@@ -32,9 +32,10 @@
  */
 import type { VoicePlatform } from '@voice/contracts';
 import type { AgentState } from '../agent/agent.js';
-import { AGENT_SPEC_FIELDS, type PlatformAgentChanges, type PlatformAgentSpec, type PlatformNumber } from '@voice/voice-platforms';
+import { AGENT_SPEC_FIELDS, VOICE_PLATFORM_DEFINITIONS, voicePlatform, type PlatformAgentChanges, type PlatformAgentSpec, type PlatformNumber } from '@voice/voice-platforms';
 
-export const SYNC_PLATFORMS: readonly VoicePlatform[] = ['platform_a', 'platform_b'];
+/** Every registered platform, in registry order: where an agent may hold something to remove. */
+export const SYNC_PLATFORMS: readonly VoicePlatform[] = Object.values(VOICE_PLATFORM_DEFINITIONS).map((definition) => definition.platform);
 
 export type SyncedStatus = 'active' | 'paused' | 'deleted';
 
@@ -46,7 +47,7 @@ export interface DesiredPlatformAgent {
   spec: PlatformAgentSpec;
   /** The customer's number (imported), or null: keep the one held, else buy one. */
   phone_number: string | null;
-  /** Where to buy when buying (platform_b only sells in a named area). */
+  /** Where to buy when buying (for a platform that sells only in a named area). */
   area_code?: string | null;
 }
 
@@ -113,7 +114,7 @@ const LEGACY_DEFAULT_VOICES: Readonly<Record<string, string>> = {
   'platform_b-default-voice': 'pb-voice-default',
 };
 
-/** Where platform_b buys a number when the agent names none: it sells only in a named area. */
+/** Where a platform that sells only in a named area buys when the agent's transfer number names none. */
 export const DEFAULT_AREA_CODE = '415';
 
 /**
@@ -121,7 +122,7 @@ export const DEFAULT_AREA_CODE = '415';
  * platform ('' when it has none: the platform then refuses the agent, which says why).
  *
  * A number to buy comes from the area of the agent's transfer number when that is a North American number
- * (the caller is local to the business), else DEFAULT_AREA_CODE; platform_a, which sells anywhere, gets no area.
+ * (the caller is local to the business), else DEFAULT_AREA_CODE; a platform that sells anywhere gets no area.
  */
 export function desiredPlatformAgent(agent: AgentState, webhookUrl: string): DesiredPlatformAgent {
   const nanpArea = /^\+1([2-9]\d\d)/.exec(agent.transfer_number ?? '')?.[1];
@@ -139,7 +140,7 @@ export function desiredPlatformAgent(agent: AgentState, webhookUrl: string): Des
       webhook_url: webhookUrl,
     },
     phone_number: agent.phone_number,
-    area_code: agent.voice_platform === 'platform_b' ? nanpArea ?? DEFAULT_AREA_CODE : null,
+    area_code: voicePlatform(agent.voice_platform).numberPurchase === 'area_code_required' ? nanpArea ?? DEFAULT_AREA_CODE : null,
   };
 }
 

@@ -9,11 +9,14 @@ import { PLATFORM_A_WEBHOOK_SCHEMA } from './webhook-schema.js';
 export const PLATFORM_A: VoicePlatformDefinition = {
   platform: 'platform_a',
   management: PLATFORM_A_MANAGEMENT,
+  numberPurchase: 'any',
   verifySignature: verifyPlatformAWebhook,
   mapWebhook: mapPlatformA,
   endReasons: PLATFORM_A_END_REASONS,
   webhookSchemaName: 'PlatformAWebhook',
   webhookSchema: PLATFORM_A_WEBHOOK_SCHEMA,
+  webhookSignatureDoc:
+    'Signed with `X-Platform-A-Signature: v=<Unix ms>,d=<hex HMAC-SHA256(webhook secret, raw body + timestamp digits)>`.',
 };
 
 export { PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH, PLATFORM_A_NUMBER_FIELDS } from './agent-fields.js';
