@@ -7,11 +7,12 @@ runService(NOTIFICATIONS_SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
+  const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
   const { allowPrivateUrls, delivery, disableAfterFailedDeliveries } = notificationsSettingsFrom(config);
   config.done();
   // The deployment's secret-box key (and INTEGRATIONS_KEY_PREVIOUS during a rotation) seals the signing secrets.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, secretBox, allowPrivateUrls, delivery, disableAfterFailedDeliveries });
+  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, secretBox, allowPrivateUrls, delivery, disableAfterFailedDeliveries });
   return { service, details: { namespace: namespace ?? '' } };
 });

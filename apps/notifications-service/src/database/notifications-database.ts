@@ -1,8 +1,9 @@
 import { CreateNotificationsSchema1765000000000 } from './migrations/1765000000000-create-notifications-schema.js';
 import { EndpointSecretRotation1765100000000 } from './migrations/1765100000000-endpoint-secret-rotation.js';
 import { EndpointFailureStreak1765200000000 } from './migrations/1765200000000-endpoint-failure-streak.js';
+import { DeliveryWindow1765300000000 } from './migrations/1765300000000-delivery-window.js';
 
 /** The PostgreSQL schema notifications-service owns; nothing else writes to it. */
 export const NOTIFICATIONS_SCHEMA = 'notifications';
 
-export const notificationsMigrations = [CreateNotificationsSchema1765000000000, EndpointSecretRotation1765100000000, EndpointFailureStreak1765200000000];
+export const notificationsMigrations = [CreateNotificationsSchema1765000000000, EndpointSecretRotation1765100000000, EndpointFailureStreak1765200000000, DeliveryWindow1765300000000];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentIntegrationEvent, ConversationChange, ConversationListItem } from '@voice/contracts';
-import { agentEventDraft, conversationEventDraft, endpointsFor, type EndpointFilter } from './outbound-event.rules.js';
+import { agentEventDraft, coalescedFirstAttempt, conversationEventDraft, endpointsFor, type EndpointFilter } from './outbound-event.rules.js';
 
 const agentEvent = (type: AgentIntegrationEvent['type']): AgentIntegrationEvent => ({
   id: 'evt-1',
@@ -70,5 +70,21 @@ describe('which endpoints an event goes to', () => {
     const endpoints = [endpoint('a', { agent_ids: ['agt_2'] }), endpoint('b', { agent_ids: ['agt_1', 'agt_2'] })];
     expect(endpointsFor({ type: 'agent.updated', agent_id: 'agt_1' }, endpoints)).toEqual(['b']);
     expect(endpointsFor({ type: 'webhook.test', agent_id: null }, endpoints)).toEqual([]);
+  });
+});
+
+describe('coalescing in-progress conversation updates', () => {
+  it('marks updates of a call in progress only', () => {
+    expect(conversationEventDraft(change('conversation.updated', 'in_progress', 2), false).coalesced).toBe(true);
+    expect(conversationEventDraft(change('conversation.updated', 'completed', 5), true).coalesced).toBeUndefined();
+    expect(conversationEventDraft(change('conversation.created', 'in_progress', 1), false).coalesced).toBeUndefined();
+  });
+
+  it('spaces an endpoint’s updates of one conversation by 5 s after the previous one was due', () => {
+    const now = new Date('2026-01-01T00:00:10Z');
+    expect(coalescedFirstAttempt(now, 0, undefined)).toEqual(now);
+    expect(coalescedFirstAttempt(now, 0, new Date('2026-01-01T00:00:08Z'))).toEqual(new Date('2026-01-01T00:00:13Z'));
+    expect(coalescedFirstAttempt(now, 0, new Date('2026-01-01T00:00:01Z'))).toEqual(now);
+    expect(coalescedFirstAttempt(now, 4_000, new Date('2026-01-01T00:00:08Z'))).toEqual(new Date('2026-01-01T00:00:14Z'));
   });
 });

@@ -16,6 +16,20 @@ export interface EventDraft {
   /** When the change happened, when its source says; else the event's timestamp is when it is recorded. */
   occurred_at: string | null;
   data: Record<string, unknown>;
+  /** An update of a call in progress: its deliveries are coalesced per conversation (COALESCE_WINDOW_MS). */
+  coalesced?: boolean;
+}
+
+/** In-progress conversation updates reach an endpoint at most once per conversation per this long. */
+export const COALESCE_WINDOW_MS = 5_000;
+
+/**
+ * When a coalesced update's first attempt is due: as soon as the schedule says, but not within the window of the
+ * conversation's previous update to that endpoint (`previousWindowAt`, when it first was due).
+ */
+export function coalescedFirstAttempt(now: Date, firstDelayMs: number, previousWindowAt: Date | undefined): Date {
+  const soonest = now.getTime() + firstDelayMs;
+  return new Date(previousWindowAt ? Math.max(soonest, previousWindowAt.getTime() + COALESCE_WINDOW_MS) : soonest);
 }
 
 const AGENT_EVENT_TYPES: Record<string, OutboundEventType> = {
@@ -59,6 +73,7 @@ export function conversationEventDraft(change: ConversationChange, alreadyEnded:
     conversation_id: conversation.id,
     occurred_at: null,
     data: { conversation, sequence: change.version },
+    ...(type === 'conversation.updated' && !ended ? { coalesced: true } : {}),
   };
 }
 

@@ -63,6 +63,26 @@ describe('recording events and planning their deliveries (real PostgreSQL)', () 
     expect(types.sort()).toEqual(['conversation.ended', 'conversation.started', 'conversation.updated', 'conversation.updated'].sort());
   });
 
+  it('coalesces in-progress updates: one pending per conversation and endpoint (the newest), the next 5 s after the previous one was due', async () => {
+    const watcher = await endpoint('acct_co', { event_types: ['conversation.updated'] });
+    const pendingUpdates = () => dataSource.query(
+      `SELECT e.body::json->'data'->>'sequence' AS sequence, d.window_at FROM notifications.deliveries d JOIN notifications.events e ON e.id = d.event_id
+        WHERE d.endpoint_id = $1 AND d.status = 'pending' ORDER BY d.created_at`, [watcher],
+    );
+    await store.recordConversationChanges([change('acct_co', 'conv_co', 'in_progress', 1)], 0);
+    for (const version of [2, 3, 4]) await store.recordConversationChanges([change('acct_co', 'conv_co', 'in_progress', version)], 0);
+    const [first] = await pendingUpdates();
+    expect(await pendingUpdates()).toEqual([{ sequence: '4', window_at: first.window_at }]);
+    // Sent; the next update waits out the 5 s window of the one sent.
+    await dataSource.query(`UPDATE notifications.deliveries SET status = 'succeeded', attempts = 1 WHERE endpoint_id = $1`, [watcher]);
+    await store.recordConversationChanges([change('acct_co', 'conv_co', 'in_progress', 5)], 0);
+    const [next] = await pendingUpdates();
+    expect(next.sequence).toBe('5');
+    expect(next.window_at.getTime() - first.window_at.getTime()).toBeGreaterThanOrEqual(5_000);
+    // All five changes stay recorded as events.
+    expect((await eventsOf('acct_co')).length).toBe(5);
+  });
+
   it('replicas claiming at once never lease one delivery twice', async () => {
     await endpoint('acct_race');
     await store.recordAgentEvents(Array.from({ length: 40 }, (_, i) => agentEvent(`race-${i}`, 'acct_race', 'agt_1')), 0);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AgentIntegrationEvent, ConversationChange, OutboundEvent } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { agentEventDraft, conversationEventDraft, endpointsFor, type EndpointFilter, type EventDraft } from './outbound-event.rules.js';
+import { agentEventDraft, coalescedFirstAttempt, conversationEventDraft, endpointsFor, type EndpointFilter, type EventDraft } from './outbound-event.rules.js';
 
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
 export const newDeliveryId = () => `dlv_${randomBytes(12).toString('hex')}`;
@@ -72,15 +72,40 @@ export class DeliveryPlanner {
     );
     if (inserted.length === 0) return false;
     const targets = endpointsFor(draft, await this.endpointsOf(draft.account_id));
-    if (targets.length > 0) {
-      await this.em.query(
-        `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, created_at, updated_at)
-         SELECT d.id, $1, d.endpoint_id, $2, 'pending', $3::timestamptz + ($4 || ' milliseconds')::interval, $3, $3
-           FROM unnest($5::text[], $6::text[]) AS d(id, endpoint_id)`,
-        [draft.account_id, id, now, String(this.firstDelayMs), targets.map(newDeliveryId), targets],
-      );
-    }
+    if (targets.length === 0) return true;
+    const due = draft.coalesced && draft.conversation_id
+      ? await this.coalesce(targets, draft.conversation_id, now)
+      : targets.map(() => new Date(now.getTime() + this.firstDelayMs));
+    await this.em.query(
+      `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, window_at, created_at, updated_at)
+       SELECT d.id, $1, d.endpoint_id, $2, 'pending', d.due, d.due, $3, $3
+         FROM unnest($4::text[], $5::text[], $6::timestamptz[]) AS d(id, endpoint_id, due)`,
+      [draft.account_id, id, now, targets.map(newDeliveryId), targets, due],
+    );
     return true;
+  }
+
+  /**
+   * An in-progress update replaces the conversation's update each endpoint has not been sent yet (it carries the
+   * whole item again) and takes its window; otherwise it waits out 5 s after the previous update's window.
+   * Returns each target's first attempt, in order.
+   */
+  private async coalesce(targets: string[], conversationId: string, now: Date): Promise<Date[]> {
+    const [superseded]: [Array<{ endpoint_id: string; window_at: Date }>, number] = await this.em.query(
+      `DELETE FROM notifications.deliveries d USING notifications.events e
+        WHERE d.event_id = e.id AND e.conversation_id = $1 AND e.type = 'conversation.updated' AND d.endpoint_id = ANY($2)
+          AND d.status = 'pending' AND d.attempts = 0 AND (d.lease_until IS NULL OR d.lease_until <= now())
+        RETURNING d.endpoint_id, d.window_at`,
+      [conversationId, targets],
+    );
+    const previous: Array<{ endpoint_id: string; window_at: Date }> = await this.em.query(
+      `SELECT d.endpoint_id, max(d.window_at) AS window_at FROM notifications.deliveries d JOIN notifications.events e ON e.id = d.event_id
+        WHERE e.conversation_id = $1 AND e.type = 'conversation.updated' AND d.endpoint_id = ANY($2) GROUP BY d.endpoint_id`,
+      [conversationId, targets],
+    );
+    const kept = new Map(superseded.map((row) => [row.endpoint_id, row.window_at]));
+    const last = new Map(previous.map((row) => [row.endpoint_id, row.window_at]));
+    return targets.map((endpointId) => kept.get(endpointId) ?? coalescedFirstAttempt(now, this.firstDelayMs, last.get(endpointId) ?? undefined));
   }
 
   private async endpointsOf(accountId: string): Promise<EndpointFilter[]> {
