@@ -5,8 +5,8 @@ import { openGatewayDatabase } from '../database/gateway-database.js';
 import type { BucketSpec } from './rate-limits.rules.js';
 import { RateLimitsStore } from './rate-limits.store.js';
 
-/** The GCRA function on a real database: exact counts, all-or-none across buckets, concurrency, the sweep. */
-describe('rate-limit buckets (gateway.rate_limit_take)', () => {
+/** The GCRA functions on a real database: exact counts, all-or-none across buckets, leased slices, concurrency, the sweep. */
+describe('rate-limit buckets (gateway.rate_limit_take and rate_limit_lease)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let store: RateLimitsStore;
@@ -50,6 +50,34 @@ describe('rate-limit buckets (gateway.rate_limit_take)', () => {
     const b = bucket(1000);
     const takes = await Promise.all(Array.from({ length: 60 }, (_, i) => store.take(i % 2 ? [a, b] : [b, a])));
     expect(takes.filter((t) => t.allowed)).toHaveLength(25);
+  });
+
+  it('a lease grants up to the slice wanted, as many as each bucket holds, each bucket on its own', async () => {
+    const key = bucket(10);
+    const account = bucket(4);
+    const first = await store.lease([
+      { bucket: key, want: 3 },
+      { bucket: account, want: 3 },
+    ]);
+    expect([first.get(key.name)?.granted, first.get(key.name)?.state.remaining, first.get(account.name)?.state.remaining]).toEqual([3, 7, 1]);
+    const second = await store.lease([
+      { bucket: key, want: 3 },
+      { bucket: account, want: 3 },
+    ]);
+    // The account had one token left: it grants that one; the key is not held back by it.
+    expect([second.get(key.name)?.granted, second.get(account.name)?.granted]).toEqual([3, 1]);
+    const refused = (await store.lease([{ bucket: account, want: 1 }])).get(account.name)!;
+    expect([refused.granted, refused.state.remaining]).toEqual([0, 0]);
+    expect(refused.state.retry_s).toBeGreaterThan(59);
+    expect(refused.state.reset_s).toBeGreaterThan(239);
+    // Leases and single takes spend from the same buckets.
+    expect((await store.take([key])).states[0].remaining).toBe(3);
+  });
+
+  it('concurrent leases never grant more than the bucket holds', async () => {
+    const b = bucket(100);
+    const grants = await Promise.all(Array.from({ length: 30 }, () => store.lease([{ bucket: b, want: 7 }])));
+    expect(grants.reduce((sum, g) => sum + g.get(b.name)!.granted, 0)).toBe(100);
   });
 
   it('the sweep deletes only buckets that have been full for a while', async () => {
