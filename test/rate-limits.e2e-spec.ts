@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { sliceLimit } from '../apps/api-gateway/src/rate-limits/rate-limit-leases.rules.js';
 import { startGateways, type Gateways } from './support/gateways.js';
 import { apiClient, type ApiClient, type ApiResponse } from './support/http.js';
 import { checkedClient, loadOpenApi, type OpenApiValidator } from './support/openapi.js';
@@ -177,5 +179,87 @@ describe('across gateway replicas', () => {
     expect(admitted[1]).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(total);
     expect(Math.abs(enforced - RATE) / RATE).toBeLessThanOrEqual(0.1);
+  }, 20_000);
+});
+
+/**
+ * Counts the limiter's calls on the shared buckets: each (rate_limit_take or rate_limit_lease) begins with one INSERT
+ * statement on gateway.rate_limit_buckets, so a statement trigger counts round trips in the database itself.
+ */
+async function countBucketCalls(url: string): Promise<{ read(): Promise<number>; close(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`CREATE TABLE public.bucket_calls (n bigint NOT NULL); INSERT INTO public.bucket_calls VALUES (0)`);
+  await client.query(`CREATE FUNCTION public.count_bucket_call() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE public.bucket_calls SET n = n + 1; RETURN NULL; END $$`);
+  await client.query(`CREATE TRIGGER count_bucket_call AFTER INSERT ON gateway.rate_limit_buckets FOR EACH STATEMENT EXECUTE FUNCTION public.count_bucket_call()`);
+  return {
+    read: async () => Number((await client.query<{ n: string }>(`SELECT n FROM public.bucket_calls`)).rows[0].n),
+    close: () => client.end(),
+  };
+}
+
+/** Sends `/v1/api-keys` reads from `workers` concurrent loops per gateway for `durationMs`; counts the answers. */
+async function hammer(urls: string[], key: string, workers: number, durationMs: number) {
+  const counts = { admitted: 0, refused: 0, elapsedS: 0 };
+  const started = performance.now();
+  const worker = async (url: string) => {
+    const client = apiClient(url, key);
+    while (performance.now() - started < durationMs) {
+      const res = await client.get('/v1/api-keys?per_page=1');
+      if (res.status === 200) counts.admitted += 1;
+      else if (res.status === 429) counts.refused += 1;
+      else throw new Error(`unexpected ${res.status} ${res.text}`);
+    }
+  };
+  await Promise.all(urls.flatMap((url) => Array.from({ length: workers }, () => worker(url))));
+  counts.elapsedS = (performance.now() - started) / 1000;
+  return counts;
+}
+
+describe('across gateway replicas, with leased slices of the budgets', () => {
+  let gw: Gateways;
+  let calls: Awaited<ReturnType<typeof countBucketCalls>>;
+  const RATE = 100;
+  const BURST = 400;
+  beforeAll(async () => {
+    gw = await startGateways(2, {
+      reads: { per_second: RATE, burst: BURST },
+      accountFactor: 10,
+      // A paying customer's budgets, which the load below never reaches.
+      plans: { roomy: { reads: { per_second: 20_000, burst: 40_000 } } },
+    });
+    calls = await countBucketCalls(gw.db.url);
+  });
+  afterAll(async () => {
+    await calls?.close();
+    await gw?.close();
+  });
+
+  it('a client within its budget costs no PostgreSQL round trip per request: one per leased slice', async () => {
+    const account = await gw.createAccount('roomy');
+    const before = await calls.read();
+    const { admitted, refused } = await hammer(gw.urls, account.api_key, 3, 2000);
+    const roundTrips = (await calls.read()) - before;
+    console.log(`leased slices, 2 replicas within budget: ${admitted} requests admitted with ${roundTrips} calls on the shared buckets (${(roundTrips / admitted).toFixed(3)} per request)`);
+    expect(refused).toBe(0);
+    expect(admitted).toBeGreaterThan(200);
+    // Slices double from one token while they are spent fast: a handful of calls per replica and bucket, then one per slice.
+    expect(roundTrips).toBeLessThanOrEqual(admitted / 10);
+  }, 20_000);
+
+  it('a client over its budget is refused within the stated overshoot: at most burst + rate·T + 2 slices (5 % of the burst each)', async () => {
+    const account = await gw.createAccount();
+    const { admitted, refused, elapsedS } = await hammer(gw.urls, account.api_key, 3, 3000);
+    const exact = BURST + RATE * elapsedS;
+    const bound = exact + 2 * sliceLimit(BURST);
+    console.log(
+      `leased slices, 2 replicas over budget: configured ${RATE}/s (burst ${BURST}) for ${elapsedS.toFixed(2)} s → an exact bucket admits ≤ ${exact.toFixed(0)}, ` +
+        `the bound is ${bound.toFixed(0)} (+${((bound / exact - 1) * 100).toFixed(1)} %); admitted ${admitted} (${((admitted / exact - 1) * 100).toFixed(1)} %), refused ${refused}`,
+    );
+    expect(refused).toBeGreaterThan(admitted);
+    expect(admitted).toBeLessThanOrEqual(bound);
+    expect(bound / exact).toBeLessThanOrEqual(1.1);
+    // Not under-admitting either: the slices held at the end and a start-up moment at most.
+    expect(admitted).toBeGreaterThanOrEqual(0.9 * exact);
   }, 20_000);
 });
