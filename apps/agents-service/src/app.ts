@@ -28,6 +28,8 @@ export interface AgentsServiceOptions {
   databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
+  /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
+  jetstreamReplicas?: number;
   /** NATS subject/stream namespace; empty in production. */
   namespace?: string;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
@@ -82,8 +84,8 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
       strategy = new InProcessServer(options.local.rpc);
     } else {
       nc = await connectNats(options.natsUrl!, `${AGENTS_SERVICE_NAME}-relay`);
-      streams = new JetStreamStreams(nc);
-      claims = await ReplyClaims.open(nc, namespace);
+      streams = new JetStreamStreams(nc, { replicas: options.jetstreamReplicas });
+      claims = await ReplyClaims.open(nc, namespace, { replicas: options.jetstreamReplicas });
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(AGENTS_SERVICE_NAME, options.natsUrl!));
     }
     relay = await AgentEventsRelay.start({ dataSource, streams, namespace, logger, pollIntervalMs: options.relayPollIntervalMs });

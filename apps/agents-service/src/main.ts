@@ -7,12 +7,13 @@ runService(AGENTS_SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
+  const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
   const platformHttp = platformHttpOptionsFrom(config);
   const platformSync = platformSyncSettingsFrom(config);
   config.done();
   // INTEGRATIONS_KEY (and INTEGRATIONS_KEY_PREVIOUS during a rotation): required; a ConfigError names the problem.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startAgentsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, secretBox, platformHttp, platformSync });
+  const service = await startAgentsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, secretBox, platformHttp, platformSync });
   return { service, details: { namespace: namespace ?? '' } };
 });

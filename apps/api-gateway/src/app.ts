@@ -41,6 +41,8 @@ export interface GatewayOptions {
   databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
+  /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
+  jetstreamReplicas?: number;
   namespace?: string;
   /** Enables the admin routes; when unset they answer 404 as if absent. */
   adminToken?: string;
@@ -97,10 +99,10 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   await client.connect();
   cleanups.push(() => client.close());
   // A reply too big for the bus arrives as a claim check: redeemed here, so every caller sees the reply itself.
-  const claims = await ReplyClaims.open(nats, namespace ?? '');
+  const claims = await ReplyClaims.open(nats, namespace ?? '', { replicas: options.jetstreamReplicas });
   const rpc: RpcSender = { send: (pattern, data) => redeemClaims(claims, client.send(pattern, data)) };
   const busProbe: BusProbe = () => (nats.isClosed() ? Promise.reject(new Error('NATS connection closed')) : nats.flush());
-  return { rpc, streams: new JetStreamStreams(nats), busProbe };
+  return { rpc, streams: new JetStreamStreams(nats, { replicas: options.jetstreamReplicas }), busProbe };
 }
 
 /** The options given, without the ones left undefined (an unset variable keeps its default). */

@@ -8,6 +8,7 @@ runService('api-gateway', async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
+  const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
   const adminToken = environment.adminToken(config);
   const rpcTimeoutMs = environment.rpcTimeoutMs(config) ?? DEFAULT_RPC_TIMEOUT_MS;
@@ -17,7 +18,7 @@ runService('api-gateway', async (config) => {
   const conversationStreams = environment.conversationStreams(config);
   config.done();
   const service = await startGateway({
-    port, host, databaseUrl, databaseMigrationUrl, natsUrl, namespace, adminToken, rpcTimeoutMs, publicUrl, webhookRetentionDays, rateLimits, conversationStreams,
+    port, host, databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, adminToken, rpcTimeoutMs, publicUrl, webhookRetentionDays, rateLimits, conversationStreams,
   });
   return {
     service,

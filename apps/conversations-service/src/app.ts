@@ -20,6 +20,8 @@ export interface ConversationsServiceOptions {
   databaseMigrationUrl?: string;
   /** Required unless `local` is given. */
   natsUrl?: string;
+  /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
+  jetstreamReplicas?: number;
   namespace?: string;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the other apps. */
   local?: { rpc: InProcessBus; streams: MessageStreams };
@@ -57,8 +59,8 @@ export async function startConversationsService(options: ConversationsServiceOpt
       strategy = new InProcessServer(options.local.rpc);
     } else {
       nc = await connectNats(options.natsUrl!, SERVICE_NAME);
-      streams = new JetStreamStreams(nc);
-      claims = await ReplyClaims.open(nc, options.namespace ?? '');
+      streams = new JetStreamStreams(nc, { replicas: options.jetstreamReplicas });
+      claims = await ReplyClaims.open(nc, options.namespace ?? '', { replicas: options.jetstreamReplicas });
       strategy = new NamespacedNatsServer(options.namespace ?? '', serviceTransportOptions(SERVICE_NAME, options.natsUrl!));
     }
   } catch (err) {

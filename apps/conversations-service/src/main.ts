@@ -6,6 +6,7 @@ runService(SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
   const natsUrl = environment.natsUrl(config);
+  const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
   const ackWaitMs = environment.callEventsAckWaitMs(config);
   const batchSize = environment.callEventsBatchSize(config);
@@ -15,6 +16,6 @@ runService(SERVICE_NAME, async (config) => {
   config.done();
   // Unset tunables are left out, so the service's defaults apply.
   const tuning = Object.fromEntries(Object.entries({ ackWaitMs, batchSize, statsMemoryMinRows, statsMemoryMaxRows }).filter(([, value]) => value !== undefined));
-  const service = await startConversationsService({ databaseUrl, databaseMigrationUrl, natsUrl, namespace, tuning, requireAccountSubject });
+  const service = await startConversationsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, tuning, requireAccountSubject });
   return { service, details: { namespace: namespace ?? '', ...tuning, require_account_subject: requireAccountSubject } };
 });

@@ -9,7 +9,7 @@
 import { appendFileSync } from 'node:fs';
 import type { SimulatedCall } from '@voice/call-generator';
 import { rebuildConversationsProjection } from '../../../apps/conversations-service/src/rebuild-projection/rebuild-projection.js';
-import { sleep, type FaultCluster, type FaultAccount } from './cluster.js';
+import { sleep, type FaultCluster, type FaultAccount, type NatsDeployment } from './cluster.js';
 import type { Ledger } from './ingest.js';
 
 export interface ScenarioRow {
@@ -40,7 +40,7 @@ export class StoredSampler {
   private running = true;
   private readonly loop: Promise<void>;
 
-  constructor(private readonly cluster: FaultCluster, private readonly accountId: string) {
+  constructor(private readonly cluster: FaultCluster<NatsDeployment>, private readonly accountId: string) {
     this.loop = this.run();
   }
 
@@ -90,7 +90,7 @@ function expectedStatus(call: SimulatedCall): string {
   return last ? STATUS_OF[last.type] : 'in_progress';
 }
 
-async function storedEventCounts(cluster: FaultCluster, accountId: string): Promise<Map<string, number>> {
+async function storedEventCounts(cluster: FaultCluster<NatsDeployment>, accountId: string): Promise<Map<string, number>> {
   const { rows } = await cluster.db.query<{ event_id: string; n: number }>(
     'SELECT event_id, count(*)::int AS n FROM conversations.events WHERE account_id = $1 GROUP BY event_id',
     [accountId],
@@ -114,7 +114,7 @@ async function getJson(account: FaultAccount, path: string): Promise<{ status: n
  * clients sent (all of them: events never sent are not in them).
  */
 export async function checkCalls(
-  cluster: FaultCluster,
+  cluster: FaultCluster<NatsDeployment>,
   account: FaultAccount,
   calls: SimulatedCall[],
   ledger: Ledger,

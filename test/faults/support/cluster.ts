@@ -38,7 +38,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function portOpen(port: number): Promise<boolean> {
+export async function portOpen(port: number): Promise<boolean> {
   return new Promise((r) => {
     const s = tcpConnect(port, '127.0.0.1');
     s.once('connect', () => (s.destroy(), r(true)));
@@ -46,7 +46,7 @@ async function portOpen(port: number): Promise<boolean> {
   });
 }
 
-async function exited(child: ChildProcess): Promise<void> {
+export async function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise((r) => child.once('exit', r));
 }
@@ -97,6 +97,12 @@ export class OwnNats {
   }
 }
 
+/** What the deployment's apps connect to: one server (OwnNats) or a cluster's servers (NATS_URL). */
+export interface NatsDeployment {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
 export interface FaultAccount {
   id: string;
   api: ApiClient;
@@ -105,7 +111,7 @@ export interface FaultAccount {
 }
 
 /** One deployment: database, NATS, simulators, and the named app processes. */
-export class FaultCluster {
+export class FaultCluster<Nats extends NatsDeployment = OwnNats> {
   readonly processes = new Map<string, { role: Role; child: ChildProcess }>();
   private readonly logs = new Map<string, string[]>();
   readonly namespace = randomNamespace();
@@ -115,17 +121,20 @@ export class FaultCluster {
 
   private constructor(
     readonly db: TestDatabase,
-    readonly nats: OwnNats,
+    readonly nats: Nats,
     readonly platforms: TestPlatforms,
     readonly gatewayPort: number,
+    private readonly extraEnv: Record<string, string>,
   ) {}
 
   /** Database, NATS and simulators; no app process yet (start them with `start`). */
-  static async create(label: string): Promise<FaultCluster> {
+  static async create(label: string): Promise<FaultCluster>;
+  /** Over NATS of the caller's (e.g. a cluster), with variables every app gets (e.g. JETSTREAM_REPLICAS). */
+  static async create<N extends NatsDeployment>(label: string, nats: N, env?: Record<string, string>): Promise<FaultCluster<N>>;
+  static async create(label: string, nats?: NatsDeployment, env: Record<string, string> = {}): Promise<FaultCluster<NatsDeployment>> {
     const db = await createTestDatabase(label);
-    const nats = await OwnNats.start();
     const platforms = await startTestPlatforms();
-    return new FaultCluster(db, nats, platforms, await freePort());
+    return new FaultCluster(db, nats ?? (await OwnNats.start()), platforms, await freePort(), env);
   }
 
   /** The usual deployment: agents-service and conversations-service (their migrations run first), then the gateway. */
@@ -142,7 +151,7 @@ export class FaultCluster {
   }
 
   private env(role: Role): Record<string, string> {
-    const common = { DATABASE_URL: this.db.url, NATS_URL: this.nats.url, NATS_NAMESPACE: this.namespace };
+    const common = { DATABASE_URL: this.db.url, NATS_URL: this.nats.url, NATS_NAMESPACE: this.namespace, ...this.extraEnv };
     switch (role) {
       case 'gateway':
         // RPC bound of 2 s: a dead service shows as 503 soon, so clients retry rather than hang.

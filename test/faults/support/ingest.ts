@@ -21,6 +21,8 @@ export class Ledger {
   aborted = false;
   /** HTTP requests on the wire right now: a kill aimed at the gateway waits for one, so it cuts a request. */
   inFlight = 0;
+  /** The longest an HTTP request took to be answered (any status): a fault must be answered, not hung on. */
+  slowestAnswerMs = 0;
 
   fail(cause: string): void {
     this.retries += 1;
@@ -87,6 +89,7 @@ export async function ingestOverHttp(baseUrl: string, apiKey: string, events: Ca
       for (let attempt = 0; Date.now() < deadline && !ledger.aborted; attempt += 1) {
         for (const e of body.events) ledger.sent.add(e.id);
         ledger.inFlight += 1;
+        const startedAt = Date.now();
         try {
           const res = await fetch(`${baseUrl}/v1/call-events`, {
             method: 'POST',
@@ -95,6 +98,7 @@ export async function ingestOverHttp(baseUrl: string, apiKey: string, events: Ca
             signal: AbortSignal.timeout(15_000),
           });
           const text = await res.text();
+          ledger.slowestAnswerMs = Math.max(ledger.slowestAnswerMs, Date.now() - startedAt);
           if (res.status === 202) {
             ledger.ack(JSON.parse(text).data.event_ids as string[]);
             break;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generateCalls, type SimulatedCall } from '@voice/call-generator';
-import type { FaultCluster, FaultAccount } from './cluster.js';
+import type { FaultCluster, FaultAccount, NatsDeployment } from './cluster.js';
 import { checkCalls, recoveryMs, StoredSampler, type FaultWindow, type ScenarioRow } from './check.js';
 import { ingestOverHttp, ingestOverJetStream, Ledger } from './ingest.js';
 
@@ -20,9 +20,11 @@ export interface ScenarioOptions {
   /** Anything else to run during ingest (e.g. agent churn for the relay scenario). */
   alongside?: (ctx: { account: FaultAccount }) => Promise<void>;
   account?: FaultAccount;
+  /** The clients' history, when the caller reads more of it than the row shows (e.g. the slowest answer). */
+  ledger?: Ledger;
 }
 
-export async function runScenario(cluster: FaultCluster, options: ScenarioOptions): Promise<ScenarioRow & { calls: SimulatedCall[] }> {
+export async function runScenario(cluster: FaultCluster<NatsDeployment>, options: ScenarioOptions): Promise<ScenarioRow & { calls: SimulatedCall[] }> {
   const account = options.account ?? (await cluster.createAccount(2));
   const calls = generateCalls({
     count: options.calls ?? 1_200,
@@ -30,7 +32,7 @@ export async function runScenario(cluster: FaultCluster, options: ScenarioOption
     agentIds: account.agentIds,
     idPrefix: `f${randomBytes(3).toString('hex')}`,
   });
-  const ledger = new Ledger();
+  const ledger = options.ledger ?? new Ledger();
   const sampler = new StoredSampler(cluster, account.id);
   const rate = options.eventsPerSecond ?? 1_000;
   const httpCalls = options.via === 'jetstream' ? [] : options.via === 'http' ? calls : calls.filter((_, i) => i % 2 === 0);

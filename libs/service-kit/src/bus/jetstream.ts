@@ -27,7 +27,16 @@ export async function closeNats(nc: NatsConnection | undefined, drainTimeoutMs =
 }
 
 /**
- * Create the stream if it does not exist (file storage, limits retention).
+ * How many servers of a NATS cluster hold each stream and durable consumer (JETSTREAM_REPLICAS): 1 on a
+ * single server; 3 in a three-node cluster, so a stream survives one node's loss and keeps a quorum (2 of 3)
+ * to acknowledge publishes while a node is down.
+ */
+export const DEFAULT_JETSTREAM_REPLICAS = 1;
+
+/**
+ * Create the stream if it does not exist (file storage, limits retention), on `replicas` servers.
+ * An existing stream keeps its replica count: the services' NATS users may create streams, not edit
+ * them, so an operator scales one that predates the cluster (docs/operations.md).
  * The duplicate window de-duplicates Nats-Msg-Id re-publishes; the real
  * guarantee is the unique event id in PostgreSQL.
  */
@@ -36,6 +45,7 @@ export async function ensureStream(
   name: string,
   subjects: string[],
   limits: { maxAgeMs?: number; maxMessages?: number } = {},
+  replicas = DEFAULT_JETSTREAM_REPLICAS,
 ): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   try {
@@ -48,6 +58,7 @@ export async function ensureStream(
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
         duplicate_window: 2 * 60 * 1_000_000_000,
+        num_replicas: replicas,
         ...(limits.maxAgeMs !== undefined ? { max_age: limits.maxAgeMs * 1_000_000 } : {}),
         ...(limits.maxMessages !== undefined ? { max_msgs: limits.maxMessages } : {}),
       });

@@ -12,6 +12,7 @@ import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStre
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_JETSTREAM_REPLICAS } from './jetstream.js';
 import { from, mergeMap, of, type Observable } from 'rxjs';
 
 /** Replies up to this size (JSON bytes) travel inline; Nest's envelope and headers fit in the rest of 1 MiB. */
@@ -42,8 +43,8 @@ export class ReplyClaims {
     private readonly subjectRoot: string,
   ) {}
 
-  /** The claims of a namespace; creates their stream (memory, limits, TTL) when absent. */
-  static async open(nc: NatsConnection, namespace: string): Promise<ReplyClaims> {
+  /** The claims of a namespace; creates their stream (memory, limits, TTL, on `replicas` servers) when absent. */
+  static async open(nc: NatsConnection, namespace: string, options: { replicas?: number } = {}): Promise<ReplyClaims> {
     const { stream, subjectRoot } = replyClaimsStream(namespace);
     const jsm = await jetstreamManager(nc);
     try {
@@ -56,6 +57,7 @@ export class ReplyClaims {
           storage: StorageType.Memory,
           retention: RetentionPolicy.Limits,
           max_age: CLAIM_TTL_MS * 1_000_000,
+          num_replicas: options.replicas ?? DEFAULT_JETSTREAM_REPLICAS,
         })
         .catch(async (err: unknown) => {
           // Another process may have created it meanwhile.

@@ -150,10 +150,14 @@ export const environment = {
   /**
    * `nats://user:password@host:4222` authenticates as that user (password URL-encoded); the
    * credentials are passed as options and kept out of logs (bus/nats-connection.ts, redactUrl).
+   * Several servers of a cluster, comma-separated (`nats://u:p@n1:4222,nats://n2:4222`): the client
+   * connects to any and reconnects across them.
    */
   natsUrl: (c: ConfigReader) => c.url('NATS_URL', NATS_PROTOCOLS),
   /** `npm start`: unset → one process over the in-process transport. */
   optionalNatsUrl: (c: ConfigReader) => c.optionalUrl('NATS_URL', NATS_PROTOCOLS),
+  /** Servers holding each JetStream stream and durable consumer the apps create: 1 on a single server, 3 in a three-node cluster (JetStream allows at most 5). */
+  jetstreamReplicas: (c: ConfigReader) => c.int('JETSTREAM_REPLICAS', 1, { min: 1, max: 5 }),
   natsNamespace: (c: ConfigReader) => c.matching('NATS_NAMESPACE', /^[A-Za-z0-9_-]{1,64}$/, "may contain only letters, digits, '_' and '-' (at most 64)"),
   adminToken: (c: ConfigReader) => c.optionalString('ADMIN_TOKEN'),
   /** The address platforms reach the gateway at (webhook URLs); unset → the gateway's own address. */

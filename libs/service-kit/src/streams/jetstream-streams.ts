@@ -2,7 +2,7 @@ import {
   AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ensureStream } from '../bus/jetstream.js';
+import { DEFAULT_JETSTREAM_REPLICAS, ensureStream } from '../bus/jetstream.js';
 import { runBatches } from './batch-runner.js';
 import {
   DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type RunningConsumer,
@@ -26,16 +26,23 @@ function jsonOrUndefined(m: JsMsg): unknown {
   }
 }
 
+export interface JetStreamStreamsOptions {
+  /** Servers holding each stream and durable consumer created here (JETSTREAM_REPLICAS). */
+  replicas?: number;
+}
+
 /** MessageStreams over NATS JetStream: durable across restarts of the services. */
 export class JetStreamStreams implements MessageStreams {
   private readonly js: JetStreamClient;
+  private readonly replicas: number;
 
-  constructor(private readonly nc: NatsConnection) {
+  constructor(private readonly nc: NatsConnection, options: JetStreamStreamsOptions = {}) {
     this.js = jetstream(nc);
+    this.replicas = options.replicas ?? DEFAULT_JETSTREAM_REPLICAS;
   }
 
   async ensureStream(stream: string, subjects: string[], limits?: StreamLimits): Promise<void> {
-    await ensureStream(this.nc, stream, subjects, limits);
+    await ensureStream(this.nc, stream, subjects, limits, this.replicas);
   }
 
   async bounds(stream: string): Promise<StreamBounds> {
@@ -80,6 +87,9 @@ export class JetStreamStreams implements MessageStreams {
       ack_wait: nanos(spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
       max_deliver: -1,
       max_ack_pending: 10_000,
+      // Its delivery state (what is acknowledged) is replicated like the stream's messages: a node's loss
+      // neither replays acknowledged messages nor loses track of pending ones.
+      num_replicas: this.replicas,
     };
     try {
       await jsm.consumers.info(spec.stream, spec.durable);
