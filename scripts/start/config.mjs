@@ -13,6 +13,8 @@ export function readStartConfig(kit, env) {
     host: rules.host(c, '127.0.0.1'),
     databaseUrl: rules.optionalDatabaseUrl(c),
     natsUrl: rules.optionalNatsUrl(c),
+    // Read here so a bad value stops the start with the others; the spawned apps read it from the same environment.
+    jetstreamReplicas: rules.jetstreamReplicas(c),
     namespace: rules.natsNamespace(c),
     adminToken: rules.adminToken(c),
     publicUrl: rules.publicUrl(c),
