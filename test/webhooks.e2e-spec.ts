@@ -142,6 +142,21 @@ describe('platform webhooks', () => {
     expect(after.last_rejection).toMatchObject({ reason: 'invalid_signature' });
   }, 60_000);
 
+  it('a webhook URL naming no registered platform is an unknown path (404 route_not_found), whatever the method; a registered one answers 405 to another method', async () => {
+    const integration = await integrationOf(account, 'platform_a');
+    const body = JSON.stringify({ event: 'call_started', call: { call_id: 'probe-unknown-platform', agent_id: 'agent_x', start_timestamp: Date.now() } });
+    const elsewhere = integration.webhook_url.replace('/platform_a/', '/platform_c/');
+    const unknown = await post(elsewhere, body, signPlatformAWebhook(body, system.platforms.webhookSecret));
+    expect([unknown.status, unknown.body.error.code, unknown.body.error.message]).toEqual([404, 'route_not_found', `No route matches POST ${new URL(elsewhere).pathname}.`]);
+    const read = await fetch(elsewhere).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    expect([read.status, read.body.error.code]).toEqual([404, 'route_not_found']);
+    const wrongMethod = await fetch(integration.webhook_url).then(async (res) => ({ status: res.status, allow: res.headers.get('allow'), body: (await res.json()) as any }));
+    expect([wrongMethod.status, wrongMethod.body.error.code, wrongMethod.allow]).toEqual([405, 'method_not_allowed', 'POST, OPTIONS']);
+    // Paths match case-insensitively: the platform's URL in capitals is the same route, checked as that platform's.
+    const shouted = await post(integration.webhook_url.replace('/platform_a/', '/PLATFORM_A/'), body, {});
+    expect([shouted.status, shouted.body.error.code]).toEqual([401, 'invalid_signature']);
+  });
+
   it('a delivery naming a platform agent not linked yet is ignored, and accepted on replay once the agent is linked', async () => {
     const platformA = system.platforms.simulators.platformA;
     const known = new Set(platformA.agents().map((a) => a.agent_id));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Controller, Delete, Get, Patch, Post } from '@nestjs/common';
-import { matchRoute, routesOf } from './route-table.js';
+import { handlersOf, matchRoute, routesOf, ServesPathValues } from './route-table.js';
 
 @Controller('v1/things')
 class ThingsController {
@@ -15,6 +15,13 @@ class ThingsController {
 @Controller('health')
 class HealthController {
   @Get() health() {}
+}
+
+@Controller('v1/hooks')
+class HooksController {
+  @Post(':kind/:id')
+  @ServesPathValues('kind', ['red', 'blue'])
+  receive() {}
 }
 
 describe('route table', () => {
@@ -38,5 +45,18 @@ describe('route table', () => {
     expect(matchRoute(routes, 'GET', '/v1/thing')).toEqual({ kind: 'not_found' });
     expect(matchRoute(routes, 'GET', '/v1/things/a/b')).toEqual({ kind: 'not_found' });
     expect(matchRoute(routes, 'GET', '/v2/things')).toEqual({ kind: 'not_found' });
+  });
+
+  it('serves a ServesPathValues parameter only for its values: any other value is an unknown path, not a wrong method', () => {
+    const hooks = routesOf([HooksController]);
+    expect(hooks.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/hooks/red/:id', 'POST /v1/hooks/blue/:id']);
+    expect(matchRoute(hooks, 'POST', '/v1/hooks/blue/h1').kind).toBe('found');
+    expect(matchRoute(hooks, 'POST', '/v1/hooks/green/h1')).toEqual({ kind: 'not_found' });
+    expect(matchRoute(hooks, 'GET', '/v1/hooks/green/h1')).toEqual({ kind: 'not_found' });
+    expect(matchRoute(hooks, 'GET', '/v1/hooks/red/h1')).toEqual({ kind: 'method_not_allowed', allow: ['POST', 'OPTIONS'] });
+    expect(handlersOf([HooksController]).map((h) => [h.path, h.declaredPath, h.pathValue])).toEqual([
+      ['/v1/hooks/red/:id', '/v1/hooks/:kind/:id', { param: 'kind', value: 'red' }],
+      ['/v1/hooks/blue/:id', '/v1/hooks/:kind/:id', { param: 'kind', value: 'blue' }],
+    ]);
   });
 });

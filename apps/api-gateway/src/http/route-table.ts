@@ -1,4 +1,4 @@
-import { RequestMethod, type Type } from '@nestjs/common';
+import { RequestMethod, SetMetadata, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 
 export interface RouteEntry {
@@ -30,11 +30,39 @@ function patternOf(path: string): RegExp {
   return new RegExp(`^${body}/?$`, 'i');
 }
 
+export const PATH_VALUES_METADATA = 'gateway:path-values';
+
+/** A path parameter that takes only the listed values (see ServesPathValues). */
+export interface PathValues {
+  param: string;
+  values: readonly string[];
+}
+
+/**
+ * The route serves its path parameter `param` only for `values`: the route table and the document hold one
+ * path per value, so any other value is an unknown path (404 route_not_found), as a path never declared is.
+ */
+export const ServesPathValues = (param: string, values: readonly string[]) => SetMetadata(PATH_VALUES_METADATA, { param, values } satisfies PathValues);
+
 export interface RouteHandler {
   method: string;
+  /** The concrete path served: the declared path with a ServesPathValues parameter filled in. */
   path: string;
+  /** The path as the controller declares it. */
+  declaredPath: string;
+  /** The value of the ServesPathValues parameter this path stands for. */
+  pathValue?: { param: string; value: string };
   controller: Type;
   handler: (...args: unknown[]) => unknown;
+}
+
+function servedPaths(path: string, pathValues: PathValues | undefined): Array<{ path: string; pathValue?: { param: string; value: string } }> {
+  const segment = pathValues && `:${pathValues.param}`;
+  if (!pathValues || !path.split('/').includes(segment!)) return [{ path }];
+  return pathValues.values.map((value) => ({
+    path: path.split('/').map((part) => (part === segment ? value : part)).join('/'),
+    pathValue: { param: pathValues.param, value },
+  }));
 }
 
 /** Every (method, path) a controller declares, with the handler: what the route table and the OpenAPI document are built from. */
@@ -48,9 +76,13 @@ export function handlersOf(controllers: Type[]): RouteHandler[] {
       if (name === 'constructor' || typeof handler !== 'function') continue;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (method === undefined) continue;
+      const pathValues = Reflect.getMetadata(PATH_VALUES_METADATA, handler) as PathValues | undefined;
       for (const prefix of prefixes) {
         for (const sub of pathsOf(Reflect.getMetadata(PATH_METADATA, handler))) {
-          handlers.push({ method: RequestMethod[method], path: joinPath(prefix, sub), controller, handler: handler as RouteHandler['handler'] });
+          const declaredPath = joinPath(prefix, sub);
+          for (const served of servedPaths(declaredPath, pathValues)) {
+            handlers.push({ method: RequestMethod[method], ...served, declaredPath, controller, handler: handler as RouteHandler['handler'] });
+          }
         }
       }
     }

@@ -7,7 +7,9 @@ import { addOperationExamples } from './document-examples.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
 import { REQUEST_ID_EXAMPLE } from './examples.js';
 import { ref, type JsonSchema } from './json-schema.js';
-import { API_ERRORS_METADATA, API_TAGS, IDEMPOTENCY_ERRORS, IDEMPOTENT_METADATA, RESPONSE_HEADERS, type ResponseHeader } from './route-docs.js';
+import {
+  API_ERRORS_METADATA, API_TAGS, IDEMPOTENCY_ERRORS, IDEMPOTENT_METADATA, PATH_VALUE_DOCS_METADATA, RESPONSE_HEADERS, type PathValueDocs, type ResponseHeader,
+} from './route-docs.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency.rules.js';
 import { outboundWebhooks } from './webhook-endpoint-schemas.js';
 import { componentSchemas } from './schemas.js';
@@ -128,6 +130,39 @@ export function documentationGaps(document: Pick<OpenAPIObject, 'paths'>, contro
   };
 }
 
+/**
+ * Each ServesPathValues route as the paths it serves, one operation per value (its parameter gone, its own
+ * summary, description and body from ApiPerPathValue), in place of the declared path: the document lists
+ * exactly what the route table answers.
+ */
+function expandPathValues(paths: OpenAPIObject['paths'], controllers: Type[]): void {
+  const declared = new Set<string>();
+  for (const { method, path, declaredPath, pathValue, handler } of handlersOf(controllers)) {
+    if (!pathValue) continue;
+    const verb = method.toLowerCase() as 'post';
+    const template = paths[openApiPath(declaredPath)]?.[verb] as Record<string, any> | undefined;
+    if (!template) continue;
+    declared.add(`${verb} ${openApiPath(declaredPath)}`);
+    const docs = (Reflect.getMetadata(PATH_VALUE_DOCS_METADATA, handler) as ((value: string) => PathValueDocs) | undefined)?.(pathValue.value);
+    const operation: Record<string, any> = {
+      ...structuredClone(template),
+      operationId: `${template.operationId}_${pathValue.value}`,
+      parameters: ((template.parameters ?? []) as Array<{ in: string; name: string }>).filter((p) => !(p.in === 'path' && p.name === pathValue.param)),
+    };
+    if (docs) {
+      operation.summary = docs.summary;
+      operation.description = docs.description;
+      operation.requestBody = { required: true, content: { 'application/json': { schema: docs.body } } };
+    }
+    paths[openApiPath(path)] = { ...paths[openApiPath(path)], [verb]: operation as OpenAPIObject['paths'][string]['post'] };
+  }
+  for (const entry of declared) {
+    const [verb, path] = entry.split(' ') as ['post', string];
+    delete paths[path][verb];
+    if (!HTTP_METHODS.some((m) => paths[path][m])) delete paths[path];
+  }
+}
+
 const API_KEY_SCHEME = {
   type: 'http',
   scheme: 'bearer',
@@ -168,6 +203,7 @@ export function buildOpenApiDocument(app: INestApplication, controllers: Type[])
     autoTagControllers: false,
   });
   document.components = { ...document.components, schemas: componentSchemas() as never };
+  expandPathValues(document.paths, controllers);
 
   for (const { method, path, handler } of handlersOf(controllers)) {
     const operation = document.paths[openApiPath(path)]?.[method.toLowerCase() as 'get'] as Record<string, any> | undefined;

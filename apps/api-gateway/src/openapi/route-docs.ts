@@ -106,6 +106,18 @@ export function ApiJsonBody(schema: JsonSchema, description?: string): MethodDec
   return ApiBody({ required: true, description, schema: schema as never });
 }
 
+export const PATH_VALUE_DOCS_METADATA = 'gateway:path-value-docs';
+
+/** What the operation of one value of a ServesPathValues route says of its own; the rest is the declared operation's. */
+export interface PathValueDocs {
+  summary: string;
+  description: string;
+  body: JsonSchema;
+}
+
+/** The docs of each path a ServesPathValues route serves (the document shows one operation per value). */
+export const ApiPerPathValue = (docsFor: (value: string) => PathValueDocs) => SetMetadata(PATH_VALUE_DOCS_METADATA, docsFor);
+
 export const ApiIdParam = (description: string) =>
   ApiParam({ name: 'id', required: true, description: `${description} A longer id than ${MAX_ID_LENGTH} characters matches nothing (404).`, schema: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } });
 
