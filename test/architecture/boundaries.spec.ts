@@ -73,8 +73,8 @@ describe('module boundaries', () => {
       ]);
       expect(violations.map((v) => v.rule)).toEqual([
         'a library imports an app',
-        'contracts depends only on its validation libraries (class-validator, class-transformer, ajv)',
-        'contracts depends only on its validation libraries (class-validator, class-transformer, ajv)',
+        'contracts depends only on its validation libraries (class-validator, class-transformer, ajv, TypeBox)',
+        'contracts depends only on its validation libraries (class-validator, class-transformer, ajv, TypeBox)',
         'contracts imports another library',
       ]);
     });

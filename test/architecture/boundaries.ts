@@ -34,7 +34,7 @@ function areaOf(path: string): { kind: 'app' | 'lib' | 'other'; name: string } {
 }
 
 const APP_PACKAGES = /^@voice\/(api-gateway|agents-service|conversations-service)(\/|$)/;
-const CONTRACTS_ALLOWED = /^(class-validator|class-transformer|ajv\/dist\/2020\.js|ajv-formats)$/;
+const CONTRACTS_ALLOWED = /^(class-validator|class-transformer|ajv\/dist\/2020\.js|ajv-formats|@sinclair\/typebox)$/;
 /**
  * The voice platforms' library sits above contracts and service-kit and below the apps: it uses only those two
  * of our packages (its tests may also start the simulators), and no other library uses it.
@@ -69,7 +69,7 @@ export function findBoundaryViolations(files: SourceFile[]): Violation[] {
       if (from.kind === 'app' && target?.kind === 'other') add('an app imports code outside apps/ and libs/');
       if (from.kind === 'lib' && from.name === 'contracts') {
         const external = !specifier.startsWith('.') && !specifier.startsWith('node:');
-        if (external && !CONTRACTS_ALLOWED.test(specifier)) add('contracts depends only on its validation libraries (class-validator, class-transformer, ajv)');
+        if (external && !CONTRACTS_ALLOWED.test(specifier)) add('contracts depends only on its validation libraries (class-validator, class-transformer, ajv, TypeBox)');
         if (target?.kind === 'lib' && target.name !== 'contracts') add('contracts imports another library');
       }
       if (from.kind === 'lib' && target?.kind === 'lib' && target.name !== from.name) {

@@ -2,6 +2,8 @@ export * from './subjects.js';
 export * from './errors.js';
 export * from './rpc.js';
 export * from './agents.js';
+export * from './agent-views.js';
+export * from './view-schema.js';
 export * from './call-events.js';
 export * from './conversations.js';
 export * from './conversation-stats.js';

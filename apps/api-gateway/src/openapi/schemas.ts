@@ -1,27 +1,23 @@
 import {
-  AGENT_LIMITS,
-  AGENT_STATUSES,
   ABANDONMENT_REASONS,
   CONVERSATION_STATUSES,
   COST_CURRENCIES,
-  E164_PATTERN,
   ERROR_CATALOG,
-  ISO_639_1_CODES,
   MAX_CALL_EVENTS_PER_BATCH,
-  PLATFORM_SYNC_STATES,
   SENTIMENTS,
   VOICE_PLATFORMS,
   INTEGRATION_STATUSES,
-  type AgentView,
-  PLATFORM_NUMBER_DRIFTS,
-  type PlatformDriftView,
-  type PlatformSyncView,
+  AgentViewSchema,
+  BusinessHoursSchema,
+  PlatformDriftViewSchema,
+  PlatformSyncViewSchema,
   type IntegrationView,
   type ApiError,
   type ConversationDetail,
   type ConversationListItem,
   type TranscriptView,
 } from '@voice/contracts';
+import type { TSchema } from '@sinclair/typebox';
 import type { CreatedAccount } from '../accounts/accounts.store.js';
 import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -65,87 +61,19 @@ import {
   viewSchema,
   type JsonSchema,
 } from './json-schema.js';
-import { AGENT_METADATA_RULES, requestComponents } from './request-schemas.js';
+import { requestComponents } from './request-schemas.js';
+import { viewComponent } from './view-component.js';
 
-const e164 = string({ pattern: E164_PATTERN.source, examples: ['+14155550100'] });
-const metadata: JsonSchema = { type: 'object', ...AGENT_METADATA_RULES };
-const platformSync = viewSchema<PlatformSyncView>(
-  {
-    state: enumOf(PLATFORM_SYNC_STATES, {
-      description:
-        'synced: the platform holds the agent as its current version (ETag) wants it. pending: not yet — just changed, or the platform was ' +
-        'unreachable, slow, 429 or 5xx and a background retry is scheduled. failed: the platform refused the current version for good ' +
-        '(last_error says why); it waits for the next change of the agent or of its integration.',
-    }),
-    platform_agent_id: nullableString({ description: 'The platform’s id of the agent (platform_a agent_id, platform_b assistant id), once created there.' }),
-    synced_version: nullable(integer({ minimum: 1, description: 'The agent version the platform last fully reflected.' })),
-    last_attempt_at: nullable(dateTime),
-    last_error: nullable({
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: string(), message: string(), field: string({ description: 'Our field the platform objected to, when known.' }) },
-      additionalProperties: false,
-    }),
-    last_reconciled_at: nullable({
-      ...dateTime,
-      description:
-        'When the background reconciliation last compared the agent with its platform (every PLATFORM_RECONCILE_INTERVAL_MS, 60 s by default); null: not yet.',
-    }),
-    last_drift: nullable(ref('PlatformDrift')),
-  },
-  { description: 'Where the agent stands on its voice platform.', examples: [AGENT_EXAMPLE.platform_sync] },
-);
-
-const platformDrift = viewSchema<PlatformDriftView>(
-  {
-    found_at: dateTime,
-    repaired_at: nullable({ ...dateTime, description: 'When the platform held the agent as ours again; null while the repair is pending or failed (then last_error says why).' }),
-    platform: enumOf(VOICE_PLATFORMS),
-    agent_missing: { ...boolean, description: 'The platform agent was gone (deleted in the platform’s dashboard, or the platform forgot it): it is recreated, with a new platform_agent_id.' },
-    number: nullable(
-      enumOf(PLATFORM_NUMBER_DRIFTS, {
-        description:
-          'What had become of the agent’s number: missing (released or forgotten: an imported number is imported again, a bought one is replaced by a new purchase), ' +
-          'unbound (answering nothing), bound_elsewhere (answering for another agent), bound_while_paused (answering for a paused agent). null: the number was as ours.',
-      }),
-    ),
-    changed_fields: arrayOf(string(), { description: 'Our fields the platform held otherwise (e.g. system_prompt edited in its dashboard): set back to ours.' }),
-    phone_number_before: nullable(e164),
-    phone_number_after: nullable({ ...e164, description: 'The agent’s number after the repair: a new one when a bought number was gone (the agent’s phone_number changed).' }),
-  },
-  {
-    description:
-      'The latest difference the background reconciliation found between the agent and its platform. We are the source of truth: what it found is set back, ' +
-      'and the agent shows platform_sync pending until it is.',
-    examples: [PAUSED_AGENT_EXAMPLE.platform_sync.last_drift!],
-  },
-);
-
-const agent = viewSchema<AgentView>(
-  {
-    id: string({ examples: ['agt_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
-    name: string({ minLength: 1, maxLength: AGENT_LIMITS.name }),
-    voice_platform: enumOf(VOICE_PLATFORMS),
-    phone_number: nullable({
-      ...e164,
-      description: 'The number the platform answers on. null only while a number to buy is still pending on the platform (platform_sync pending).',
-    }),
-    voice_id: string({ maxLength: AGENT_LIMITS.voiceId }),
-    language: enumOf(ISO_639_1_CODES, { description: 'ISO 639-1 code.' }),
-    system_prompt: nullableString({ maxLength: AGENT_LIMITS.systemPrompt }),
-    welcome_message: nullableString({ maxLength: AGENT_LIMITS.welcomeMessage }),
-    transfer_number: nullable(e164),
-    business_hours: nullable(ref('BusinessHours')),
-    recording_enabled: boolean,
-    transcription_enabled: boolean,
-    status: enumOf(AGENT_STATUSES),
-    metadata,
-    created_at: dateTime,
-    updated_at: dateTime,
-    platform_sync: ref('PlatformSync'),
-  },
-  { description: 'An AI phone agent (interface 2.1). Unset optional fields are null.', examples: [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE] },
-);
+/** The views' schemas that are components of their own: another view embedding one shows a $ref. */
+const NAMED_VIEWS = new Map<TSchema, string>([
+  [AgentViewSchema, 'Agent'],
+  [PlatformSyncViewSchema, 'PlatformSync'],
+  [PlatformDriftViewSchema, 'PlatformDrift'],
+  [BusinessHoursSchema, 'BusinessHours'],
+]);
+const agent = viewComponent(AgentViewSchema, NAMED_VIEWS, [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE]);
+const platformSync = viewComponent(PlatformSyncViewSchema, NAMED_VIEWS, [AGENT_EXAMPLE.platform_sync]);
+const platformDrift = viewComponent(PlatformDriftViewSchema, NAMED_VIEWS, [PAUSED_AGENT_EXAMPLE.platform_sync.last_drift!]);
 
 const sentiment = nullable(enumOf(SENTIMENTS));
 const listItemProperties = {
