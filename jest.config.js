@@ -24,6 +24,7 @@ const common = {
   moduleNameMapper: {
     '^@voice/contracts$': '<rootDir>/libs/contracts/src/index.ts',
     '^@voice/service-kit$': '<rootDir>/libs/service-kit/src/index.ts',
+    '^@voice/pii$': '<rootDir>/libs/pii/src/index.ts',
     '^@voice/voice-platforms$': '<rootDir>/libs/voice-platforms/src/index.ts',
     '^@voice/voice-platforms/field-tables$': '<rootDir>/libs/voice-platforms/src/field-tables.ts',
     '^@voice/testing$': '<rootDir>/test/support/index.ts',
