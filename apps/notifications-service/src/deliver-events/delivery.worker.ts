@@ -38,6 +38,8 @@ export class DeliveryWorker implements DeliveryAttempts {
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private polling = false;
+  /** A poll was asked for while one ran: run another right after it. */
+  private again = false;
 
   constructor(
     private readonly store: DeliveriesStore,
@@ -57,17 +59,30 @@ export class DeliveryWorker implements DeliveryAttempts {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** One look for due deliveries; exposed so tests need not wait for the timer. */
+  /**
+   * A look for due deliveries: on the timer, and again as soon as an attempt ends (its slot, and its endpoint's,
+   * is free), so a busy endpoint is not held to one batch per interval.
+   */
   async poll(): Promise<void> {
-    if (this.polling || this.stopped) return;
+    if (this.stopped) return;
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
     this.polling = true;
     try {
-      const free = this.settings.concurrency - this.inFlight.size;
-      const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS);
-      for (const delivery of claimed) {
-        const attempt = this.run(delivery).finally(() => this.inFlight.delete(attempt));
-        this.inFlight.add(attempt);
-      }
+      do {
+        this.again = false;
+        const free = this.settings.concurrency - this.inFlight.size;
+        const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS);
+        for (const delivery of claimed) {
+          const attempt = this.run(delivery).finally(() => {
+            this.inFlight.delete(attempt);
+            void this.poll();
+          });
+          this.inFlight.add(attempt);
+        }
+      } while (this.again && !this.stopped);
     } catch (err) {
       this.logger.error({ err }, 'claiming due webhook deliveries failed');
     } finally {
