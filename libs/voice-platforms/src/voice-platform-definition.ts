@@ -13,6 +13,8 @@ export interface VoicePlatformDefinition {
   readonly platform: VoicePlatform;
   /** Its management API (agents, numbers, listings), for the generic ManagementAdapter. */
   readonly management: ManagementDialect;
+  /** The voice the platform itself uses when none is named: an agent without a voice id gets it. */
+  readonly defaultVoiceId: string;
   /** Whether buying a number needs an area code. */
   readonly numberPurchase: NumberPurchase;
   /** Its webhook signature, checked over the raw body before anything is read. */

@@ -1,4 +1,5 @@
 import type { AgentStatus, AgentView, BusinessHours, ServiceError, VoicePlatform } from '@voice/contracts';
+import { VOICE_PLATFORM_DEFINITIONS } from '@voice/voice-platforms';
 
 /** The client-settable part of an agent: the API view without what the service sets. */
 export type AgentFields = Omit<AgentView, 'id' | 'status' | 'created_at' | 'updated_at' | 'platform_sync'>;
@@ -15,10 +16,9 @@ export interface AgentState extends AgentFields {
 }
 
 /** Voice ids are platform-specific, so an agent without one gets its platform's default (the voice the platform itself uses when none is named). */
-export const DEFAULT_VOICE_IDS: Record<VoicePlatform, string> = {
-  platform_a: 'pa-voice-default',
-  platform_b: 'pb-voice-default',
-};
+export const DEFAULT_VOICE_IDS = Object.fromEntries(
+  Object.values(VOICE_PLATFORM_DEFINITIONS).map((definition) => [definition.platform, definition.defaultVoiceId]),
+) as Readonly<Record<VoicePlatform, string>>;
 
 export const DEFAULT_LANGUAGE = 'en';
 

@@ -108,11 +108,10 @@ export function targetNumber(desired: DesiredPlatformAgent, facts: SyncFacts): s
   return null;
 }
 
-/** Voice ids stored before agents reached their platforms named our own defaults; the platforms know theirs. */
-const LEGACY_DEFAULT_VOICES: Readonly<Record<string, string>> = {
-  'platform_a-default-voice': 'pa-voice-default',
-  'platform_b-default-voice': 'pb-voice-default',
-};
+/** Voice ids stored before agents reached their platforms named our own defaults (`<platform>-default-voice`); the platforms know theirs. */
+const LEGACY_DEFAULT_VOICES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(VOICE_PLATFORM_DEFINITIONS).map((definition) => [`${definition.platform}-default-voice`, definition.defaultVoiceId]),
+);
 
 /** Where a platform that sells only in a named area buys when the agent's transfer number names none. */
 export const DEFAULT_AREA_CODE = '415';

@@ -9,6 +9,7 @@ import { PLATFORM_A_WEBHOOK_SCHEMA } from './webhook-schema.js';
 export const PLATFORM_A: VoicePlatformDefinition = {
   platform: 'platform_a',
   management: PLATFORM_A_MANAGEMENT,
+  defaultVoiceId: 'pa-voice-default',
   numberPurchase: 'any',
   verifySignature: verifyPlatformAWebhook,
   mapWebhook: mapPlatformA,

@@ -9,6 +9,7 @@ import { PLATFORM_B_WEBHOOK_SCHEMA } from './webhook-schema.js';
 export const PLATFORM_B: VoicePlatformDefinition = {
   platform: 'platform_b',
   management: PLATFORM_B_MANAGEMENT,
+  defaultVoiceId: 'pb-voice-default',
   numberPurchase: 'area_code_required',
   verifySignature: verifyPlatformBWebhook,
   mapWebhook: mapPlatformB,
