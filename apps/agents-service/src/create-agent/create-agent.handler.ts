@@ -6,7 +6,7 @@ import { handleCreate } from '../agent/agent.command-handling.js';
 import { configuredPlatforms, decide, type CreateAgent } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { agentReply } from '../agent/agent.view.js';
-import { creationRefusal, syncWithin, withdrawRefusedAgent } from '../platform-sync/inline-sync.js';
+import { creationRefusal, settledRecord, syncWithin, withdrawRefusedAgent } from '../platform-sync/inline-sync.js';
 import { PlatformSyncHandler } from '../platform-sync/platform-sync.handler.js';
 import { CreateAgentCommand } from './create-agent.command.js';
 
@@ -37,6 +37,8 @@ export function withoutNulls<T extends object>(value: T): Partial<{ [K in keyof 
  *   and the refusal is the answer: nothing is left on either side;
  * - the platform unreachable, slow, 429 or 5xx → 201 pending; the background sync completes it.
  * Recording first is what makes a crash harmless: the queued sync finds the platform agent by our id.
+ * The answer is the agent as the inline sync left it (its run returns the row it wrote), so the path is
+ * load → decide → write → sync, the store visited once to load and once to write.
  */
 @CommandHandler(CreateAgentCommand)
 export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
@@ -70,7 +72,9 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
       await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
       throw new AgentRuleViolation(creationRefusal(result.error));
     }
-    const record = await this.store.findLive(account.id, agentId);
+    // A run that settled returns the row as it left it; one still running (past the bound, or another's) has
+    // recorded its progress so far only on the row, which is then read.
+    const record = settledRecord(result) ?? (await this.store.findLive(account.id, agentId));
     return agentReply(record!);
   }
 

@@ -74,6 +74,20 @@ describe('agents.create over NATS', () => {
     expect(new Date(agent.created_at).toISOString()).toBe(agent.created_at);
   });
 
+  it('answers with the agent’s row as the inline sync left it: what a read then returns, synced or retrying', async () => {
+    const account = await h.account();
+    const bought = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Row desk', voice_platform: 'platform_b' } });
+    expect(bought.agent.platform_sync.state).toBe('synced');
+    expect(await h.rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: bought.agent.id })).toEqual(bought);
+
+    h.simulators.platformA.faults.serverError({ count: 1, status: 503 });
+    const retrying = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Row desk retrying', voice_platform: 'platform_a' } });
+    expect(retrying.agent.platform_sync).toMatchObject({ state: 'pending', last_error: { code: 'platform_unavailable' }, last_attempt_at: expect.any(String) });
+    const read = await h.rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: retrying.agent.id });
+    // Unless the background retry already ran (its due time passed), the read is the same row.
+    if (read.agent.platform_sync.state === 'pending') expect(read).toEqual(retrying);
+  });
+
   it('keeps every given field', async () => {
     const body = {
       name: 'Support',

@@ -10,7 +10,7 @@ import { ERROR_CATALOG, type ErrorCode, type ServiceError } from '@voice/contrac
 import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import type { SyncError } from '../agent/platform-sync.view.js';
-import type { AgentStore } from '../agent/agent.store.js';
+import type { AgentRecord, AgentStore } from '../agent/agent.store.js';
 import type { PlatformSyncHandler, SyncRunResult } from './platform-sync.handler.js';
 
 /** The run's result, or undefined when it did not end within `boundMs` (or failed unexpectedly: the worker retries it). */
@@ -28,6 +28,16 @@ export async function syncWithin(sync: PlatformSyncHandler, agentId: string, bou
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The agent's row as a run that settled (synced, or retrying later) left it: the agent it synced and the summary it
+ * projected. Undefined when the run did not settle within the bound (or another holds the sync, or the agent is
+ * gone): its progress is then only on the row.
+ */
+export function settledRecord(result: SyncRunResult | undefined): AgentRecord | undefined {
+  if (result?.kind !== 'synced' && result?.kind !== 'retry') return undefined;
+  return { state: result.agent, sync: result.summary };
 }
 
 /**

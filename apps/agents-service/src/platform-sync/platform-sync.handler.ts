@@ -15,6 +15,7 @@ import type { VoicePlatform } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { WrongExpectedVersion } from '@voice/service-kit';
 import type { AgentState } from '../agent/agent.js';
+import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
 import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
@@ -50,14 +51,16 @@ export interface PlatformSyncSettings {
 /**
  * What one run ended with; `busy`: another process or request holds the agent's sync (it will record the outcome);
  * `stale`: a drift repair whose agent moved on since the platform was read (synced, changed, or sync pending).
+ * A run that settled carries the agent as it left it (a number it bought assigned) and the sync summary it
+ * projected onto the agent's row: together, the agent's row as the run left it.
  */
 export type SyncRunResult =
   | { kind: 'busy' }
   | { kind: 'stale' }
   | { kind: 'gone' }
-  | { kind: 'synced'; agent: AgentState }
-  | { kind: 'retry'; agent: AgentState; error: SyncError; retryAfterMs: number }
-  | { kind: 'failed'; agent: AgentState; error: SyncError; step: PlatformSyncStep };
+  | { kind: 'synced'; agent: AgentState; summary: PlatformSyncSummary | null }
+  | { kind: 'retry'; agent: AgentState; summary: PlatformSyncSummary | null; error: SyncError; retryAfterMs: number }
+  | { kind: 'failed'; agent: AgentState; summary: PlatformSyncSummary | null; error: SyncError; step: PlatformSyncStep };
 
 /** A counting semaphore: syncs beyond `concurrency` wait for a slot. */
 class Slots {
@@ -134,9 +137,10 @@ export class PlatformSyncHandler {
     const accountId = agent.account_id;
     let record = loaded.record;
     let syncVersion = loaded.version;
+    let summary: PlatformSyncSummary | null = null;
     const append = async (events: PlatformSyncEvent[], at: string, queueFor?: AgentState) => {
       for (const event of events) record = evolvePlatformSync(record, event);
-      syncVersion = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at }, queueFor);
+      ({ version: syncVersion, projected: summary } = await this.store.record(agentId, syncVersion, events, { ...summaryOf(record), last_attempt_at: at }, queueFor));
     };
 
     if (repair) {
@@ -185,16 +189,16 @@ export class PlatformSyncHandler {
     switch (settlement.kind) {
       case 'synced':
         await this.store.finished(agent.id, agent.version);
-        return { kind: 'synced', agent };
+        return { kind: 'synced', agent, summary };
       case 'failed': {
         const refused = settlement.refusedCredentials && sealed.get(settlement.refusedCredentials);
         if (refused) await this.integrations.markInvalidCredentials(agent.account_id, refused.platform, refused.api_key_sealed);
         await this.store.parked(agent.id, agent.version);
-        return { kind: 'failed', agent, error: settlement.error, step: settlement.step };
+        return { kind: 'failed', agent, summary, error: settlement.error, step: settlement.step };
       }
       case 'retry':
         await this.store.retryLater(agent.id, agent.version, settlement.retryAfterMs);
-        return { kind: 'retry', agent, error: settlement.error, retryAfterMs: settlement.retryAfterMs };
+        return { kind: 'retry', agent, summary, error: settlement.error, retryAfterMs: settlement.retryAfterMs };
     }
   }
 

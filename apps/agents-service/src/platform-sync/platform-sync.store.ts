@@ -93,11 +93,18 @@ export class PlatformSyncStore {
 
   /**
    * Appends sync events after `expectedVersion` (WrongExpectedVersion if another run appended meanwhile) and
-   * projects `summary` onto the agent's row, in one transaction. Returns the stream's new version.
+   * projects `summary` onto the agent's row, in one transaction. Returns the stream's new version and the
+   * summary as the row now holds it (its last_reconciled_at may be a later look's), so a reply needs no re-read.
    * `queueFor`: the platform is behind the agent again (a drift was found): its sync work is queued in the same
    * transaction, so a crash before the repair leaves the repair to the worker.
    */
-  async record(agentId: string, expectedVersion: number, events: PlatformSyncEvent[], summary: PlatformSyncSummary, queueFor?: AgentState): Promise<number> {
+  async record(
+    agentId: string,
+    expectedVersion: number,
+    events: PlatformSyncEvent[],
+    summary: PlatformSyncSummary,
+    queueFor?: AgentState,
+  ): Promise<{ version: number; projected: PlatformSyncSummary | null }> {
     // A run started by a request carries its id (the worker's runs have none), so a create's platform calls trace back to it.
     const requestId = currentRequestId() ?? null;
     const metadata = { agent_id: agentId, request_id: requestId, correlation_id: requestId };
@@ -110,11 +117,15 @@ export class PlatformSyncStore {
         events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data, metadata })),
       );
       // A reconciliation that finds nothing records no event, only its time on the row: the later time stays.
-      await runner.query(
-        `UPDATE agents.agents
-            SET platform_sync = jsonb_set($2::jsonb, '{last_reconciled_at}',
-                  coalesce(to_jsonb(GREATEST(platform_sync->>'last_reconciled_at', $2::jsonb->>'last_reconciled_at')), 'null'::jsonb))
-          WHERE id = $1`,
+      // Wrapped in a SELECT: TypeORM answers a bare UPDATE … RETURNING with [rows, count].
+      const [projectedRow]: Array<{ platform_sync: PlatformSyncSummary | null }> = await runner.query(
+        `WITH projected AS (
+           UPDATE agents.agents
+              SET platform_sync = jsonb_set($2::jsonb, '{last_reconciled_at}',
+                    coalesce(to_jsonb(GREATEST(platform_sync->>'last_reconciled_at', $2::jsonb->>'last_reconciled_at')), 'null'::jsonb))
+            WHERE id = $1
+           RETURNING platform_sync)
+         SELECT platform_sync FROM projected`,
         [agentId, JSON.stringify(summary)],
       );
       if (queueFor) await queuePlatformSync(runner, queueFor, 0);
@@ -128,7 +139,7 @@ export class PlatformSyncStore {
          ON CONFLICT DO NOTHING`,
         [agentId, JSON.stringify(summary)],
       );
-      return version;
+      return { version, projected: projectedRow?.platform_sync ?? null };
     });
   }
 
