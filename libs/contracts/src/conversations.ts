@@ -1,8 +1,12 @@
 /** Conversation resources (sections 2.3, 3.1, 4.1, 4.3, 4.4 of the interface). */
-import type {
-  AbandonmentReason, CallCost, CallError, CostComponent, FollowUpTask, IntegrationRecord, LatencyFigures, NetworkInfo,
-  QualityMetrics, Satisfaction, Sentiment, TranscriptSegment,
+import { Type, type Static } from '@sinclair/typebox';
+import { CALL_EVENT_SCHEMA } from './call-event-payloads.js';
+import {
+  ABANDONMENT_REASONS, COST_CURRENCIES, SENTIMENTS,
+  type CallError, type CostComponent, type FollowUpTask, type IntegrationRecord, type LatencyFigures, type NetworkInfo,
+  type QualityMetrics, type Satisfaction, type TranscriptSegment,
 } from './call-events.js';
+import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
 export const CONVERSATION_STATUSES = ['in_progress', 'completed', 'failed', 'abandoned'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -26,75 +30,110 @@ export const MAX_ID_LENGTH = 128;
 /** Page size rules shared by every list endpoint. */
 export const PAGINATION = { defaultPerPage: 25, maxPerPage: 100 } as const;
 
+/**
+ * A definition of call-event.schema.json used inside a view, typed as its interface: the views and the call-event
+ * contract say the same thing about a transcript segment, an error, a cost line…
+ */
+const callEventDefinition = <T>(name: string) => Type.Unsafe<T>(CALL_EVENT_SCHEMA.$defs[name]);
+
+/** The call-event definitions the conversation views embed, by their name in call-event.schema.json's $defs. */
+export const CALL_EVENT_DEFINITION_SCHEMAS = {
+  e164: callEventDefinition<string>('e164'),
+  TranscriptSegment: callEventDefinition<TranscriptSegment>('TranscriptSegment'),
+  CallError: callEventDefinition<CallError>('CallError'),
+  Satisfaction: callEventDefinition<Satisfaction>('Satisfaction'),
+  FollowUpTask: callEventDefinition<FollowUpTask>('FollowUpTask'),
+  IntegrationRecord: callEventDefinition<IntegrationRecord>('IntegrationRecord'),
+  QualityMetrics: callEventDefinition<QualityMetrics>('QualityMetrics'),
+  NetworkInfo: callEventDefinition<NetworkInfo>('NetworkInfo'),
+  CostComponent: callEventDefinition<CostComponent>('CostComponent'),
+  LatencyFigures: callEventDefinition<LatencyFigures>('LatencyFigures'),
+};
+const defs = CALL_EVENT_DEFINITION_SCHEMAS;
+
+const sentiment = Nullable(StringEnum(SENTIMENTS));
+const listItemProperties = {
+  id: Type.String({ examples: ['call_01HZX3'] }),
+  agent_id: Type.String(),
+  agent_name: NullableString(),
+  caller_number: Nullable(defs.e164),
+  status: StringEnum(CONVERSATION_STATUSES),
+  start_time: Nullable(DateTime()),
+  end_time: Nullable(DateTime()),
+  duration: Type.Integer({ minimum: 0, description: 'Seconds.' }),
+  sentiment,
+  outcome: NullableString(),
+  topics: Type.Array(Type.String()),
+  has_recording: Type.Boolean(),
+  has_transcript: Type.Boolean(),
+  summary: NullableString(),
+  created_at: DateTime(),
+};
+
 /** Item of GET /v1/conversations: exactly the fields of 2.3, nulls where unknown. */
-export interface ConversationListItem {
-  id: string;
-  agent_id: string;
-  agent_name: string | null;
-  caller_number: string | null;
-  status: ConversationStatus;
-  start_time: string | null;
-  end_time: string | null;
-  duration: number;
-  sentiment: Sentiment | null;
-  outcome: string | null;
-  topics: string[];
-  has_recording: boolean;
-  has_transcript: boolean;
-  summary: string | null;
-  created_at: string;
-}
+export const ConversationListItemSchema = ClosedObject(listItemProperties, { description: 'A call as listed (interface 2.3).' });
+export type ConversationListItem = Static<typeof ConversationListItemSchema>;
 
 /** A call's cost as recorded: the breakdown is [] when the platform did not itemise it. */
-export interface ConversationCost extends CallCost {
-  breakdown: CostComponent[];
-}
+export const ConversationCostSchema = ClosedObject(
+  {
+    amount: Type.Number({ minimum: 0, description: 'Total, in USD.' }),
+    currency: StringEnum(COST_CURRENCIES),
+    breakdown: Type.Array(defs.CostComponent, { description: '[] when the platform did not itemise the cost.' }),
+  },
+  { description: 'What the call cost, as its platform reported it; null when unknown.' },
+);
+export type ConversationCost = Static<typeof ConversationCostSchema>;
 
 /** GET /v1/conversations/{id}: the list fields plus the full record, grouped by category. */
-export interface ConversationDetail extends ConversationListItem {
-  updated_at: string;
-  content: {
-    transcript: TranscriptSegment[];
-    recording_url: string | null;
-    language: string | null;
-    summary: string | null;
-  };
-  analytics: {
-    sentiment: Sentiment | null;
-    topics: string[];
-    keywords: string[];
-    satisfaction: Satisfaction | null;
-    intent: string | null;
-  };
-  outcomes: {
-    outcome: string | null;
-    actions_taken: string[];
-    follow_up_tasks: FollowUpTask[];
-    integrations: IntegrationRecord[];
-  };
-  technical: {
-    voice_platform: string | null;
-    quality: QualityMetrics | null;
-    network: NetworkInfo | null;
-    errors: CallError[];
-    /** The platform's own id of the call. */
-    platform_call_id: string | null;
-    /** The platform's end reason, as it wrote it. */
-    end_reason: string | null;
-    cost: ConversationCost | null;
-    /** [] when unknown. */
-    latency: LatencyFigures[];
-  };
-  /** Status-specific data of section 3.1. */
-  failure_reason: string | null;
-  abandonment_reason: AbandonmentReason | null;
-}
+export const ConversationDetailSchema = ClosedObject(
+  {
+    ...listItemProperties,
+    updated_at: DateTime(),
+    content: ClosedObject({
+      transcript: Type.Array(defs.TranscriptSegment),
+      recording_url: NullableString({ description: 'http(s) URL of the recording.' }),
+      language: NullableString(),
+      summary: NullableString(),
+    }),
+    analytics: ClosedObject({
+      sentiment,
+      topics: Type.Array(Type.String()),
+      keywords: Type.Array(Type.String()),
+      satisfaction: Nullable(defs.Satisfaction),
+      intent: NullableString(),
+    }),
+    outcomes: ClosedObject({
+      outcome: NullableString(),
+      actions_taken: Type.Array(Type.String()),
+      follow_up_tasks: Type.Array(defs.FollowUpTask),
+      integrations: Type.Array(defs.IntegrationRecord),
+    }),
+    technical: ClosedObject({
+      voice_platform: NullableString(),
+      quality: Nullable(defs.QualityMetrics),
+      network: Nullable(defs.NetworkInfo),
+      errors: Type.Array(defs.CallError, { description: 'Every error reported, each once.' }),
+      platform_call_id: NullableString({ description: 'The voice platform’s own id of the call.' }),
+      end_reason: NullableString({ description: 'Why the call ended, as the voice platform wrote it (e.g. customer-ended-call).' }),
+      cost: Nullable(ConversationCostSchema),
+      latency: Type.Array(defs.LatencyFigures, { description: 'Latency per component of the call’s pipeline; [] when unknown.' }),
+    }),
+    // Status-specific data of section 3.1.
+    failure_reason: NullableString({ description: 'Set when status is failed.' }),
+    abandonment_reason: Nullable(StringEnum(ABANDONMENT_REASONS, { description: 'Set when status is abandoned.' })),
+  },
+  { description: 'Every field of the list item plus the full record, grouped by category.' },
+);
+export type ConversationDetail = Static<typeof ConversationDetailSchema>;
 
-export interface TranscriptView {
-  conversation_id: string;
-  language: string | null;
-  segments: TranscriptSegment[];
-}
+/** GET /v1/conversations/{id}/transcript as JSON. */
+export const TranscriptViewSchema = ClosedObject({
+  conversation_id: Type.String(),
+  language: NullableString(),
+  segments: Type.Array(defs.TranscriptSegment),
+});
+export type TranscriptView = Static<typeof TranscriptViewSchema>;
 
 /** Reply of conversations.transcript: JSON view, or a rendered document for text/srt/vtt. */
 export type TranscriptReply =

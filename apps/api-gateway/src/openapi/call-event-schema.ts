@@ -19,7 +19,7 @@ import {
 import type { JsonSchema } from './json-schema.js';
 
 /** `timestamp` → `Timestamp`; the call-event $defs become top-level components under these names. */
-const componentName = (def: string) => (def === 'e164' ? 'E164PhoneNumber' : def.charAt(0).toUpperCase() + def.slice(1));
+export const componentName = (def: string) => (def === 'e164' ? 'E164PhoneNumber' : def.charAt(0).toUpperCase() + def.slice(1));
 
 /**
  * Examples for the components the contract's schema defines (the schema file

@@ -1,10 +1,6 @@
 import {
-  ABANDONMENT_REASONS,
-  CONVERSATION_STATUSES,
-  COST_CURRENCIES,
   ERROR_CATALOG,
   MAX_CALL_EVENTS_PER_BATCH,
-  SENTIMENTS,
   VOICE_PLATFORMS,
   INTEGRATION_STATUSES,
   AgentViewSchema,
@@ -13,9 +9,10 @@ import {
   PlatformSyncViewSchema,
   type IntegrationView,
   type ApiError,
-  type ConversationDetail,
-  type ConversationListItem,
-  type TranscriptView,
+  CALL_EVENT_DEFINITION_SCHEMAS,
+  ConversationDetailSchema,
+  ConversationListItemSchema,
+  TranscriptViewSchema,
 } from '@voice/contracts';
 import type { TSchema } from '@sinclair/typebox';
 import type { CreatedAccount } from '../accounts/accounts.store.js';
@@ -24,7 +21,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';
-import { callEventComponents } from './call-event-schema.js';
+import { callEventComponents, componentName } from './call-event-schema.js';
 import { conversationStatsSchema } from './conversation-stats-schema.js';
 import { webhookComponents } from './webhook-schemas.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
@@ -50,7 +47,6 @@ import {
 } from './examples.js';
 import {
   arrayOf,
-  boolean,
   dateTime,
   enumOf,
   integer,
@@ -70,82 +66,18 @@ const NAMED_VIEWS = new Map<TSchema, string>([
   [PlatformSyncViewSchema, 'PlatformSync'],
   [PlatformDriftViewSchema, 'PlatformDrift'],
   [BusinessHoursSchema, 'BusinessHours'],
+  [ConversationListItemSchema, 'ConversationListItem'],
+  [ConversationDetailSchema, 'ConversationDetail'],
+  [TranscriptViewSchema, 'Transcript'],
+  ...Object.entries(CALL_EVENT_DEFINITION_SCHEMAS).map(([definition, schema]) => [schema, componentName(definition)] as const),
 ]);
 const agent = viewComponent(AgentViewSchema, NAMED_VIEWS, [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE]);
 const platformSync = viewComponent(PlatformSyncViewSchema, NAMED_VIEWS, [AGENT_EXAMPLE.platform_sync]);
 const platformDrift = viewComponent(PlatformDriftViewSchema, NAMED_VIEWS, [PAUSED_AGENT_EXAMPLE.platform_sync.last_drift!]);
 
-const sentiment = nullable(enumOf(SENTIMENTS));
-const listItemProperties = {
-  id: string({ examples: ['call_01HZX3'] }),
-  agent_id: string(),
-  agent_name: nullableString(),
-  caller_number: nullable(ref('E164PhoneNumber')),
-  status: enumOf(CONVERSATION_STATUSES),
-  start_time: nullable(dateTime),
-  end_time: nullable(dateTime),
-  duration: integer({ minimum: 0, description: 'Seconds.' }),
-  sentiment,
-  outcome: nullableString(),
-  topics: arrayOf(string()),
-  has_recording: boolean,
-  has_transcript: boolean,
-  summary: nullableString(),
-  created_at: dateTime,
-};
-const conversationListItem = viewSchema<ConversationListItem>(listItemProperties, {
-  description: 'A call as listed (interface 2.3).',
-  examples: CONVERSATION_LIST_ITEM_EXAMPLES,
-});
-const conversationDetail = viewSchema<ConversationDetail>(
-  {
-    ...listItemProperties,
-    updated_at: dateTime,
-    content: closed({
-      transcript: arrayOf(ref('TranscriptSegment')),
-      recording_url: nullableString({ description: 'http(s) URL of the recording.' }),
-      language: nullableString(),
-      summary: nullableString(),
-    }),
-    analytics: closed({
-      sentiment,
-      topics: arrayOf(string()),
-      keywords: arrayOf(string()),
-      satisfaction: nullable(ref('Satisfaction')),
-      intent: nullableString(),
-    }),
-    outcomes: closed({
-      outcome: nullableString(),
-      actions_taken: arrayOf(string()),
-      follow_up_tasks: arrayOf(ref('FollowUpTask')),
-      integrations: arrayOf(ref('IntegrationRecord')),
-    }),
-    technical: closed({
-      voice_platform: nullableString(),
-      quality: nullable(ref('QualityMetrics')),
-      network: nullable(ref('NetworkInfo')),
-      errors: arrayOf(ref('CallError'), { description: 'Every error reported, each once.' }),
-      platform_call_id: nullableString({ description: 'The voice platform’s own id of the call.' }),
-      end_reason: nullableString({ description: 'Why the call ended, as the voice platform wrote it (e.g. customer-ended-call).' }),
-      cost: nullable({
-        ...closed({
-          amount: { type: 'number', minimum: 0, description: 'Total, in USD.' },
-          currency: enumOf(COST_CURRENCIES),
-          breakdown: arrayOf(ref('CostComponent'), { description: '[] when the platform did not itemise the cost.' }),
-        }),
-        description: 'What the call cost, as its platform reported it; null when unknown.',
-      }),
-      latency: arrayOf(ref('LatencyFigures'), { description: 'Latency per component of the call’s pipeline; [] when unknown.' }),
-    }),
-    failure_reason: nullableString({ description: 'Set when status is failed.' }),
-    abandonment_reason: nullable(enumOf(ABANDONMENT_REASONS, { description: 'Set when status is abandoned.' })),
-  },
-  { description: 'Every field of the list item plus the full record, grouped by category.', examples: [CONVERSATION_DETAIL_EXAMPLE] },
-);
-const transcript = viewSchema<TranscriptView>(
-  { conversation_id: string(), language: nullableString(), segments: arrayOf(ref('TranscriptSegment')) },
-  { examples: [TRANSCRIPT_EXAMPLE] },
-);
+const conversationListItem = viewComponent(ConversationListItemSchema, NAMED_VIEWS, CONVERSATION_LIST_ITEM_EXAMPLES);
+const conversationDetail = viewComponent(ConversationDetailSchema, NAMED_VIEWS, [CONVERSATION_DETAIL_EXAMPLE]);
+const transcript = viewComponent(TranscriptViewSchema, NAMED_VIEWS, [TRANSCRIPT_EXAMPLE]);
 
 /** A nested object whose keys are all required (the views never omit a key; absent values are null or []). */
 function closed(properties: Record<string, JsonSchema>): JsonSchema {
