@@ -1,6 +1,7 @@
-import { findNumbers } from 'libphonenumber-js';
-import { isValidIBAN } from 'ibantools';
-import { countrySpecs } from 'ibantools';
+// The core build with its metadata as a module: the default entry imports a JSON file, which jest's ESM loader warns about.
+import { findNumbers } from 'libphonenumber-js/core';
+import metadata from 'libphonenumber-js/min/metadata';
+import { countrySpecs, isValidIBAN } from 'ibantools';
 import type { PiiSpan } from './pii-categories.js';
 import { sourceRange, type NormalisedText } from './spoken-digits.js';
 
@@ -94,7 +95,7 @@ const NAMED_NUMBER_BEFORE = /\b(?:order|account|invoice|case|ticket|tracking|ref
 export function findPhoneNumbers(original: string, normalised: NormalisedText): PiiSpan[] {
   const spans: PiiSpan[] = [];
   for (const country of ['US', 'GB'] as const) {
-    for (const found of findNumbers(normalised.text, { defaultCountry: country, v2: true })) {
+    for (const found of findNumbers(normalised.text, { defaultCountry: country, v2: true }, metadata)) {
       if (!found.number.isValid()) continue;
       const start = normalised.sourceStart[found.startsAt];
       if (NAMED_NUMBER_BEFORE.test(original.slice(Math.max(0, start - 40), start))) continue;
