@@ -1,5 +1,7 @@
 /** GET /v1/conversations/stats: aggregate figures over the conversations the list's filters select. */
-import type { ConversationStatus } from './conversations.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { CONVERSATION_STATUSES, type ConversationStatus } from './conversations.js';
+import { ClosedObject, DateTime, StringEnum } from './view-schema.js';
 
 export const STATS_BUCKETS = ['hour', 'day'] as const;
 export type StatsBucket = (typeof STATS_BUCKETS)[number];
@@ -26,18 +28,53 @@ export const DURATION_HISTOGRAM_BOUNDS: ReadonlyArray<{ min: number; max: number
   { min: 1800, max: null },
 ];
 
-export type StatusCounts = Record<ConversationStatus, number>;
+const count = Type.Integer({ minimum: 0 });
+const statusCountProperties = Object.fromEntries(CONVERSATION_STATUSES.map((status) => [status, count])) as Record<ConversationStatus, typeof count>;
+const seconds = (description: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], minimum: 0, description });
 
-export interface ConversationStats {
-  total: number;
-  by_status: StatusCounts;
-  by_sentiment: { positive: number; neutral: number; negative: number; unknown: number };
-  /** Lower-cased outcome → conversations; conversations without an outcome are not counted here. */
-  by_outcome: Record<string, number>;
-  top_topics: Array<{ topic: string; count: number }>;
-  duration: { avg: number | null; p50: number | null; p90: number | null };
-  duration_histogram: Array<{ min: number; max: number | null; count: number }>;
-  timeline: { bucket: StatsBucket; points: Array<{ start: string } & StatusCounts> };
-  cost: { total: number; currency: 'USD' };
-}
+export const StatusCountsSchema = ClosedObject(statusCountProperties);
+export type StatusCounts = Static<typeof StatusCountsSchema>;
 
+export const ConversationStatsSchema = ClosedObject(
+  {
+    total: Type.Integer({ minimum: 0, description: 'Conversations the filters select.' }),
+    by_status: StatusCountsSchema,
+    by_sentiment: ClosedObject({ positive: count, neutral: count, negative: count, unknown: count }, { description: 'unknown: no sentiment reported.' }),
+    // Lower-cased outcome → conversations.
+    by_outcome: Type.Unsafe<Record<string, number>>({
+      type: 'object',
+      additionalProperties: count,
+      description: 'Conversations per outcome label as recorded, most frequent first; conversations without an outcome are not counted.',
+    }),
+    top_topics: Type.Array(ClosedObject({ topic: Type.String(), count }), {
+      maxItems: MAX_TOP_TOPICS,
+      description: `The ${MAX_TOP_TOPICS} most frequent topics (lower-cased), count descending then topic ascending.`,
+    }),
+    duration: ClosedObject(
+      { avg: seconds('Mean, rounded to 0.01 s.'), p50: seconds('Median (linear interpolation), rounded to 0.01 s.'), p90: seconds('90th percentile (linear interpolation), rounded to 0.01 s.') },
+      { description: 'Seconds, over every selected conversation; null when there is none.' },
+    ),
+    duration_histogram: Type.Array(
+      ClosedObject({
+        min: Type.Integer({ minimum: 0, description: 'Seconds, inclusive.' }),
+        max: Type.Unsafe<number | null>({ type: ['integer', 'null'], description: 'Seconds, exclusive; null for the last bucket.' }),
+        count,
+      }),
+      {
+        minItems: DURATION_HISTOGRAM_BOUNDS.length,
+        maxItems: DURATION_HISTOGRAM_BOUNDS.length,
+        description: `Fixed buckets: ${DURATION_HISTOGRAM_BOUNDS.map((b) => (b.max === null ? `${b.min}+` : `${b.min}–${b.max}`)).join(', ')} seconds.`,
+      },
+    ),
+    timeline: ClosedObject({
+      bucket: StringEnum(STATS_BUCKETS),
+      points: Type.Array(ClosedObject({ start: DateTime({ description: 'Start of the UTC hour or day.' }), ...statusCountProperties }), {
+        maxItems: MAX_TIMELINE_POINTS,
+        description: 'Conversations by start time and status, one point per bucket of the range, zeros included, oldest first.',
+      }),
+    }),
+    cost: ClosedObject({ total: Type.Number({ minimum: 0, description: 'Sum of the reported costs.' }), currency: StringEnum(['USD']) }),
+  },
+  { description: 'Aggregate figures over the conversations the filters select.' },
+);
+export type ConversationStats = Static<typeof ConversationStatsSchema>;
