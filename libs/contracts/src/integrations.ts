@@ -24,10 +24,12 @@
  *   webhook URL stays the same.
  */
 import { IsDefined, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
-import type { VoicePlatform } from './agents.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { VOICE_PLATFORMS, type VoicePlatform } from './agents.js';
 import type { AccountContext } from './rpc.js';
 import type { ServiceError } from './errors.js';
 import { findProblem, MaxChars } from './validation.js';
+import { ClosedObject, DateTime, Nullable, StringEnum } from './view-schema.js';
 
 /** The platform API used when a PUT gives no base_url. */
 export const DEFAULT_PLATFORM_BASE_URLS: Readonly<Record<VoicePlatform, string>> = {
@@ -72,10 +74,14 @@ export interface WebhookSecretReply {
 }
 
 /** Signed-webhook deliveries refused for an integration over the last 24 hours (never stored with their body). */
-export interface WebhookRejections {
-  rejected_deliveries_24h: number;
-  last_rejection: { reason: 'invalid_signature' | 'stale_timestamp'; at: string } | null;
-}
+export const WebhookRejectionsSchema = ClosedObject({
+  rejected_deliveries_24h: Type.Integer({
+    minimum: 0,
+    description: 'Deliveries to the webhook URL refused over the last 24 hours (wrong or missing signature, stale timestamp). Their bodies are never stored.',
+  }),
+  last_rejection: Nullable(ClosedObject({ reason: StringEnum(['invalid_signature', 'stale_timestamp']), at: DateTime() })),
+});
+export type WebhookRejections = Static<typeof WebhookRejectionsSchema>;
 export const NO_WEBHOOK_REJECTIONS: WebhookRejections = { rejected_deliveries_24h: 0, last_rejection: null };
 
 /** What agents-service answers; the gateway adds webhook_url (it knows the public address). */
@@ -91,17 +97,29 @@ export interface StoredIntegration {
 }
 
 /** The integration as the API shows it. Secrets are never part of it. */
-export interface IntegrationView extends WebhookRejections {
-  id: string;
-  platform: VoicePlatform;
-  base_url: string;
-  webhook_url: string;
-  api_key_hint: string;
-  webhook_secret_hint: string;
-  status: IntegrationStatus;
-  created_at: string;
-  updated_at: string;
-}
+/** An account's integration as the API returns it: never its secrets. */
+export const IntegrationViewSchema = ClosedObject(
+  {
+    id: Type.String({ description: 'The integration id: the last segment of its webhook URL.' }),
+    platform: StringEnum(VOICE_PLATFORMS),
+    base_url: Type.String({ format: 'uri', description: 'The platform API the credentials are used with.' }),
+    webhook_url: Type.String({
+      format: 'uri',
+      description: 'Where the platform sends call events for this integration: PUBLIC_URL/v1/webhooks/{platform}/{integration id}. Stable across replacements.',
+    }),
+    api_key_hint: Type.String({ description: 'The last 4 characters of the API key; empty for keys under 16 characters.' }),
+    webhook_secret_hint: Type.String({ description: 'The last 4 characters of the webhook secret; empty for secrets under 16 characters.' }),
+    status: StringEnum(INTEGRATION_STATUSES, {
+      description:
+        'verified: the platform accepted the key when saved; unreachable: the platform could not be reached when saved; invalid_credentials: the platform refused the key later; unverified: not checked yet.',
+    }),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+    ...WebhookRejectionsSchema.properties,
+  },
+  { description: 'An account’s credentials for one voice platform, without the secrets.' },
+);
+export type IntegrationView = Static<typeof IntegrationViewSchema>;
 
 export interface ConfigureIntegrationRequest {
   account: AccountContext;

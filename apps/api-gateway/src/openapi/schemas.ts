@@ -2,12 +2,11 @@ import {
   ERROR_CATALOG,
   MAX_CALL_EVENTS_PER_BATCH,
   VOICE_PLATFORMS,
-  INTEGRATION_STATUSES,
   AgentViewSchema,
   BusinessHoursSchema,
   PlatformDriftViewSchema,
   PlatformSyncViewSchema,
-  type IntegrationView,
+  IntegrationViewSchema,
   type ApiError,
   CALL_EVENT_DEFINITION_SCHEMAS,
   ConversationDetailSchema,
@@ -69,6 +68,7 @@ const NAMED_VIEWS = new Map<TSchema, string>([
   [ConversationListItemSchema, 'ConversationListItem'],
   [ConversationDetailSchema, 'ConversationDetail'],
   [TranscriptViewSchema, 'Transcript'],
+  [IntegrationViewSchema, 'Integration'],
   ...Object.entries(CALL_EVENT_DEFINITION_SCHEMAS).map(([definition, schema]) => [schema, componentName(definition)] as const),
 ]);
 const agent = viewComponent(AgentViewSchema, NAMED_VIEWS, [AGENT_EXAMPLE, PAUSED_AGENT_EXAMPLE]);
@@ -121,24 +121,7 @@ const createdApiKey = viewSchema<CreatedApiKey>(
   },
   { description: 'The new key, with its secret (shown once).', examples: [CREATED_API_KEY_EXAMPLE] },
 );
-const integration = viewSchema<IntegrationView>(
-  {
-    id: string({ description: 'The integration id: the last segment of its webhook URL.' }),
-    platform: enumOf(VOICE_PLATFORMS),
-    base_url: string({ format: 'uri', description: 'The platform API the credentials are used with.' }),
-    webhook_url: string({ format: 'uri', description: 'Where the platform sends call events for this integration: PUBLIC_URL/v1/webhooks/{platform}/{integration id}. Stable across replacements.' }),
-    api_key_hint: string({ description: 'The last 4 characters of the API key; empty for keys under 16 characters.' }),
-    webhook_secret_hint: string({ description: 'The last 4 characters of the webhook secret; empty for secrets under 16 characters.' }),
-    status: enumOf(INTEGRATION_STATUSES, {
-      description: 'verified: the platform accepted the key when saved; unreachable: the platform could not be reached when saved; invalid_credentials: the platform refused the key later; unverified: not checked yet.',
-    }),
-    created_at: dateTime,
-    updated_at: dateTime,
-    rejected_deliveries_24h: integer({ minimum: 0, description: 'Deliveries to the webhook URL refused over the last 24 hours (wrong or missing signature, stale timestamp). Their bodies are never stored.' }),
-    last_rejection: nullable(closed({ reason: enumOf(['invalid_signature', 'stale_timestamp']), at: dateTime })),
-  },
-  { description: 'An account’s credentials for one voice platform, without the secrets.', examples: INTEGRATION_VIEW_EXAMPLES },
-);
+const integration = viewComponent(IntegrationViewSchema, NAMED_VIEWS, INTEGRATION_VIEW_EXAMPLES);
 const createdAccount = viewSchema<CreatedAccount>(
   {
     id: string({ examples: ['acct_0123456789abcdef01234567'] }),
