@@ -20,6 +20,7 @@ describe('normaliseSpokenDigits', () => {
     ['one nine two dot one six eight', '192.168'],
     ['plus four four', '+44'],
     ['seven one eight... five nine five', '718 595'],
+    ['four five five six, then seven three, um, seven five', '4556 73 75'],
   ])('reads "%s" as %s', (spoken, digits) => {
     expect(normaliseSpokenDigits(spoken).text).toBe(digits);
   });
@@ -28,6 +29,7 @@ describe('normaliseSpokenDigits', () => {
     expect(normaliseSpokenDigits('oh, I see').text).toBe('oh, I see');
     expect(normaliseSpokenDigits('acme dot com').text).toBe('acme dot com');
     expect(normaliseSpokenDigits('written 415-555-0132').text).toBe('written 415-555-0132');
+    expect(normaliseSpokenDigits('um, then we talked').text).toBe('um, then we talked');
   });
 
   it('maps every rewritten character back to the words it came from', () => {
@@ -165,6 +167,17 @@ const cardAsSaid = cardDigits.chain((digits) =>
   fc.constantFrom(digits, digits.replace(/(\d{4})(?=\d)/g, '$1 '), [...digits].map((d) => WORDS[Number(d)]).join(' ')),
 );
 const utterance = fc.tuple(filler, cardAsSaid, filler, fc.string({ maxLength: 30 })).map((parts) => parts.join(''));
+
+describe('long transcripts', () => {
+  it('stays linear in a long run of numbers (a read-out list, a spreadsheet pasted into a chat)', () => {
+    const written = Array.from({ length: 5000 }, (_, i) => String(i % 10)).join(' ');
+    const spoken = Array.from({ length: 5000 }, (_, i) => ['one', 'two', 'oh', 'five'][i % 4]).join(', ');
+    const started = performance.now();
+    findPii(written);
+    findPii(spoken);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
 
 describe('properties', () => {
   it('redaction is idempotent, spans never overlap and lie in order inside the text', () => {

@@ -58,6 +58,27 @@ function classifyDigits(groups: Group[], contextBefore: string, contextAfter: st
   return shaped || SSN_CONTEXT.test(contextBefore) || SSN_CONTEXT_AFTER.test(contextAfter) ? 'ssn' : undefined;
 }
 
+/** The longest a card number is; a social security number is nine digits. */
+const MAX_DIGITS = 19;
+const MIN_DIGITS = 9;
+
+/**
+ * The windows of consecutive groups that could hold a card or social security number (9 to 19 digits), the most
+ * groups first: linear in the groups, however long a run of numbers a transcript holds.
+ */
+function candidateWindows(groups: Group[]): { from: number; to: number }[] {
+  const windows: { from: number; to: number }[] = [];
+  for (let from = 0; from < groups.length; from++) {
+    let digits = 0;
+    for (let to = from; to < groups.length; to++) {
+      digits += groups[to].digits.length;
+      if (digits > MAX_DIGITS) break;
+      if (digits >= MIN_DIGITS) windows.push({ from, to });
+    }
+  }
+  return windows.sort((a, b) => b.to - b.from - (a.to - a.from) || a.from - b.from);
+}
+
 /**
  * Card and social security numbers in the runs of digits of the rewritten text. A run is tried whole, then by its
  * groups (what the caller paused between), longest first, so "…one one one one, expiry twelve twenty-eight" or
@@ -68,17 +89,14 @@ export function findCardAndSsnNumbers(original: string, normalised: NormalisedTe
   for (const match of normalised.text.matchAll(DIGIT_RUN)) {
     const groups = groupsOf(match[0], match.index);
     const found: { from: number; to: number; category: 'credit_card' | 'ssn' }[] = [];
-    for (let length = groups.length; length >= 1; length--) {
-      for (let from = 0; from + length <= groups.length; from++) {
-        const to = from + length - 1;
-        if (found.some((f) => from <= f.to && to >= f.from)) continue;
-        const start = sourceRange(normalised, groups[from].start, groups[from].start + 1).start;
-        const contextBefore = original.slice(Math.max(0, start - SSN_CONTEXT_WINDOW), start);
-        const end = sourceRange(normalised, groups[to].end - 1, groups[to].end).end;
-        const contextAfter = original.slice(end, end + 40);
-        const category = classifyDigits(groups.slice(from, to + 1), contextBefore, contextAfter);
-        if (category) found.push({ from, to, category });
-      }
+    for (const { from, to } of candidateWindows(groups)) {
+      if (found.some((f) => from <= f.to && to >= f.from)) continue;
+      const start = sourceRange(normalised, groups[from].start, groups[from].start + 1).start;
+      const contextBefore = original.slice(Math.max(0, start - SSN_CONTEXT_WINDOW), start);
+      const end = sourceRange(normalised, groups[to].end - 1, groups[to].end).end;
+      const contextAfter = original.slice(end, end + 40);
+      const category = classifyDigits(groups.slice(from, to + 1), contextBefore, contextAfter);
+      if (category) found.push({ from, to, category });
     }
     for (const f of found) {
       const range = sourceRange(normalised, groups[f.from].start, groups[f.to].end);

@@ -22,6 +22,8 @@ const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty:
 const ZERO_AS_LETTER = new Set(['oh', 'o']);
 const REPEATS: Record<string, number> = { double: 2, triple: 3 };
 const SPOKEN_SEPARATORS: Record<string, string> = { dot: '.', point: '.', dash: '-', hyphen: '-', slash: '/' };
+/** Said between groups of digits while reading them out ("four five five six, then seven three…"): a pause. */
+const FILLERS = new Set(['then', 'um', 'uh', 'erm', 'er', 'ah']);
 
 interface Token {
   text: string;
@@ -145,6 +147,7 @@ function items(tokens: Token[]): Item[] {
     const word = lower(token);
     if (/^\s+$/.test(token.text)) out.push({ kind: 'space', text: token.text, start: token.start, end: token.end });
     else if (word in SPOKEN_SEPARATORS) out.push({ kind: 'separator', symbol: SPOKEN_SEPARATORS[word], start: token.start, end: token.end, spoken: true });
+    else if (FILLERS.has(word)) out.push({ kind: 'separator', symbol: ',', start: token.start, end: token.end, spoken: true });
     else if (word === 'plus') out.push({ kind: 'separator', symbol: '+', start: token.start, end: token.end, spoken: true });
     // A trailing-off "..." or "…" is a pause, like a comma.
     else if (/^(\.{2,}|…)$/.test(token.text)) out.push({ kind: 'separator', symbol: ',', start: token.start, end: token.end, spoken: false });
@@ -160,8 +163,12 @@ const numeric = (item: Item | undefined): boolean => item?.kind === 'digits' || 
 const inNumber = new WeakSet<Item>();
 
 /** A spoken separator is a symbol only between numbers ("dot com" stays words; "plus" only before one). */
+/** The nearest item before (step -1) or after (step 1), past spaces and pauses. */
 function neighbourOf(list: Item[], i: number, step: number): Item | undefined {
-  for (let j = i + step; j >= 0 && j < list.length; j += step) if (list[j].kind !== 'space') return list[j];
+  for (let j = i + step; j >= 0 && j < list.length; j += step) {
+    const item = list[j];
+    if (item.kind !== 'space' && !(item.kind === 'separator' && item.symbol === ',')) return item;
+  }
   return undefined;
 }
 
@@ -200,6 +207,7 @@ export function normaliseSpokenDigits(original: string): NormalisedText {
     if (item.kind === 'separator') {
       // A pause after a group of digits ("five five five, one two three") separates groups like a space does.
       const symbol = item.symbol === ',' && numeric(neighbour(i, -1)) && numeric(neighbour(i, 1)) ? ' ' : item.symbol;
+      if (symbol === ' ' && text.endsWith(' ')) return;
       return emit(symbol, item.start, item.end);
     }
     if (item.kind === 'space') {
@@ -211,8 +219,8 @@ export function normaliseSpokenDigits(original: string): NormalisedText {
       if (numeric(before) && numeric(after) && spokenSide) return;
       return emit(item.text, item.start, item.end);
     }
-    const text = original.slice(item.start, item.end);
-    for (let k = 0; k < text.length; k++) emit(text[k], item.start + k, item.start + k + 1);
+    const word = original.slice(item.start, item.end);
+    for (let k = 0; k < word.length; k++) emit(word[k], item.start + k, item.start + k + 1);
   });
   return { text, sourceStart, sourceEnd };
 }
