@@ -158,9 +158,6 @@ function items(tokens: Token[]): Item[] {
   return out;
 }
 
-const numeric = (item: Item | undefined): boolean => item?.kind === 'digits' || (item?.kind === 'separator' && inNumber.has(item));
-/** Separators with a number on both sides (a "+" or "(" with one after it, a ")" with one before it). */
-const inNumber = new WeakSet<Item>();
 
 /** A spoken separator is a symbol only between numbers ("dot com" stays words; "plus" only before one). */
 /** The nearest item before (step -1) or after (step 1), past spaces and pauses. */
@@ -185,6 +182,9 @@ function resolveSeparators(list: Item[]): Item[] {
 
 export function normaliseSpokenDigits(original: string): NormalisedText {
   const list = resolveSeparators(items(tokenize(original)));
+  /** Separators with a number on both sides (a "+" or "(" with one after it, a ")" with one before it). */
+  const inNumber = new Set<Item>();
+  const numeric = (item: Item | undefined): boolean => item?.kind === 'digits' || (item?.kind === 'separator' && inNumber.has(item));
   list.forEach((item, i) => {
     if (item.kind !== 'separator') return;
     const before = neighbourOf(list, i, -1)?.kind === 'digits';
