@@ -2,28 +2,16 @@
  * OpenAPI components of the webhook routes: the platforms' request bodies (each platform's, from
  * @voice/voice-platforms) and the delivery log.
  */
-import { VOICE_PLATFORMS, WEBHOOK_DELIVERY_OUTCOMES, type WebhookDeliveryDetail, type WebhookDeliveryListItem } from '@voice/contracts';
+import {
+  WebhookDeliveryDetailSchema, WebhookDeliveryListItemSchema, WebhookReceiptSchema, type WebhookDeliveryListItem,
+} from '@voice/contracts';
 import { VOICE_PLATFORM_DEFINITIONS } from '@voice/voice-platforms';
-import { arrayOf, dateTime, enumOf, integer, nullable, nullableString, string, viewSchema, type JsonSchema } from './json-schema.js';
+import type { TSchema } from '@sinclair/typebox';
+import type { JsonSchema } from './json-schema.js';
+import { viewComponent } from './view-component.js';
 
-const deliveryProperties = {
-  id: string({ examples: ['whd_0c1d2e3f4a5b6c7d8e9f0a1b'] }),
-  platform: enumOf(VOICE_PLATFORMS),
-  integration_id: string(),
-  received_at: dateTime,
-  outcome: enumOf(WEBHOOK_DELIVERY_OUTCOMES, {
-    description: 'accepted: its call events are queued for recording; duplicate: they were already accepted; ignored: nothing to record (reason says why; replayable); failed: not the platform’s shape, or not recordable.',
-  }),
-  reason: nullableString(),
-  event_type: nullableString({ description: 'The platform’s event type.' }),
-  platform_call_id: nullableString(),
-  platform_agent_id: nullableString(),
-  conversation_id: nullableString(),
-  event_ids: arrayOf(string(), { description: 'The call events it maps to (deterministic ids).' }),
-  body_bytes: integer({ minimum: 0 }),
-  replay_of: nullableString({ description: 'On a replay: the delivery replayed.' }),
-  last_replay: nullable({ type: 'object', required: ['id', 'outcome', 'at'], additionalProperties: false, properties: { id: string(), outcome: enumOf(WEBHOOK_DELIVERY_OUTCOMES), at: dateTime } }),
-};
+/** The delivery views name no other component. */
+const NAMED = new Map<TSchema, string>();
 
 const DELIVERY_EXAMPLE: WebhookDeliveryListItem = {
   id: 'whd_0c1d2e3f4a5b6c7d8e9f0a1b',
@@ -45,21 +33,8 @@ const DELIVERY_EXAMPLE: WebhookDeliveryListItem = {
 export function webhookComponents(): Record<string, JsonSchema> {
   return {
     ...Object.fromEntries(Object.values(VOICE_PLATFORM_DEFINITIONS).map((platform) => [platform.webhookSchemaName, platform.webhookSchema])),
-    WebhookReceipt: {
-      type: 'object',
-      required: ['delivery_id', 'outcome', 'reason'],
-      additionalProperties: false,
-      properties: { delivery_id: string(), outcome: enumOf(WEBHOOK_DELIVERY_OUTCOMES), reason: nullableString() },
-      examples: [{ delivery_id: 'whd_0c1d2e3f4a5b6c7d8e9f0a1b', outcome: 'accepted', reason: null }],
-    },
-    WebhookDelivery: viewSchema<WebhookDeliveryListItem>(deliveryProperties, { description: 'A verified webhook delivery, without its body.', examples: [DELIVERY_EXAMPLE] }),
-    WebhookDeliveryDetail: viewSchema<WebhookDeliveryDetail>(
-      {
-        ...deliveryProperties,
-        body: string({ description: 'The body exactly as received.' }),
-        body_encoding: enumOf(['utf8', 'base64'], { description: 'utf8, unless the bytes were not valid UTF-8 (then base64).' }),
-      },
-      { description: 'A delivery with its body.', examples: [{ ...DELIVERY_EXAMPLE, body: '{"event":"call_ended","call":{…}}', body_encoding: 'utf8' }] },
-    ),
+    WebhookReceipt: viewComponent(WebhookReceiptSchema, NAMED, [{ delivery_id: 'whd_0c1d2e3f4a5b6c7d8e9f0a1b', outcome: 'accepted', reason: null }]),
+    WebhookDelivery: viewComponent(WebhookDeliveryListItemSchema, NAMED, [DELIVERY_EXAMPLE]),
+    WebhookDeliveryDetail: viewComponent(WebhookDeliveryDetailSchema, NAMED, [{ ...DELIVERY_EXAMPLE, body: '{"event":"call_ended","call":{…}}', body_encoding: 'utf8' }]),
   };
 }
