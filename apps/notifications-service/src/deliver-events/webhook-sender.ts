@@ -1,4 +1,4 @@
-import { checkOutboundUrl, OutboundHttpClient, OutboundRequestFailed } from '@voice/service-kit';
+import { checkOutboundUrl, OutboundHttpClient, OutboundRequestFailed, resolveWithSystemDns, type HostResolver } from '@voice/service-kit';
 import { Webhook } from 'standardwebhooks';
 import { refusedAddress, type EndpointUrlPolicy } from '../webhook-endpoints/webhook-endpoint.rules.js';
 import { DELIVERY_TIMEOUT_MS, parseRetryAfter, storedBody, type AttemptOutcome } from './delivery-schedule.rules.js';
@@ -6,6 +6,20 @@ import { DELIVERY_TIMEOUT_MS, parseRetryAfter, storedBody, type AttemptOutcome }
 export interface SentAttempt extends AttemptOutcome {
   durationMs: number;
   responseBody: string | null;
+}
+
+/** DNS gets this long of the attempt's deadline for the address check; a resolver that hangs is a failed attempt. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** The system resolver, bounded: an answer that does not come in time is an error like any other. */
+export function boundedResolver(timeoutMs: number, resolve: HostResolver = resolveWithSystemDns): HostResolver {
+  return (hostname) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`no DNS answer within ${timeoutMs} ms`), { code: 'ETIMEOUT' })), timeoutMs);
+    });
+    return Promise.race([resolve(hostname), deadline]).finally(() => clearTimeout(timer));
+  };
 }
 
 /** The most of a receiver's answer read; its first 1 KiB is stored. */
@@ -56,7 +70,7 @@ export class WebhookSender {
 
   /** Checked on every attempt, DNS included: a name may point somewhere else since the endpoint was saved. */
   private async refusal(url: string): Promise<string | undefined> {
-    const checked = await checkOutboundUrl(url, { allowPrivate: true });
+    const checked = await checkOutboundUrl(url, { allowPrivate: true }, boundedResolver(RESOLVE_TIMEOUT_MS));
     if (!checked.ok) return `${checked.kind}: url ${checked.problem}`;
     for (const { address } of checked.addresses) {
       const refused = refusedAddress(address, this.policy);

@@ -5,8 +5,12 @@ import { randomBytes } from 'node:crypto';
 import {
   endpointQuotaProblem, ENDPOINT_ID, formatSigningSecret, parseEndpointBody, parseEndpointListQuery, refusedAddress, type EndpointChanges,
 } from './webhook-endpoint.rules.js';
+import { boundedResolver } from '../deliver-events/webhook-sender.js';
 import { ENDPOINTS_SETTINGS, previousSecretContext, secretContext, type EndpointsSettings } from './webhook-endpoints.settings.js';
 import { toEndpointView, WebhookEndpointsStore, type EndpointRecord } from './webhook-endpoints.store.js';
+
+/** How long a create or an update waits for DNS; no answer in time is taken as "does not resolve yet". */
+const RESOLVE_AT_INPUT_MS = 3_000;
 
 const notFound = (): never => fail('not_found', 'No webhook endpoint with this id.', { field: 'id' });
 
@@ -101,7 +105,7 @@ export class WebhookEndpointsHandler {
    * receiver is often set up after its endpoint): every delivery attempt resolves and checks it again.
    */
   private async resolvable(url: string): Promise<void> {
-    const checked = await checkOutboundUrl(url, { allowPrivate: true });
+    const checked = await checkOutboundUrl(url, { allowPrivate: true }, boundedResolver(RESOLVE_AT_INPUT_MS));
     if (!checked.ok && checked.kind === 'unresolvable') return;
     if (!checked.ok) fail('invalid_parameter', `url ${checked.problem}.`, { field: 'url' });
     for (const { address } of checked.addresses) {
