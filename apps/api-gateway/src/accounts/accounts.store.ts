@@ -2,21 +2,13 @@ import { VOICE_PLATFORMS } from '@voice/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { inTransaction } from '@voice/service-kit';
-import { ApiKeysStore, type CreatedApiKey } from '../auth/api-keys.store.js';
+import type { CreatedApiKey } from '../auth/api-key.views.js';
+import { ApiKeysStore } from '../auth/api-keys.store.js';
 import { newAccountId } from '../auth/resource-ids.js';
 import { SCOPES } from '../auth/scopes.js';
 import { DATA_SOURCE } from '../tokens.js';
 import type { CreateAccountBody } from './create-account.body.js';
-
-export interface CreatedAccount {
-  id: string;
-  name: string;
-  plan: string;
-  agent_limit: number;
-  voice_platforms: string[];
-  api_key: string;
-  created_at: string;
-}
+import type { CreatedAccount } from './created-account.view.js';
 
 @Injectable()
 export class AccountsStore {

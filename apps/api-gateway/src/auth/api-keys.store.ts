@@ -5,26 +5,8 @@ import { RecentAnswers } from '../caching/recent-answers.js';
 import { DATA_SOURCE } from '../tokens.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { newApiKeyId } from './resource-ids.js';
+import type { ApiKeyView, CreatedApiKey } from './api-key.views.js';
 import { isScope, type Scope } from './scopes.js';
-
-export interface ApiKeyView {
-  id: string;
-  name: string | null;
-  prefix: string;
-  scopes: Scope[];
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-export interface CreatedApiKey {
-  id: string;
-  name: string | null;
-  api_key: string;
-  prefix: string;
-  scopes: Scope[];
-  created_at: string;
-}
 
 export interface ResolvedKey {
   key_id: string;

@@ -19,8 +19,8 @@ import type {
   TranscriptSegment,
   TranscriptView,
 } from '@voice/contracts';
-import type { CreatedAccount } from '../accounts/accounts.store.js';
-import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
+import type { CreatedAccount } from '../accounts/created-account.view.js';
+import type { ApiKeyView, CreatedApiKey } from '../auth/api-key.views.js';
 import { CALL_END_DETAILS_EXAMPLE, PLATFORM_CALL_ID_EXAMPLE } from './call-details-examples.js';
 import type { ListEnvelope, Meta } from '../http/envelope.js';
 import { pageLinks, pageMeta } from '../http/pagination.js';

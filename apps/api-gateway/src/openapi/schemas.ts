@@ -1,7 +1,6 @@
 import {
   ERROR_CATALOG,
   MAX_CALL_EVENTS_PER_BATCH,
-  VOICE_PLATFORMS,
   AgentViewSchema,
   BusinessHoursSchema,
   PlatformDriftViewSchema,
@@ -14,9 +13,8 @@ import {
   TranscriptViewSchema,
 } from '@voice/contracts';
 import type { TSchema } from '@sinclair/typebox';
-import type { CreatedAccount } from '../accounts/accounts.store.js';
-import type { ApiKeyView, CreatedApiKey } from '../auth/api-keys.store.js';
-import { SCOPES } from '../auth/scopes.js';
+import { CreatedAccountSchema } from '../accounts/created-account.view.js';
+import { ApiKeyViewSchema, CreatedApiKeySchema } from '../auth/api-key.views.js';
 import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
 import type { Meta } from '../http/envelope.js';
 import type { PageLinks, PageMeta } from '../http/pagination.js';
@@ -49,7 +47,6 @@ import {
   dateTime,
   enumOf,
   integer,
-  nullable,
   nullableString,
   ref,
   string,
@@ -96,44 +93,10 @@ const callEventsAccepted = {
   examples: [CALL_EVENTS_ACCEPTED_EXAMPLE],
 };
 
-const scopes = arrayOf(enumOf(SCOPES), { minItems: 1, uniqueItems: true });
-const apiKeySecret = string({ pattern: '^vk_[A-Za-z0-9]{40}$', description: 'The secret: vk_ and 40 letters or digits. Shown only in this response.' });
-const apiKey = viewSchema<ApiKeyView>(
-  {
-    id: string({ examples: ['key_0123456789abcdef01234567'] }),
-    name: nullableString(),
-    prefix: string({ description: 'The first characters of the key, to recognise it.' }),
-    scopes,
-    created_at: dateTime,
-    revoked_at: nullable(dateTime),
-    last_used_at: nullable(dateTime),
-  },
-  { description: 'An API key as listed: never its secret.', examples: API_KEY_EXAMPLES },
-);
-const createdApiKey = viewSchema<CreatedApiKey>(
-  {
-    id: string({ examples: ['key_0123456789abcdef01234567'] }),
-    name: nullableString(),
-    api_key: apiKeySecret,
-    prefix: string(),
-    scopes,
-    created_at: dateTime,
-  },
-  { description: 'The new key, with its secret (shown once).', examples: [CREATED_API_KEY_EXAMPLE] },
-);
+const apiKey = viewComponent(ApiKeyViewSchema, NAMED_VIEWS, API_KEY_EXAMPLES);
+const createdApiKey = viewComponent(CreatedApiKeySchema, NAMED_VIEWS, [CREATED_API_KEY_EXAMPLE]);
 const integration = viewComponent(IntegrationViewSchema, NAMED_VIEWS, INTEGRATION_VIEW_EXAMPLES);
-const createdAccount = viewSchema<CreatedAccount>(
-  {
-    id: string({ examples: ['acct_0123456789abcdef01234567'] }),
-    name: string(),
-    plan: string(),
-    agent_limit: integer({ minimum: 0 }),
-    voice_platforms: arrayOf(enumOf(VOICE_PLATFORMS)),
-    api_key: { ...apiKeySecret, description: 'An all-scopes key of the new account: vk_ and 40 letters or digits. Shown only in this response.' },
-    created_at: dateTime,
-  },
-  { description: 'The new account and its first key.', examples: [CREATED_ACCOUNT_EXAMPLE] },
-);
+const createdAccount = viewComponent(CreatedAccountSchema, NAMED_VIEWS, [CREATED_ACCOUNT_EXAMPLE]);
 const checkResult = enumOf(['ok', 'unavailable']);
 const health = {
   ...closed({
