@@ -3,6 +3,8 @@
  * service emits. Services raise errors as { code, message, field?, ... } and the
  * gateway maps the code to the HTTP status and `type` below.
  */
+import { Type, type Static } from '@sinclair/typebox';
+
 export type ErrorType =
   | 'invalid_request'
   | 'validation_error'
@@ -13,17 +15,6 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'service_unavailable_error'
   | 'api_error';
-
-export interface ApiError {
-  type: ErrorType;
-  code: ErrorCode;
-  message: string;
-  field?: string;
-  valid_values?: string[];
-  limit?: number;
-  current?: number;
-  request_id?: string;
-}
 
 export interface ErrorEnvelope {
   error: ApiError;
@@ -89,12 +80,28 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
+/** The `error` of the error envelope (section 7): its code, the code's type, and what the code carries. */
+export const ApiErrorSchema = Type.Object(
+  {
+    type: Type.Unsafe<ErrorType>({ type: 'string', enum: [...new Set(Object.values(ERROR_CATALOG).map((entry) => entry.type))] }),
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERROR_CATALOG) }),
+    message: Type.String(),
+    field: Type.Optional(Type.String({ description: 'The request field (dotted/indexed path), parameter or header concerned.' })),
+    valid_values: Type.Optional(Type.Array(Type.String())),
+    limit: Type.Optional(Type.Integer({ description: 'With quota_exceeded: the plan’s agent limit.' })),
+    current: Type.Optional(Type.Integer({ description: 'With quota_exceeded: the current agent count.' })),
+    request_id: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type ApiError = Static<typeof ApiErrorSchema>;
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOG, value);
 }
 
 /** Build the public error object for a code (the gateway adds request_id). */
-export function apiError(e: ServiceError): ApiError {
+export function apiError(e: ServiceError): Omit<ApiError, 'request_id'> {
   const entry = ERROR_CATALOG[e.code];
   return { type: entry.type, ...e };
 }

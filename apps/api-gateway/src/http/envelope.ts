@@ -1,21 +1,24 @@
 import type { Application, Request } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { GatewaySettings } from '../tokens.js';
-import { apiError, type ErrorEnvelope, type PageResult, type ServiceError } from '@voice/contracts';
+import { Type, type Static } from '@sinclair/typebox';
+import { apiError, ClosedObject, DateTime, type ErrorEnvelope, type PageResult, type ServiceError } from '@voice/contracts';
 import { requestIdOf } from './gateway-request.js';
-import { linksOrigin, pageLinks, pageMeta, type PageLinks, type PageMeta } from './pagination.js';
+import { linksOrigin, pageLinks, pageMeta, PageMetaSchema, type PageLinks } from './pagination.js';
 
-export interface Meta {
-  request_id: string;
-  timestamp: string;
-}
+export const MetaSchema = ClosedObject({ request_id: Type.String({ description: 'The X-Request-Id of the answer.' }), timestamp: DateTime() });
+export type Meta = Static<typeof MetaSchema>;
+
+/** A list's meta: its page and the answer's request. */
+export const ListMetaSchema = ClosedObject({ ...PageMetaSchema.properties, request_id: Type.String(), timestamp: DateTime() });
+export type ListMeta = Static<typeof ListMetaSchema>;
 export interface Envelope<T> {
   data: T;
   meta: Meta;
 }
 export interface ListEnvelope<T> {
   data: T[];
-  meta: PageMeta & Meta;
+  meta: ListMeta;
   links: PageLinks;
 }
 

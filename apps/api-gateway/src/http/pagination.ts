@@ -1,16 +1,25 @@
-export interface PageMeta {
-  total: number;
-  page: number;
-  per_page: number;
-  total_pages: number;
-}
+import { Type, type Static } from '@sinclair/typebox';
+import { ClosedObject, NullableString, PAGINATION } from '@voice/contracts';
 
-export interface PageLinks {
-  first: string;
-  prev: string | null;
-  next: string | null;
-  last: string;
-}
+/** A list's page figures; the OpenAPI components are these schemas. */
+export const PageMetaSchema = ClosedObject({
+  total: Type.Integer({ minimum: 0 }),
+  page: Type.Integer({ minimum: 1 }),
+  per_page: Type.Integer({ minimum: 1, maximum: PAGINATION.maxPerPage }),
+  total_pages: Type.Integer({ minimum: 0 }),
+});
+export type PageMeta = Static<typeof PageMetaSchema>;
+
+export const PageLinksSchema = ClosedObject(
+  {
+    first: Type.String({ format: 'uri' }),
+    prev: NullableString({ format: 'uri' }),
+    next: NullableString({ format: 'uri' }),
+    last: Type.String({ format: 'uri' }),
+  },
+  { description: 'Absolute URLs keeping every query parameter; prev is null on page 1, next on the last page.' },
+);
+export type PageLinks = Static<typeof PageLinksSchema>;
 
 export function pageMeta(total: number, page: number, perPage: number): PageMeta {
   return { total, page, per_page: perPage, total_pages: totalPages(total, perPage) };

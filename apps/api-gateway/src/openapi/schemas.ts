@@ -6,7 +6,7 @@ import {
   PlatformDriftViewSchema,
   PlatformSyncViewSchema,
   IntegrationViewSchema,
-  type ApiError,
+  ApiErrorSchema,
   CALL_EVENT_DEFINITION_SCHEMAS,
   ConversationDetailSchema,
   ConversationListItemSchema,
@@ -16,8 +16,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { CreatedAccountSchema } from '../accounts/created-account.view.js';
 import { ApiKeyViewSchema, CreatedApiKeySchema } from '../auth/api-key.views.js';
 import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
-import type { Meta } from '../http/envelope.js';
-import type { PageLinks, PageMeta } from '../http/pagination.js';
+import { ListMetaSchema, MetaSchema } from '../http/envelope.js';
+import { PageLinksSchema } from '../http/pagination.js';
 import { callEventComponents, componentName } from './call-event-schema.js';
 import { conversationStatsSchema } from './conversation-stats-schema.js';
 import { webhookComponents } from './webhook-schemas.js';
@@ -44,13 +44,10 @@ import {
 } from './examples.js';
 import {
   arrayOf,
-  dateTime,
   enumOf,
   integer,
-  nullableString,
   ref,
   string,
-  viewSchema,
   type JsonSchema,
 } from './json-schema.js';
 import { requestComponents } from './request-schemas.js';
@@ -108,44 +105,13 @@ const health = {
 
 /** The conversations list example's page (2 of 107), as the gateway's own pagination helpers write it. */
 const PAGE_EXAMPLE = listExample('/v1/conversations', CONVERSATION_LIST_ITEM_EXAMPLES, CONVERSATIONS_PAGE_EXAMPLE);
-const meta = viewSchema<Meta>(
-  { request_id: string({ description: 'The X-Request-Id of the answer.' }), timestamp: dateTime },
-  { examples: [META_EXAMPLE] },
-);
-const pageMetaSchema = viewSchema<PageMeta & Meta>(
-  {
-    total: integer({ minimum: 0 }),
-    page: integer({ minimum: 1 }),
-    per_page: integer({ minimum: 1, maximum: 100 }),
-    total_pages: integer({ minimum: 0 }),
-    request_id: string(),
-    timestamp: dateTime,
-  },
-  { examples: [PAGE_EXAMPLE.meta] },
-);
-const links = viewSchema<PageLinks>(
-  { first: string({ format: 'uri' }), prev: nullableString({ format: 'uri' }), next: nullableString({ format: 'uri' }), last: string({ format: 'uri' }) },
-  { description: 'Absolute URLs keeping every query parameter; prev is null on page 1, next on the last page.', examples: [PAGE_EXAMPLE.links] },
-);
-const apiError = viewSchema<ApiError>(
-  {
-    type: enumOf([...new Set(Object.values(ERROR_CATALOG).map((entry) => entry.type))]),
-    code: enumOf(Object.keys(ERROR_CATALOG)),
-    message: string(),
-    field: string({ description: 'The request field (dotted/indexed path), parameter or header concerned.' }),
-    valid_values: arrayOf(string()),
-    limit: integer({ description: 'With quota_exceeded: the plan’s agent limit.' }),
-    current: integer({ description: 'With quota_exceeded: the current agent count.' }),
-    request_id: string(),
-  },
-  {
-    optional: ['field', 'valid_values', 'limit', 'current'],
-    examples: [
-      { type: ERROR_CATALOG.invalid_parameter.type, code: 'invalid_parameter', ...ERROR_EXAMPLES.invalid_parameter, request_id: REQUEST_ID_EXAMPLE },
-      { type: ERROR_CATALOG.not_found.type, code: 'not_found', ...ERROR_EXAMPLES.not_found, request_id: REQUEST_ID_EXAMPLE },
-    ],
-  },
-);
+const meta = viewComponent(MetaSchema, NAMED_VIEWS, [META_EXAMPLE]);
+const pageMetaSchema = viewComponent(ListMetaSchema, NAMED_VIEWS, [PAGE_EXAMPLE.meta]);
+const links = viewComponent(PageLinksSchema, NAMED_VIEWS, [PAGE_EXAMPLE.links]);
+const apiError = viewComponent(ApiErrorSchema, NAMED_VIEWS, [
+  { type: ERROR_CATALOG.invalid_parameter.type, code: 'invalid_parameter', ...ERROR_EXAMPLES.invalid_parameter, request_id: REQUEST_ID_EXAMPLE },
+  { type: ERROR_CATALOG.not_found.type, code: 'not_found', ...ERROR_EXAMPLES.not_found, request_id: REQUEST_ID_EXAMPLE },
+]);
 
 /** Every named schema of the document. */
 export function componentSchemas(): Record<string, JsonSchema> {
