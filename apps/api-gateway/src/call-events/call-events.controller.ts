@@ -15,6 +15,7 @@ import { ServiceClient } from '../rpc/service-client.js';
 import { GATEWAY_SETTINGS, LOGGER, type GatewaySettings } from '../tokens.js';
 import { CallEventPublisher } from './call-event-publisher.js';
 import { fieldOf, parseCallEvents, type IndexedEvent } from './call-event-batch.js';
+import type { CallEventsAccepted } from './call-events-accepted.view.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** The answering check is an early answer, not the rule itself: it must not hold ingest up for long. */
@@ -73,7 +74,7 @@ export class CallEventsController {
 
     const events = parsed.events.map(({ event }) => event);
     await this.publisher.publishAll(accountId, events);
-    return success(req, { accepted: events.length, event_ids: events.map((e) => e.id) });
+    return success<CallEventsAccepted>(req, { accepted: events.length, event_ids: events.map((e) => e.id) });
   }
 
   /**

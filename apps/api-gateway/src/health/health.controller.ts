@@ -8,6 +8,7 @@ import { requestIdOf } from '../http/gateway-request.js';
 import { ApiEnvelope, ApiRoute } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
 import { BUS_PROBE, DATA_SOURCE, type BusProbe } from '../tokens.js';
+import type { Health } from './health.view.js';
 import { SharedCheck } from './shared-check.js';
 
 /** Each dependency gets this long; a health check must answer fast even when something hangs. */
@@ -22,8 +23,8 @@ const CHECK_TIMEOUT_MS = 1000;
 const KEEP_HEALTHY_MS = 1000;
 const KEEP_UNHEALTHY_MS = 250;
 
-type CheckResult = 'ok' | 'unavailable';
-type Checks = Record<'database' | 'nats' | 'agents_service' | 'conversations_service', CheckResult>;
+type Checks = Health['checks'];
+type CheckResult = Checks['database'];
 
 const allOk = (checks: Checks): boolean => Object.values(checks).every((c) => c === 'ok');
 
@@ -61,7 +62,7 @@ export class HealthController {
     const checks = await this.checks.get(() => this.checkDependencies(requestIdOf(req)));
     const healthy = allOk(checks);
     res.status(healthy ? 200 : 503);
-    return success(req, { status: healthy ? 'ok' : 'unavailable', checks });
+    return success<Health>(req, { status: healthy ? 'ok' : 'unavailable', checks });
   }
 
   /** One round of checks, in parallel; the service calls carry the request id of the call that started it. */

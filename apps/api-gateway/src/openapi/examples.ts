@@ -22,6 +22,8 @@ import type {
 import type { CreatedAccount } from '../accounts/created-account.view.js';
 import type { ApiKeyView, CreatedApiKey } from '../auth/api-key.views.js';
 import { CALL_END_DETAILS_EXAMPLE, PLATFORM_CALL_ID_EXAMPLE } from './call-details-examples.js';
+import type { CallEventsAccepted } from '../call-events/call-events-accepted.view.js';
+import type { Health } from '../health/health.view.js';
 import type { ListEnvelope, Meta } from '../http/envelope.js';
 import { pageLinks, pageMeta } from '../http/pagination.js';
 
@@ -227,7 +229,7 @@ export const CALL_ENDED_EVENT_EXAMPLE: CallEvent = {
 export const CALL_EVENT_BATCH_EXAMPLE: { events: CallEvent[] } = {
   events: [CALL_STARTED_EVENT_EXAMPLE, CALL_TRANSCRIPT_EVENT_EXAMPLE, CALL_ENDED_EVENT_EXAMPLE],
 };
-export const CALL_EVENTS_ACCEPTED_EXAMPLE: { accepted: number; event_ids: string[] } = {
+export const CALL_EVENTS_ACCEPTED_EXAMPLE: CallEventsAccepted = {
   accepted: CALL_EVENT_BATCH_EXAMPLE.events.length,
   event_ids: CALL_EVENT_BATCH_EXAMPLE.events.map((event) => event.id),
 };
@@ -292,16 +294,11 @@ export const CREATED_ACCOUNT_EXAMPLE: CreatedAccount = {
   created_at: '2025-01-30T09:00:00.000Z',
 };
 
-type CheckResult = 'ok' | 'unavailable';
-export interface HealthExample {
-  status: CheckResult;
-  checks: { database: CheckResult; nats: CheckResult; agents_service: CheckResult; conversations_service: CheckResult };
-}
-export const HEALTH_EXAMPLE: HealthExample = {
+export const HEALTH_EXAMPLE: Health = {
   status: 'ok',
   checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok' },
 };
-export const HEALTH_UNAVAILABLE_EXAMPLE: HealthExample = {
+export const HEALTH_UNAVAILABLE_EXAMPLE: Health = {
   status: 'unavailable',
   checks: { database: 'ok', nats: 'ok', agents_service: 'unavailable', conversations_service: 'ok' },
 };

@@ -44,12 +44,12 @@ import {
 } from './examples.js';
 import {
   arrayOf,
-  enumOf,
-  integer,
   ref,
   string,
   type JsonSchema,
 } from './json-schema.js';
+import { CallEventsAcceptedSchema } from '../call-events/call-events-accepted.view.js';
+import { HealthSchema } from '../health/health.view.js';
 import { requestComponents } from './request-schemas.js';
 import { viewComponent } from './view-component.js';
 
@@ -85,23 +85,13 @@ const callEventBatch: JsonSchema = {
   additionalProperties: false,
   examples: requestExamples('CallEventBatch'),
 };
-const callEventsAccepted = {
-  ...closed({ accepted: integer({ minimum: 1 }), event_ids: arrayOf(string(), { description: 'The ids of the accepted events, in request order.' }) }),
-  examples: [CALL_EVENTS_ACCEPTED_EXAMPLE],
-};
+const callEventsAccepted = viewComponent(CallEventsAcceptedSchema, NAMED_VIEWS, [CALL_EVENTS_ACCEPTED_EXAMPLE]);
 
 const apiKey = viewComponent(ApiKeyViewSchema, NAMED_VIEWS, API_KEY_EXAMPLES);
 const createdApiKey = viewComponent(CreatedApiKeySchema, NAMED_VIEWS, [CREATED_API_KEY_EXAMPLE]);
 const integration = viewComponent(IntegrationViewSchema, NAMED_VIEWS, INTEGRATION_VIEW_EXAMPLES);
 const createdAccount = viewComponent(CreatedAccountSchema, NAMED_VIEWS, [CREATED_ACCOUNT_EXAMPLE]);
-const checkResult = enumOf(['ok', 'unavailable']);
-const health = {
-  ...closed({
-    status: enumOf(['ok', 'unavailable'], { description: 'ok (200) when every check is ok, else unavailable (503).' }),
-    checks: closed({ database: checkResult, nats: checkResult, agents_service: checkResult, conversations_service: checkResult }),
-  }),
-  examples: [HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE],
-};
+const health = viewComponent(HealthSchema, NAMED_VIEWS, [HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE]);
 
 /** The conversations list example's page (2 of 107), as the gateway's own pagination helpers write it. */
 const PAGE_EXAMPLE = listExample('/v1/conversations', CONVERSATION_LIST_ITEM_EXAMPLES, CONVERSATIONS_PAGE_EXAMPLE);
@@ -124,6 +114,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     PlatformDrift: platformDrift,
     BusinessHours: requests.BusinessHours,
     ScheduleItem: requests.ScheduleItem,
+    PiiRedactionRequest: requests.PiiRedactionRequest,
     CreateAgentRequest: requests.CreateAgentRequest,
     UpdateAgentRequest: requests.UpdateAgentRequest,
     ConversationListItem: conversationListItem,
