@@ -9,7 +9,7 @@ import { refuseLostUniqueKeyRace } from './agent.concurrency.js';
 import type { AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
 import { fold } from './agent.evolve.js';
-import type { AgentStore, AgentTransaction, SyncHandover } from './agent.store.js';
+import type { AgentRecord, AgentStore, AgentTransaction, SyncHandover } from './agent.store.js';
 
 export interface AgentCommandOptions {
   /** The command's name, kept in the events' metadata. */
@@ -17,15 +17,24 @@ export interface AgentCommandOptions {
   handover?: SyncHandover;
 }
 
-/** A new agent, decided on the account's live agents read under the account's lock. */
+/**
+ * A new agent, decided on the account's live agents read under the account's lock. `repeatOf`: the id a
+ * repeated create (same Idempotency-Key) names; when that agent is live it is the outcome and nothing is
+ * decided — read under the same lock, so a repeat running beside the first create waits for it and finds it.
+ */
 export async function handleCreate(
   store: AgentStore,
-  target: { accountId: string; name: string },
+  target: { accountId: string; name: string; repeatOf?: string },
   decide: (agents: AccountAgents) => AgentEvent[],
   options: AgentCommandOptions,
-): Promise<AgentState> {
-  const { after } = await handle(store, options, async (tx) => ({ before: undefined, events: decide(await tx.lockedAccountAgents(target.accountId, target.name)) }));
-  return after;
+): Promise<{ created: AgentState } | { existing: AgentRecord }> {
+  let existing: AgentRecord | undefined;
+  const { after } = await handle(store, options, async (tx) => {
+    const agents = await tx.lockedAccountAgents(target.accountId, target.name);
+    existing = target.repeatOf === undefined ? undefined : await tx.liveAgent(target.accountId, target.repeatOf);
+    return { before: undefined, events: existing ? [] : decide(agents) };
+  });
+  return existing ? { existing } : { created: after };
 }
 
 /**

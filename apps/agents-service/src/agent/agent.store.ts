@@ -79,6 +79,11 @@ export class AgentTransaction {
     return accountAgents(this.runner, accountId, name);
   }
 
+  /** The read-model row of a live (not deleted) agent of the account. */
+  async liveAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
+    return liveAgent(this.runner, accountId, agentId);
+  }
+
   /** The agent folded from its stream (deleted agents included), if it is the account's. */
   async agent(accountId: string, agentId: string): Promise<AgentState | undefined> {
     const agent = foldStored(await readStream(this.runner, AGENTS_SCHEMA, streamIdOf(agentId)));
@@ -152,11 +157,7 @@ export class AgentStore {
 
   /** The read-model row of a live (not deleted) agent of the account. */
   async findLive(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
-    const [row] = await this.dataSource.query(
-      `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-      [agentId, accountId],
-    );
-    return row ? rowToRecord(row) : undefined;
+    return liveAgent(this.dataSource, accountId, agentId);
   }
 
   /** The agent folded from its stream, whatever its account and status (for the platform sync). */
@@ -204,6 +205,14 @@ export async function queuePlatformSync(runner: QueryRunner, state: AgentState, 
        attempt = 0, not_before = EXCLUDED.not_before`,
     [state.id, state.account_id, state.version, inlineForMs],
   );
+}
+
+async function liveAgent(db: Db, accountId: string, agentId: string): Promise<AgentRecord | undefined> {
+  const [row] = await db.query(
+    `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+    [agentId, accountId],
+  );
+  return row ? rowToRecord(row) : undefined;
 }
 
 /** The account's live agents, whether one of them has the name, and its integrated platforms: one statement. */

@@ -51,22 +51,12 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
     // On create, null means "omitted": the decider fills in the defaults; no phone number means "buy one".
     const input = { ...(withoutNulls(payload) as Omit<CreateAgent['input'], 'phone_number'>), phone_number: payload.phone_number ?? null };
     const agentId = idempotencyKey === undefined ? newAgentId() : agentIdForIdempotencyKey(account.id, idempotencyKey);
-    if (idempotencyKey !== undefined) {
-      // The same create again (its first answer was lost): its agent, as it is now, instead of duplicate_name.
-      const existing = await this.store.findLive(account.id, agentId);
-      if (existing) return agentReply(existing);
-    }
     const bound = this.sync.settings.inlineBoundMs;
-    try {
-      await this.recordCreate(account, input, agentId, bound);
-    } catch (err) {
-      // The same create running twice at once — a retry racing the attempt whose answer was lost (the gateway
-      // stops waiting for a service that went silent): the one that got there first made the agent, which is
-      // the answer to both, rather than a duplicate_name for its own name.
-      const existing = idempotencyKey === undefined ? undefined : await this.store.findLive(account.id, agentId).catch(() => undefined);
-      if (existing) return agentReply(existing);
-      throw err;
-    }
+    // The same create again — its first answer was lost, or it is a retry racing that first attempt (the gateway
+    // stops waiting for a service that went silent) — finds the agent the first made, as it is now, under the
+    // account's lock: that agent is the answer to both, rather than a duplicate_name for its own name.
+    const recorded = await this.recordCreate(account, input, agentId, bound, idempotencyKey !== undefined);
+    if ('existing' in recorded) return agentReply(recorded.existing);
     const result = await syncWithin(this.sync, agentId, bound);
     if (result?.kind === 'failed') {
       await withdrawRefusedAgent(this.store, this.sync, account.id, agentId);
@@ -78,10 +68,10 @@ export class CreateAgentHandler implements ICommandHandler<CreateAgentCommand> {
     return agentReply(record!);
   }
 
-  private async recordCreate(account: AccountContext, input: CreateAgent['input'], agentId: string, bound: number): Promise<void> {
-    await handleCreate(
+  private async recordCreate(account: AccountContext, input: CreateAgent['input'], agentId: string, bound: number, repeatable: boolean) {
+    return handleCreate(
       this.store,
-      { accountId: account.id, name: input.name },
+      { accountId: account.id, name: input.name, ...(repeatable && { repeatOf: agentId }) },
       (accountAgents) =>
         decide(
           {
