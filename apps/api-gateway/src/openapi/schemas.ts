@@ -1,57 +1,32 @@
-import {
-  ERROR_CATALOG,
-  MAX_CALL_EVENTS_PER_BATCH,
-  AgentViewSchema,
-  BusinessHoursSchema,
-  PlatformDriftViewSchema,
-  PlatformSyncViewSchema,
-  IntegrationViewSchema,
-  ApiErrorSchema,
-  CALL_EVENT_DEFINITION_SCHEMAS,
-  ConversationDetailSchema,
-  ConversationListItemSchema,
-  TranscriptViewSchema,
-} from '@voice/contracts';
 import type { TSchema } from '@sinclair/typebox';
+import {
+  ApiErrorSchema, AgentViewSchema, BusinessHoursSchema, CALL_EVENT_DEFINITION_SCHEMAS, ConversationDetailSchema, ConversationListItemSchema,
+  ERROR_CATALOG, IntegrationViewSchema, MAX_CALL_EVENTS_PER_BATCH, PlatformDriftViewSchema, PlatformSyncViewSchema, TranscriptViewSchema,
+} from '@voice/contracts';
 import { CreatedAccountSchema } from '../accounts/created-account.view.js';
 import { ApiKeyViewSchema, CreatedApiKeySchema } from '../auth/api-key.views.js';
-import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
+import { CallEventsAcceptedSchema } from '../call-events/call-events-accepted.view.js';
+import { HealthSchema } from '../health/health.view.js';
 import { ListMetaSchema, MetaSchema } from '../http/envelope.js';
 import { PageLinksSchema } from '../http/pagination.js';
 import { callEventComponents, componentName } from './call-event-schema.js';
 import { conversationStatsSchema } from './conversation-stats-schema.js';
-import { webhookComponents } from './webhook-schemas.js';
 import { ERROR_EXAMPLES } from './error-examples.js';
 import {
-  AGENT_EXAMPLE,
-  API_KEY_EXAMPLES,
-  CALL_EVENT_BATCH_EXAMPLE,
-  CALL_EVENTS_ACCEPTED_EXAMPLE,
-  CONVERSATION_DETAIL_EXAMPLE,
-  CONVERSATION_LIST_ITEM_EXAMPLES,
-  CONVERSATIONS_PAGE_EXAMPLE,
-  CREATED_ACCOUNT_EXAMPLE,
-  CREATED_API_KEY_EXAMPLE,
-  HEALTH_EXAMPLE,
-  HEALTH_UNAVAILABLE_EXAMPLE,
-  INTEGRATION_VIEW_EXAMPLES,
-  listExample,
-  META_EXAMPLE,
-  PAUSED_AGENT_EXAMPLE,
-  REQUEST_ID_EXAMPLE,
-  requestExamples,
-  TRANSCRIPT_EXAMPLE,
+  AGENT_EXAMPLE, API_KEY_EXAMPLES, CALL_EVENTS_ACCEPTED_EXAMPLE, CONVERSATION_DETAIL_EXAMPLE, CONVERSATION_LIST_ITEM_EXAMPLES,
+  CONVERSATIONS_PAGE_EXAMPLE, CREATED_ACCOUNT_EXAMPLE, CREATED_API_KEY_EXAMPLE, HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE,
+  INTEGRATION_VIEW_EXAMPLES, listExample, META_EXAMPLE, PAUSED_AGENT_EXAMPLE, REQUEST_ID_EXAMPLE, requestExamples, TRANSCRIPT_EXAMPLE,
 } from './examples.js';
-import {
-  arrayOf,
-  ref,
-  string,
-  type JsonSchema,
-} from './json-schema.js';
-import { CallEventsAcceptedSchema } from '../call-events/call-events-accepted.view.js';
-import { HealthSchema } from '../health/health.view.js';
+import { arrayOf, ref, type JsonSchema } from './json-schema.js';
 import { requestComponents } from './request-schemas.js';
 import { viewComponent } from './view-component.js';
+import { webhookEndpointComponents } from './webhook-endpoint-schemas.js';
+import { webhookComponents } from './webhook-schemas.js';
+
+/**
+ * Every named schema of the document. The responses' schemas are the views' own (TypeBox schemas beside the code
+ * that answers them); only their examples are added here.
+ */
 
 /** The views' schemas that are components of their own: another view embedding one shows a $ref. */
 const NAMED_VIEWS = new Map<TSchema, string>([
@@ -72,11 +47,6 @@ const platformDrift = viewComponent(PlatformDriftViewSchema, NAMED_VIEWS, [PAUSE
 const conversationListItem = viewComponent(ConversationListItemSchema, NAMED_VIEWS, CONVERSATION_LIST_ITEM_EXAMPLES);
 const conversationDetail = viewComponent(ConversationDetailSchema, NAMED_VIEWS, [CONVERSATION_DETAIL_EXAMPLE]);
 const transcript = viewComponent(TranscriptViewSchema, NAMED_VIEWS, [TRANSCRIPT_EXAMPLE]);
-
-/** A nested object whose keys are all required (the views never omit a key; absent values are null or []). */
-function closed(properties: Record<string, JsonSchema>): JsonSchema {
-  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
-}
 
 const callEventBatch: JsonSchema = {
   type: 'object',
