@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 
 const AGENT_FIELDS = [
-  'business_hours', 'created_at', 'id', 'language', 'metadata', 'name', 'phone_number', 'platform_sync', 'recording_enabled', 'status',
-  'system_prompt', 'transcription_enabled', 'transfer_number', 'updated_at', 'voice_id', 'voice_platform', 'welcome_message',
+  'business_hours', 'created_at', 'id', 'language', 'metadata', 'name', 'phone_number', 'pii_redaction', 'platform_sync', 'recording_enabled',
+  'status', 'store_content', 'system_prompt', 'transcription_enabled', 'transfer_number', 'updated_at', 'voice_id', 'voice_platform', 'welcome_message',
 ];
 
 /**
@@ -133,6 +133,31 @@ describe('agents over HTTP', () => {
     expect(res.body.meta).toMatchObject({ page: 1, per_page: 100, total_pages: 1 });
     expect(res.body.data.length).toBe(res.body.meta.total);
     expect(new URL(res.body.links.first).searchParams.get('per_page')).toBe('100');
+  });
+
+  it('privacy settings: defaults on create, PATCH replaces pii_redaction whole, precise field errors', async () => {
+    const detected = ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'];
+    const created = await account.api.post('/v1/agents', { name: 'Private desk', voice_platform: 'platform_a' });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ pii_redaction: { enabled: false, categories: detected }, store_content: true });
+    const id = created.body.data.id;
+
+    const patched = await account.api.patch(`/v1/agents/${id}`, { pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] }, store_content: false });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] }, store_content: false });
+    const again = await account.api.patch(`/v1/agents/${id}`, { pii_redaction: { enabled: true } });
+    expect(again.body.data.pii_redaction).toEqual({ enabled: true, categories: detected });
+    expect((await account.api.get(`/v1/agents/${id}`)).body.data).toMatchObject({ pii_redaction: { enabled: true, categories: detected }, store_content: false });
+
+    for (const [body, field] of [
+      [{ pii_redaction: { categories: ['credit_card', 'names'] } }, 'pii_redaction.categories[1]'],
+      [{ pii_redaction: { enabled: 'yes' } }, 'pii_redaction.enabled'],
+      [{ pii_redaction: null }, 'pii_redaction'],
+      [{ store_content: 'no' }, 'store_content'],
+    ] as const) {
+      const res = await account.api.patch(`/v1/agents/${id}`, body);
+      expect([field, res.status, res.body.error?.field]).toEqual([field, 400, field]);
+    }
   });
 
   it('PATCH honours If-Match: current version → 200 + new ETag; stale or weak → 412; malformed → 400', async () => {

@@ -214,3 +214,30 @@ describe('reference data', () => {
     for (const tz of ['Foo/Bar', '+05:00', '', 'europe/paris', 5]) expect(isIanaTimeZone(tz)).toBe(false);
   });
 });
+
+describe('agent privacy settings', () => {
+  it('accepts pii_redaction in part or whole, and store_content', () => {
+    expect(findCreateAgentProblem({ ...valid, pii_redaction: { enabled: true }, store_content: false })).toBeUndefined();
+    expect(findCreateAgentProblem({ ...valid, pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] } })).toBeUndefined();
+    expect(findCreateAgentProblem({ ...valid, pii_redaction: null, store_content: null })).toBeUndefined();
+    expect(findUpdateAgentProblem({ pii_redaction: { categories: [] }, store_content: true })).toBeUndefined();
+  });
+
+  it.each([
+    [{ pii_redaction: 'on' }, 'pii_redaction'],
+    [{ pii_redaction: { enabled: 'yes' } }, 'pii_redaction.enabled'],
+    [{ pii_redaction: { categories: 'ssn' } }, 'pii_redaction.categories'],
+    [{ pii_redaction: { categories: ['ssn', 'name'] } }, 'pii_redaction.categories[1]'],
+    [{ pii_redaction: { categories: ['ssn', 'email', 'ssn'] } }, 'pii_redaction.categories[2]'],
+    [{ pii_redaction: { enabled: true, retention: 3 } }, 'pii_redaction.retention'],
+    [{ store_content: 'no' }, 'store_content'],
+  ])('names the field of a wrong setting %#', (body, field) => {
+    expect(findCreateAgentProblem({ ...valid, ...body })).toMatchObject({ field });
+    expect(findUpdateAgentProblem(body)).toMatchObject({ field });
+  });
+
+  it('refuses null on PATCH: the settings cannot be cleared', () => {
+    expect(findUpdateAgentProblem({ pii_redaction: null })).toMatchObject({ field: 'pii_redaction' });
+    expect(findUpdateAgentProblem({ store_content: null })).toMatchObject({ field: 'store_content' });
+  });
+});

@@ -16,13 +16,15 @@
  * - `business_hours.timezone` is any IANA zone Intl knows (not an offset, not a
  *   wrongly cased canonical name); `schedule` has 1–7 items, each weekday at most
  *   once, `open`/`close` are 00:00–23:59 and `close` is after `open` (no overnight spans).
+ * - `pii_redaction` replaces the whole setting on PATCH; an omitted `enabled` is false and omitted `categories`
+ *   are every detected category (not `caller_number`). Categories are listed at most once; `[]` redacts nothing.
  */
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches,
   ValidateIf, ValidateNested, registerDecorator, type ValidationArguments,
 } from 'class-validator';
-import { AGENT_STATUSES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
+import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import type { ServiceError } from './errors.js';
 import { findProblem, MaxChars } from './validation.js';
 
@@ -154,6 +156,13 @@ export class BusinessHoursPayload {
   schedule: ScheduleItemPayload[];
 }
 
+export class PiiRedactionPayload {
+  @IsOptional() @IsBoolean(message('must be true or false.')) enabled?: boolean;
+
+  // Each item is checked by findPiiCategoriesProblem, whose field names the item.
+  @IsOptional() @IsArray(message(`must be an array of categories (${PII_REDACTION_CATEGORIES.join(', ')}).`)) categories?: string[];
+}
+
 // ---- field rules shared by create and update ----
 const NameRules = all(
   trim,
@@ -190,6 +199,11 @@ const BusinessHoursRules = all(
   NestedAs(() => BusinessHoursPayload),
 );
 const MetadataRules = IsObject(message('must be an object of string values.'));
+const PiiRedactionRules = all(
+  IsObject(message('must be an object with enabled and categories.')),
+  ValidateNested(),
+  NestedAs(() => PiiRedactionPayload),
+);
 
 /** Present and not null: PATCH fields that cannot be cleared are validated whenever they are sent. */
 const sent = (property: string) => ValidateIf((o: Record<string, unknown>) => o[property] !== undefined);
@@ -212,6 +226,8 @@ export class CreateAgentPayload {
   @IsOptional() @BusinessHoursRules business_hours?: BusinessHoursPayload | null;
   @IsOptional() @BooleanRules recording_enabled?: boolean | null;
   @IsOptional() @BooleanRules transcription_enabled?: boolean | null;
+  @IsOptional() @PiiRedactionRules pii_redaction?: PiiRedactionPayload | null;
+  @IsOptional() @BooleanRules store_content?: boolean | null;
   @IsOptional() @MetadataRules metadata?: Record<string, string> | null;
 }
 
@@ -227,6 +243,8 @@ export class UpdateAgentPayload {
   @IsOptional() @BusinessHoursRules business_hours?: BusinessHoursPayload | null;
   @sent('recording_enabled') @BooleanRules recording_enabled?: boolean;
   @sent('transcription_enabled') @BooleanRules transcription_enabled?: boolean;
+  @sent('pii_redaction') @PiiRedactionRules pii_redaction?: PiiRedactionPayload;
+  @sent('store_content') @BooleanRules store_content?: boolean;
   @IsOptional() @MetadataRules metadata?: Record<string, string> | null;
 
   @sent('status')
@@ -292,8 +310,24 @@ function findScheduleShapeProblem(body: unknown): ServiceError | undefined {
   return undefined;
 }
 
+/** An unknown or repeated redaction category; the field path names the item (`pii_redaction.categories[2]`). */
+export function findPiiCategoriesProblem(piiRedaction: unknown): ServiceError | undefined {
+  const categories = isPlainObject(piiRedaction) ? piiRedaction.categories : undefined;
+  if (!Array.isArray(categories)) return undefined;
+  const seen = new Set<unknown>();
+  for (const [i, category] of categories.entries()) {
+    const field = `pii_redaction.categories[${i}]`;
+    if (!(PII_REDACTION_CATEGORIES as readonly unknown[]).includes(category)) {
+      return { code: 'invalid_parameter', field, message: `${field} must be one of ${PII_REDACTION_CATEGORIES.join(', ')}.` };
+    }
+    if (seen.has(category)) return { code: 'invalid_parameter', field, message: `${String(category)} is listed more than once in pii_redaction.categories.` };
+    seen.add(category);
+  }
+  return undefined;
+}
+
 function findAgentFieldProblems(body: Record<string, unknown>): ServiceError | undefined {
-  return findScheduleProblem(body.business_hours) ?? findMetadataProblem(body.metadata);
+  return findScheduleProblem(body.business_hours) ?? findMetadataProblem(body.metadata) ?? findPiiCategoriesProblem(body.pii_redaction);
 }
 
 export function findCreateAgentProblem(body: unknown): ServiceError | undefined {

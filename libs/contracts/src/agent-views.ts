@@ -1,7 +1,7 @@
 /** The agent as the API returns it (interface 2.1), with where it stands on its voice platform: one schema per view, its type derived. */
 import { Type, type Static } from '@sinclair/typebox';
 import { AGENT_LIMITS, E164_PATTERN, ISO_639_1_CODES, METADATA_KEY_PATTERN } from './agent-payloads.js';
-import { AGENT_STATUSES, PLATFORM_NUMBER_DRIFTS, PLATFORM_SYNC_STATES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
+import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, PLATFORM_NUMBER_DRIFTS, PLATFORM_SYNC_STATES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import { RESERVED_KEYS } from './validation.js';
 import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
@@ -84,6 +84,20 @@ export const AgentMetadataSchema = Type.Unsafe<Record<string, string>>({
   additionalProperties: { type: 'string', maxLength: AGENT_LIMITS.metadataValue },
 });
 
+export const PiiRedactionSchema = ClosedObject(
+  {
+    enabled: Type.Boolean({ description: 'Redact personal data from transcripts, summaries, analysis and topics before they are stored. Default false.' }),
+    categories: Type.Array(StringEnum(PII_REDACTION_CATEGORIES), {
+      uniqueItems: true,
+      description:
+        'What is redacted, each match replaced by its category in capitals ([CREDIT_CARD]). Default: every category but caller_number; ' +
+        'caller_number keeps only the last 2 digits of the caller’s number.',
+    }),
+  },
+  { description: 'Redaction at ingest: irreversible, nothing unredacted is stored.' },
+);
+export type PiiRedaction = Static<typeof PiiRedactionSchema>;
+
 /** The agent as returned by the API: every field of 2.1, nulls where unset. */
 export const AgentViewSchema = ClosedObject(
   {
@@ -100,6 +114,10 @@ export const AgentViewSchema = ClosedObject(
     business_hours: Nullable(BusinessHoursSchema),
     recording_enabled: Type.Boolean(),
     transcription_enabled: Type.Boolean(),
+    pii_redaction: PiiRedactionSchema,
+    store_content: Type.Boolean({
+      description: 'false: zero-retention mode, only metadata and analytics are stored (no transcript, summary, analysis text, topics or recording URL). Default true.',
+    }),
     status: StringEnum(AGENT_STATUSES),
     metadata: AgentMetadataSchema,
     created_at: DateTime(),

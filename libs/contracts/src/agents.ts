@@ -47,6 +47,27 @@ export const AgentEventTypes = {
 } as const;
 export type AgentEventType = (typeof AgentEventTypes)[keyof typeof AgentEventTypes];
 
+/**
+ * What an agent can ask to have redacted from what callers say: the detectors' categories, and the caller's own
+ * number (`caller_number`, kept as its last 2 digits), which is the record's key and so only redacted on request.
+ */
+export const PII_REDACTION_CATEGORIES = [
+  'phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address', 'caller_number',
+] as const;
+export type PiiRedactionCategory = (typeof PII_REDACTION_CATEGORIES)[number];
+
+/** The categories redacted when an agent names none: every detected category, not the caller's number. */
+export const DEFAULT_PII_REDACTION_CATEGORIES: readonly PiiRedactionCategory[] = PII_REDACTION_CATEGORIES.filter((c) => c !== 'caller_number');
+
+export interface PiiRedactionSettings {
+  enabled: boolean;
+  categories: PiiRedactionCategory[];
+}
+
+export function defaultPiiRedaction(): PiiRedactionSettings {
+  return { enabled: false, categories: [...DEFAULT_PII_REDACTION_CATEGORIES] };
+}
+
 export interface AgentSnapshot {
   agent_id: string;
   account_id: string;
@@ -55,6 +76,10 @@ export interface AgentSnapshot {
   status: AgentStatus;
   recording_enabled: boolean;
   transcription_enabled: boolean;
+  /** Absent from events relayed before the setting existed: read as defaultPiiRedaction(). */
+  pii_redaction?: PiiRedactionSettings;
+  /** Absent from events relayed before the setting existed: read as true. */
+  store_content?: boolean;
 }
 
 export interface AgentIntegrationEvent {

@@ -53,6 +53,8 @@ describe('creating an agent', () => {
       business_hours: null,
       recording_enabled: true,
       transcription_enabled: true,
+      pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
+      store_content: true,
       metadata: {},
       status: 'active',
       created_at: '2026-01-01T00:00:00.000Z',
@@ -148,6 +150,30 @@ describe('updating fields', () => {
   it('keeps the platform check off when the platform does not change', () => {
     const command = { ...update({ voice_platform: 'platform_a', name: 'x' }), configured_platforms: [] } as AgentCommand;
     expect(decide(command, created()).map((e) => e.type)).toEqual(['AgentUpdated']);
+  });
+});
+
+describe('privacy settings', () => {
+  const detected = ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'];
+
+  it('fills the omitted parts of pii_redaction on create: enabled false, every detected category', () => {
+    expect(created({ pii_redaction: { enabled: true } as never }).pii_redaction).toEqual({ enabled: true, categories: detected });
+    expect(created({ store_content: false }).store_content).toBe(false);
+  });
+
+  it('replaces pii_redaction whole on update, and records nothing when it is the same', () => {
+    const agent = created({ pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] } });
+    const events = decide(update({ pii_redaction: { categories: ['ssn'] } }), agent);
+    expect(events).toEqual([
+      { type: 'AgentUpdated', data: { changes: { pii_redaction: { enabled: false, categories: ['ssn'] } }, updated_at: '2026-01-02T00:00:00.000Z' } },
+    ]);
+    expect(decide(update({ pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] } }), agent)).toEqual([]);
+  });
+
+  it('gives an agent created before the settings existed their defaults', () => {
+    const { pii_redaction: _p, store_content: _s, ...older } = (decide(create(), undefined)[0] as Extract<AgentEvent, { type: 'AgentCreated' }>).data;
+    const agent = evolve(undefined, { type: 'AgentCreated', data: older as never });
+    expect(agent).toMatchObject({ pii_redaction: { enabled: false, categories: detected }, store_content: true });
   });
 });
 

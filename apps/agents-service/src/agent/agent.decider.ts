@@ -8,7 +8,7 @@
  * for every command). Asking for the status the agent already has is a no-op.
  */
 import { AgentEventTypes, type AgentStatus } from '@voice/contracts';
-import { DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, type AgentFields, type AgentState } from './agent.js';
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, piiRedactionOf, type AgentFields, type AgentState } from './agent.js';
 import type { AgentEvent } from './agent.events.js';
 import { agentMustBeNew, agentMustExist, nameMustBeFree, platformMustBeConfigured, quotaMustAllow, versionMustMatch } from './agent.rules.js';
 
@@ -127,6 +127,8 @@ function decideCreate(command: CreateAgent, state: AgentState | undefined): Agen
         business_hours: input.business_hours ?? null,
         recording_enabled: input.recording_enabled ?? true,
         transcription_enabled: input.transcription_enabled ?? true,
+        pii_redaction: piiRedactionOf(input.pii_redaction),
+        store_content: input.store_content ?? true,
         metadata: input.metadata ?? {},
         created_at: command.now,
       },
@@ -140,7 +142,8 @@ function decideUpdate(command: UpdateAgent, state: AgentState | undefined): Agen
   const wanted: Partial<AgentFields> = {};
   for (const [key, value] of Object.entries(command.changes) as Array<[keyof AgentFields, unknown]>) {
     if (value === undefined) continue;
-    (wanted as Record<string, unknown>)[key] = key === 'metadata' && value === null ? {} : value;
+    (wanted as Record<string, unknown>)[key] =
+      key === 'metadata' && value === null ? {} : key === 'pii_redaction' ? piiRedactionOf(value as AgentChanges['pii_redaction']) : value;
   }
   const platform = wanted.voice_platform;
   if (platform !== undefined && platform !== state.voice_platform) {

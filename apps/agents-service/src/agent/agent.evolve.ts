@@ -3,14 +3,18 @@
  * Pure; the store folds what it loads and what it appends, the relay what it publishes.
  */
 import { AgentEventTypes } from '@voice/contracts';
-import type { AgentState } from './agent.js';
+import { piiRedactionOf, type AgentState } from './agent.js';
 import type { AgentEvent } from './agent.events.js';
 
 export function evolve(state: AgentState | undefined, event: AgentEvent): AgentState {
   const version = (state?.version ?? 0) + 1;
   if (event.type === AgentEventTypes.created) {
-    const { agent_id, account_id, created_at, ...fields } = event.data;
-    return { ...fields, id: agent_id, account_id, status: 'active', created_at, updated_at: created_at, version };
+    const { agent_id, account_id, created_at, pii_redaction, store_content, ...fields } = event.data;
+    // Agents created before the privacy settings existed have the settings' defaults.
+    return {
+      ...fields, pii_redaction: pii_redaction ?? piiRedactionOf(undefined), store_content: store_content ?? true,
+      id: agent_id, account_id, status: 'active', created_at, updated_at: created_at, version,
+    };
   }
   if (!state) throw new Error(`${event.type} cannot start an agent stream`);
   switch (event.type) {

@@ -32,6 +32,8 @@ const agent = (over: Partial<AgentState> = {}): AgentState => ({
   business_hours: null,
   recording_enabled: true,
   transcription_enabled: true,
+  pii_redaction: { enabled: false, categories: [] },
+  store_content: true,
   metadata: {},
   status: 'active',
   created_at: '2026-01-01T00:00:00.000Z',

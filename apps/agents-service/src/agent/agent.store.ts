@@ -46,8 +46,8 @@ export interface SyncHandover {
 
 export const AGENT_COLUMNS = [
   'id', 'account_id', 'name', 'voice_platform', 'phone_number', 'voice_id', 'language', 'system_prompt', 'welcome_message',
-  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'status', 'metadata', 'created_at',
-  'updated_at', 'version',
+  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'pii_redaction', 'store_content', 'status',
+  'metadata', 'created_at', 'updated_at', 'version',
 ] as const satisfies ReadonlyArray<keyof AgentState>;
 
 /** What one command writes: the events the decider returned, appended after `before`, and the agent they fold to. */
@@ -121,7 +121,7 @@ export class AgentTransaction {
   private async project(state: AgentState): Promise<void> {
     const values = AGENT_COLUMNS.map((column) => {
       const value = state[column];
-      if (column === 'business_hours' || column === 'metadata') return value === null ? null : JSON.stringify(value);
+      if (column === 'business_hours' || column === 'metadata' || column === 'pii_redaction') return value === null ? null : JSON.stringify(value);
       return value;
     });
     const placeholders = AGENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');

@@ -1,4 +1,4 @@
-import type { AgentStatus, AgentView, BusinessHours, ServiceError, VoicePlatform } from '@voice/contracts';
+import { DEFAULT_PII_REDACTION_CATEGORIES, type AgentStatus, type AgentView, type BusinessHours, type PiiRedactionSettings, type ServiceError, type VoicePlatform } from '@voice/contracts';
 import { VOICE_PLATFORM_DEFINITIONS } from '@voice/voice-platforms';
 
 /** The client-settable part of an agent: the API view without what the service sets. */
@@ -21,6 +21,14 @@ export const DEFAULT_VOICE_IDS = Object.fromEntries(
 ) as Readonly<Record<VoicePlatform, string>>;
 
 export const DEFAULT_LANGUAGE = 'en';
+
+/**
+ * The redaction setting an agent keeps from what a client sent: the setting is replaced whole, an omitted
+ * `enabled` is false and omitted categories are every detected one (the caller's number only on request).
+ */
+export function piiRedactionOf(sent: Partial<PiiRedactionSettings> | null | undefined): PiiRedactionSettings {
+  return { enabled: sent?.enabled ?? false, categories: [...(sent?.categories ?? DEFAULT_PII_REDACTION_CATEGORIES)] };
+}
 
 /**
  * A business rule refused a command. Pure domain code cannot depend on the

@@ -19,6 +19,8 @@ export function toAgentView(state: AgentState, sync: PlatformSyncSummary | null)
     business_hours: state.business_hours,
     recording_enabled: state.recording_enabled,
     transcription_enabled: state.transcription_enabled,
+    pii_redaction: state.pii_redaction,
+    store_content: state.store_content,
     status: state.status,
     metadata: state.metadata,
     created_at: state.created_at,
@@ -41,5 +43,7 @@ export function toSnapshot(state: AgentState): AgentSnapshot {
     status: state.status,
     recording_enabled: state.recording_enabled,
     transcription_enabled: state.transcription_enabled,
+    pii_redaction: state.pii_redaction,
+    store_content: state.store_content,
   };
 }

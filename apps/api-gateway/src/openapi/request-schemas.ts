@@ -5,6 +5,8 @@ import {
   BusinessHoursPayload,
   CreateAgentPayload,
   METADATA_KEY_PATTERN,
+  PII_REDACTION_CATEGORIES,
+  PiiRedactionPayload,
   RESERVED_KEYS,
   ScheduleItemPayload,
   UpdateAgentPayload,
@@ -61,17 +63,32 @@ const businessHours = payloadSchema(BusinessHoursPayload, {
   ] satisfies BusinessHours[],
 });
 
+const piiRedaction = payloadSchema(PiiRedactionPayload, {
+  description: 'Replaced whole on PATCH. Redaction happens at ingest, before anything is stored: irreversible.',
+  annotations: {
+    enabled: { description: 'Default false.' },
+    // findPiiCategoriesProblem checks the items in code (the field names the item), so they are stated here.
+    categories: {
+      items: { type: 'string', enum: [...PII_REDACTION_CATEGORIES] },
+      uniqueItems: true,
+      description: 'Default: every category but caller_number (which keeps the caller’s number as its last 2 digits). [] redacts nothing.',
+    },
+  },
+  examples: [{ enabled: true, categories: ['credit_card', 'ssn', 'phone_number', 'email'] }],
+});
+
 /** Annotations shared by create and update. */
 const agentAnnotations: Record<string, JsonSchema> = {
   name: { description: 'Trimmed; unique within the account.' },
   voice_platform: { description: 'Must be configured for the account.' },
   transfer_number: phoneNumberExample,
   metadata: AGENT_METADATA_RULES,
+  store_content: { description: 'false: zero-retention mode, only metadata and analytics are stored (no transcript, summary, analysis text, topics or recording URL). Default true.' },
 };
 
 const createAgent = payloadSchema(CreateAgentPayload, {
   description: 'id, status, created_at and updated_at are read-only and refused. null means "omitted".',
-  nested: { business_hours: 'BusinessHours' },
+  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest' },
   annotations: { ...agentAnnotations, phone_number: { ...phoneNumberExample, description: 'Omitted → a number is provisioned.' } },
   examples: requestExamples('CreateAgentRequest'),
 });
@@ -79,7 +96,7 @@ const createAgent = payloadSchema(CreateAgentPayload, {
 const updateAgent = payloadSchema(UpdateAgentPayload, {
   description:
     'Partial update. null clears system_prompt, welcome_message, transfer_number, business_hours and metadata (→ {}); it is invalid for every other field. metadata replaces the whole object.',
-  nested: { business_hours: 'BusinessHours' },
+  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest' },
   annotations: { ...agentAnnotations, phone_number: phoneNumberExample, status: { description: 'Pause or resume the agent.' } },
   examples: requestExamples('UpdateAgentRequest'),
 });
@@ -110,6 +127,7 @@ export function requestComponents(): Record<string, JsonSchema> {
   return {
     BusinessHours: businessHours,
     ScheduleItem: scheduleItem,
+    PiiRedactionRequest: piiRedaction,
     CreateAgentRequest: createAgent,
     UpdateAgentRequest: updateAgent,
     CreateApiKeyRequest: createApiKey,
