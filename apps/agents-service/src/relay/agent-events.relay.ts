@@ -37,7 +37,9 @@ export class AgentEventsRelay implements CommitListener {
       dataSource,
       schema: AGENTS_SCHEMA,
       name: AGENT_EVENTS_RELAY_NAME,
-      publish: (event) => this.publish(event),
+      publish: async (events) => {
+        for (const event of events) await this.publish(event);
+      },
       logger,
       pollIntervalMs,
     });

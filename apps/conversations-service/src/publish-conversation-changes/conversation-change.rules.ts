@@ -20,12 +20,24 @@ export function changeMustFitTheBus(change: ConversationChange, serialized: stri
 }
 
 /**
- * De-duplication id: one per conversation version, so a batch recorded again after a crash (redelivered
- * before its acknowledgement) never shows subscribers the same version twice within the bus's window.
+ * De-duplication id: one per conversation version, so a batch published again after a crash (before the
+ * checkpoint moved) never shows subscribers the same version twice within the bus's window.
  */
 export function changeMessageId(change: ConversationChange): string {
   return `${change.account_id}:${change.conversation.id}:${change.version}`;
 }
 
-/** Waits before the attempts of a publish that failed: three attempts in all, then the change is given up (logged). */
-export const PUBLISH_RETRY_DELAYS_MS = [100, 500] as const;
+
+/** A recorded change (the outbox row) as the bus carries it: timestamps in the one form every view uses. */
+export function changeOf(recorded: {
+  account_id: string; version: number; created: boolean; item: Record<string, unknown>;
+}): ConversationChange {
+  const item = recorded.item as unknown as ConversationChange['conversation'];
+  const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+  return {
+    type: recorded.created ? 'conversation.created' : 'conversation.updated',
+    account_id: recorded.account_id,
+    version: recorded.version,
+    conversation: { ...item, start_time: iso(item.start_time)!, end_time: iso(item.end_time), created_at: iso(item.created_at)! },
+  };
+}

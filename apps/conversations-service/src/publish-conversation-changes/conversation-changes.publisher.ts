@@ -3,92 +3,89 @@ import {
   CONVERSATION_CHANGES_RETENTION, CONVERSATION_CHANGES_STREAM, CONVERSATION_CHANGES_SUBJECT_ROOT, conversationChangesSubject,
   namespacedStream, namespacedSubject, type ConversationChange,
 } from '@voice/contracts';
+import { OutboxRelay } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { changeMessageId, changeMustFitTheBus, PUBLISH_RETRY_DELAYS_MS } from './conversation-change.rules.js';
+import { CONVERSATIONS_SCHEMA } from '../database/conversations-database.js';
+import { changeMessageId, changeMustFitTheBus, changeOf } from './conversation-change.rules.js';
+import { changesWaitUpTo, deleteRelayedChanges, newestRecordedChange, readCommittedChanges, type RecordedChange } from './conversation-changes.store.js';
 
-/** One publish attempt is abandoned after this long (the stream's acknowledgement never came). */
-const PUBLISH_TIMEOUT_MS = 2_000;
-/** Changes waiting to be published at most; past it new ones are dropped (logged) rather than held without bound. */
-const MAX_WAITING = 50_000;
-/** How long a stopping service waits for the changes still waiting. */
-const DRAIN_MS = 3_000;
+export const CONVERSATION_CHANGES_RELAY_NAME = 'conversation-changes-to-jetstream';
+/** One publish is abandoned after this long (the stream's acknowledgement never came); the batch is tried again. */
+const PUBLISH_TIMEOUT_MS = 5_000;
+/** Changes published per round: one transaction's worth of a busy ingest, their acknowledgements awaited together. */
+const BATCH_SIZE = 512;
 
 /**
- * Publishes what a committed recording changed in the list read model to CONVERSATION_CHANGES, one message per
- * conversation on its account's subject, for the live stream (GET /v1/conversations/stream). Committed batches
- * are queued in commit order and published one batch after the other, so one replica publishes a conversation's
- * versions in the order it committed them; recording never waits for it (a slow or unavailable changes stream
- * must not hold up call events). A change the bus does not take after three attempts is logged at error and
- * dropped: the read model is already right and the list shows it; only live subscribers miss that version
- * (the next change of the conversation carries the whole item again). So are changes still waiting when the
- * process dies.
+ * Publishes what committed recordings changed in the list read model to CONVERSATION_CHANGES, one message per
+ * conversation version on its account's subject (the live stream, GET /v1/conversations/stream, and the outbound
+ * webhooks read them). PostgreSQL is the record: the recording transaction leaves each change in the outbox
+ * table (a trigger, in the same transaction, so a rolled-back write leaves none), and the relay publishes what
+ * is committed, in commit order, moving its checkpoint only after JetStream acknowledged the whole batch. A
+ * process that dies before that publishes the batch again on restart (the version is the message id, so the
+ * stream drops the repeat within its window). Recording never waits for the bus: a stream that refuses the
+ * changes holds them in the outbox until it takes them again.
  */
 @Injectable()
 export class ConversationChangesPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private relay?: OutboxRelay<RecordedChange>;
   private ready?: Promise<void>;
-  private tail: Promise<void> = Promise.resolve();
-  private waiting = 0;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'streams' | 'namespace' | 'logger'>) {}
+  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'streams' | 'namespace' | 'logger' | 'dataSource'>) {}
 
-  /** The stream exists before the first change (followers can start); if the bus refuses now, the first publish tries again. */
   onApplicationBootstrap(): void {
+    // The stream exists before the first change (followers can start); if the bus refuses now, the first publish tries again.
     void this.ensureStream().catch((err: Error) => this.ctx.logger.warn({ reason: err.message }, 'could not create the conversation changes stream yet'));
-  }
-
-  /** Queue the changes of one committed transaction, after every batch queued before it. */
-  enqueue(changes: readonly ConversationChange[]): void {
-    if (changes.length === 0) return;
-    if (this.waiting + changes.length > MAX_WAITING) {
-      this.ctx.logger.error({ dropped: changes.length, waiting: this.waiting }, 'conversation changes not published: too many waiting for the bus');
-      return;
-    }
-    this.waiting += changes.length;
-    this.tail = this.tail.then(async () => {
-      try {
-        await Promise.all(changes.map((change) => this.publishOne(change)));
-      } catch (err) {
-        // publishOne settles every failure itself; anything else must not stop the changes queued after these.
-        this.ctx.logger.error({ err }, 'conversation changes not published');
-      } finally {
-        this.waiting -= changes.length;
-      }
+    this.relay = new OutboxRelay<RecordedChange>({
+      dataSource: this.ctx.dataSource,
+      schema: CONVERSATIONS_SCHEMA,
+      name: CONVERSATION_CHANGES_RELAY_NAME,
+      read: readCommittedChanges,
+      publish: (rows) => this.publishBatch(rows),
+      afterCheckpoint: deleteRelayedChanges,
+      logger: this.ctx.logger,
+      pollIntervalMs: 50,
+      batchSize: BATCH_SIZE,
     });
+    this.relay.start();
   }
 
-  /** Resolves once every change queued so far is published or given up. */
-  settled(): Promise<void> {
-    return this.tail;
+  /** A recording just committed changes: publish them now rather than at the next poll. */
+  enqueue(changes: readonly ConversationChange[]): void {
+    if (changes.length > 0) this.relay?.nudge();
+  }
+
+  /** Resolves once every change committed so far is on the bus. */
+  async settled(): Promise<void> {
+    const newest = await newestRecordedChange(this.ctx.dataSource);
+    while (newest !== null && (await changesWaitUpTo(this.ctx.dataSource, newest))) {
+      this.relay?.nudge();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.tail, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
-    clearTimeout(timer);
+    await this.relay?.stop();
+  }
+
+  private async publishBatch(rows: RecordedChange[]): Promise<void> {
+    await this.ensureStream();
+    // Sent in order on one connection, so the stream stores a conversation's versions in order; acknowledged together.
+    await Promise.all(rows.map((row) => this.publishOne(changeOf(row))));
   }
 
   private async publishOne(change: ConversationChange): Promise<void> {
     const payload = JSON.stringify(change);
     const refusal = changeMustFitTheBus(change, payload);
-    const ids = { account_id: change.account_id, conversation_id: change.conversation.id, version: change.version };
     if (refusal) {
-      this.ctx.logger.error({ ...ids, reason: refusal }, 'conversation change not published');
+      // Never publishable: holding it would hold up every change after it.
+      this.ctx.logger.error(
+        { account_id: change.account_id, conversation_id: change.conversation.id, version: change.version, reason: refusal },
+        'conversation change not published',
+      );
       return;
     }
     const subject = namespacedSubject(this.ctx.namespace, conversationChangesSubject(change.account_id));
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.ensureStream();
-        await withTimeout(this.ctx.streams.publish(subject, change, changeMessageId(change)), PUBLISH_TIMEOUT_MS);
-        return;
-      } catch (err) {
-        if (attempt >= PUBLISH_RETRY_DELAYS_MS.length) {
-          this.ctx.logger.error({ ...ids, reason: (err as Error).message, attempts: attempt + 1 }, 'conversation change not published; live subscribers miss this version');
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, PUBLISH_RETRY_DELAYS_MS[attempt]));
-      }
-    }
+    await withTimeout(this.ctx.streams.publish(subject, change, changeMessageId(change)), PUBLISH_TIMEOUT_MS);
   }
 
   private ensureStream(): Promise<void> {

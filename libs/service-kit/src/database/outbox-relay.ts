@@ -3,13 +3,26 @@ import type { Logger } from 'pino';
 import { quoteIdent } from './database.js';
 import { readCommittedAfter, type StoredEvent } from './event-store.js';
 
-export interface OutboxRelayOptions {
+/** Where a committed row stands in commit order: the checkpoint is the last one relayed. */
+export interface CommittedPosition {
+  transaction_id: string;
+  global_position: string;
+}
+
+export interface OutboxRelayOptions<Row extends CommittedPosition = StoredEvent> {
   dataSource: DataSource;
   schema: string;
   /** Checkpoint name; one relay per name runs at a time across all replicas. */
   name: string;
-  /** Deliver one event; must resolve only once the bus acknowledged it. */
-  publish: (event: StoredEvent) => Promise<void>;
+  /** Deliver one batch, in order; must resolve only once the bus acknowledged every row of it. */
+  publish: (rows: Row[]) => Promise<void>;
+  /**
+   * Rows committed after the checkpoint, in (transaction_id, global_position) order, never one of a transaction
+   * still in flight. The event table's events by default.
+   */
+  read?: (runner: QueryRunner, after: CommittedPosition, limit: number) => Promise<Row[]>;
+  /** Runs after the checkpoint moved past `last` (an outbox table deletes what it relayed). */
+  afterCheckpoint?: (runner: QueryRunner, last: CommittedPosition) => Promise<void>;
   logger: Logger;
   pollIntervalMs?: number;
   batchSize?: number;
@@ -21,12 +34,12 @@ export interface OutboxRelayOptions {
  * reader never passes a transaction that is still in flight. A session advisory
  * lock elects one active relay among replicas; the others wait as hot standbys.
  */
-export class OutboxRelay {
+export class OutboxRelay<Row extends CommittedPosition = StoredEvent> {
   private stopped = false;
   private loop?: Promise<void>;
   private wake?: () => void;
 
-  constructor(private readonly options: OutboxRelayOptions) {}
+  constructor(private readonly options: OutboxRelayOptions<Row>) {}
 
   start(): void {
     this.loop = this.run();
@@ -95,14 +108,18 @@ export class OutboxRelay {
       `SELECT transaction_id::text, global_position::text FROM ${s}.checkpoints WHERE name = $1`,
       [name],
     );
-    const events = await readCommittedAfter(runner, schema, checkpoint, this.options.batchSize ?? 256);
-    if (events.length === 0) return 0;
-    for (const event of events) await publish(event);
-    const last = events[events.length - 1];
+    const limit = this.options.batchSize ?? 256;
+    const rows = this.options.read
+      ? await this.options.read(runner, checkpoint, limit)
+      : ((await readCommittedAfter(runner, schema, checkpoint, limit)) as unknown as Row[]);
+    if (rows.length === 0) return 0;
+    await publish(rows);
+    const last = rows[rows.length - 1];
     await runner.query(
       `UPDATE ${s}.checkpoints SET transaction_id = $2::xid8, global_position = $3::bigint, updated_at = now() WHERE name = $1`,
       [name, last.transaction_id, last.global_position],
     );
-    return events.length;
+    await this.options.afterCheckpoint?.(runner, last);
+    return rows.length;
   }
 }

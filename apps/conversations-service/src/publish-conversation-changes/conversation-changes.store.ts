@@ -1,0 +1,45 @@
+/** The read model's outbox (migration 1764500000000): what the relay reads, and what it deletes once published. */
+import type { CommittedPosition } from '@voice/service-kit';
+import type { DataSource, QueryRunner } from 'typeorm';
+
+export interface RecordedChange extends CommittedPosition {
+  account_id: string;
+  conversation_id: string;
+  version: number;
+  created: boolean;
+  /** The list item, timestamps as PostgreSQL wrote them into JSON. */
+  item: Record<string, unknown>;
+}
+
+/** Changes committed after `after`, in commit order; never one of a transaction still in flight. */
+export function readCommittedChanges(runner: QueryRunner, after: CommittedPosition, limit: number): Promise<RecordedChange[]> {
+  return runner.query(
+    `SELECT global_position::text, transaction_id::text, account_id, conversation_id, version, created, item
+       FROM conversations.conversation_changes
+      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY transaction_id, global_position
+      LIMIT $3`,
+    [after.transaction_id, after.global_position, limit],
+  );
+}
+
+/** Forget what the checkpoint has passed: it is on the bus. */
+export async function deleteRelayedChanges(runner: QueryRunner, last: CommittedPosition): Promise<void> {
+  await runner.query(
+    `DELETE FROM conversations.conversation_changes WHERE (transaction_id, global_position) <= ($1::xid8, $2::bigint)`,
+    [last.transaction_id, last.global_position],
+  );
+}
+
+/** The newest change recorded so far (its position), or null when none waits. */
+export async function newestRecordedChange(db: DataSource): Promise<string | null> {
+  const [row] = await db.query('SELECT max(global_position)::text AS position FROM conversations.conversation_changes');
+  return row.position;
+}
+
+/** Whether a change at or before this position still waits to be published. */
+export async function changesWaitUpTo(db: DataSource, position: string): Promise<boolean> {
+  const [row] = await db.query('SELECT EXISTS (SELECT 1 FROM conversations.conversation_changes WHERE global_position <= $1::bigint) AS waiting', [position]);
+  return row.waiting;
+}
