@@ -56,7 +56,11 @@ const listItemProperties = {
   id: Type.String({ examples: ['call_01HZX3'] }),
   agent_id: Type.String(),
   agent_name: NullableString(),
-  caller_number: Nullable(defs.e164),
+  caller_number: Nullable(
+    Type.Unsafe<string>({
+      oneOf: [defs.e164, { type: 'string', pattern: '^\\*\\*\\d{0,2}$', description: 'Masked: the agent redacts caller_number, only its last 2 digits are kept.', examples: ['**23'] }],
+    }),
+  ),
   status: StringEnum(CONVERSATION_STATUSES),
   start_time: Nullable(DateTime()),
   end_time: Nullable(DateTime()),

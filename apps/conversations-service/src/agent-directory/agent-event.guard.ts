@@ -1,4 +1,4 @@
-import type { AgentIntegrationEvent } from '@voice/contracts';
+import { PII_REDACTION_CATEGORIES, type AgentIntegrationEvent } from '@voice/contracts';
 
 /** The agents relay is ours, but a consumer must not crash on a malformed message. */
 export function isAgentIntegrationEvent(value: unknown): value is AgentIntegrationEvent {
@@ -10,6 +10,14 @@ export function isAgentIntegrationEvent(value: unknown): value is AgentIntegrati
     typeof a === 'object' && a !== null &&
     typeof a.agent_id === 'string' && typeof a.account_id === 'string' && typeof a.name === 'string' &&
     typeof a.voice_platform === 'string' && typeof a.status === 'string' &&
-    typeof a.recording_enabled === 'boolean' && typeof a.transcription_enabled === 'boolean'
+    typeof a.recording_enabled === 'boolean' && typeof a.transcription_enabled === 'boolean' &&
+    (a.store_content === undefined || typeof a.store_content === 'boolean') &&
+    (a.pii_redaction === undefined || isPiiRedaction(a.pii_redaction))
   );
+}
+
+function isPiiRedaction(value: unknown): boolean {
+  const r = value as { enabled?: unknown; categories?: unknown } | null;
+  return typeof r === 'object' && r !== null && typeof r.enabled === 'boolean' &&
+    Array.isArray(r.categories) && r.categories.every((c) => (PII_REDACTION_CATEGORIES as readonly unknown[]).includes(c));
 }

@@ -1,4 +1,4 @@
-import { AgentEventTypes, type AgentIntegrationEvent } from '@voice/contracts';
+import { AgentEventTypes, defaultPiiRedaction, type AgentIntegrationEvent } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { KnownAgent } from '../conversation/agent-policy.rules.js';
 
@@ -6,7 +6,8 @@ import type { KnownAgent } from '../conversation/agent-policy.rules.js';
 export async function findAgents(db: DataSource | QueryRunner, agentIds: string[]): Promise<Map<string, KnownAgent>> {
   if (agentIds.length === 0) return new Map();
   const rows: KnownAgent[] = await db.query(
-    `SELECT a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, a.version,
+    `SELECT a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.pii_redaction, a.store_content,
+            a.status, a.version,
             coalesce((SELECT json_agg(json_build_object('version', h.version, 'status', h.status,
                                                         'since_ms', floor(extract(epoch FROM h.since) * 1000)))
                         FROM conversations.agent_status_history h WHERE h.agent_id = a.agent_id), '[]'::json) AS history
@@ -26,15 +27,20 @@ export async function findAgents(db: DataSource | QueryRunner, agentIds: string[
 export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIntegrationEvent): Promise<boolean> {
   const a = event.agent;
   const rows = await db.query(
-    `INSERT INTO conversations.agents AS k (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO conversations.agents AS k (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled,
+                                            pii_redaction, store_content, status, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
      ON CONFLICT (agent_id) DO UPDATE SET
        account_id = EXCLUDED.account_id, name = EXCLUDED.name, voice_platform = EXCLUDED.voice_platform,
        recording_enabled = EXCLUDED.recording_enabled, transcription_enabled = EXCLUDED.transcription_enabled,
+       pii_redaction = EXCLUDED.pii_redaction, store_content = EXCLUDED.store_content,
        status = EXCLUDED.status, version = EXCLUDED.version, updated_at = now()
      WHERE k.version < EXCLUDED.version
      RETURNING agent_id`,
-    [a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled, a.status, event.version],
+    [
+      a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled,
+      JSON.stringify(a.pii_redaction ?? defaultPiiRedaction()), a.store_content ?? true, a.status, event.version,
+    ],
   );
   if (event.type !== AgentEventTypes.updated && event.type !== AgentEventTypes.phoneNumberAssigned) {
     await db.query(

@@ -3,9 +3,11 @@
  * so a recording URL or transcript of an agent with recording/transcription off
  * never reaches the database, and re-folding the stored events stays pure.
  */
-import type { CallEvent } from '@voice/contracts';
+import { defaultPiiRedaction, type CallEvent } from '@voice/contracts';
+import { applyPrivacy, type PrivacySettings } from './privacy-policy.rules.js';
 
-export interface AgentSwitches {
+/** The privacy settings are absent only where an agent is made up whole (tests): then they are the defaults. */
+export interface AgentSwitches extends Partial<PrivacySettings> {
   recording_enabled: boolean;
   transcription_enabled: boolean;
 }
@@ -17,6 +19,13 @@ function isEnd(event: CallEvent): event is EndEvent {
 }
 
 export function applyAgentPolicy(event: CallEvent, agent: AgentSwitches): CallEvent {
+  return applyPrivacy(applySwitches(event, agent), {
+    pii_redaction: agent.pii_redaction ?? defaultPiiRedaction(),
+    store_content: agent.store_content ?? true,
+  });
+}
+
+function applySwitches(event: CallEvent, agent: AgentSwitches): CallEvent {
   // Any end of a call may carry a recording (one that failed mid-way was recorded too).
   if (isEnd(event) && !agent.recording_enabled && event.data.recording_url !== undefined) {
     const { recording_url: _dropped, ...data } = event.data;

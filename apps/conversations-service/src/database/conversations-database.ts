@@ -10,6 +10,7 @@ import { ParkedEventPublisherAccount1732320000000 } from './migrations/173232000
 import { ListSortKeys1732330000000 } from './migrations/1732330000000-list-sort-keys.js';
 import { ConversationCounts1732340000000 } from './migrations/1732340000000-conversation-counts.js';
 import { ConversationChangeXid1732350000000 } from './migrations/1732350000000-conversation-change-xid.js';
+import { AgentPrivacySettings1732365000000 } from './migrations/1732365000000-agent-privacy-settings.js';
 import { ConversationChangesOutbox1764500000000 } from './migrations/1764500000000-conversation-changes-outbox.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
@@ -17,6 +18,6 @@ export const conversationsMigrations = [
   ConversationsSchema1732240000000, AccountTotals1732250000000, ConversationTopics1732260000000, ConversationSearch1732270000000,
   AccountScopedConversations1732280000000, ParkedEventsAndAgentStatus1732290000000, RefusedConversationsAndParkedReplay1732300000000,
   ConversationCost1732310000000, ParkedEventPublisherAccount1732320000000, ListSortKeys1732330000000,
-  ConversationCounts1732340000000, ConversationChangeXid1732350000000,
+  ConversationCounts1732340000000, ConversationChangeXid1732350000000, AgentPrivacySettings1732365000000,
   ConversationChangesOutbox1764500000000,
 ];
