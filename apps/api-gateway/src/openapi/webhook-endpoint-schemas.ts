@@ -1,6 +1,6 @@
 /** OpenAPI components of the webhook endpoints resource (outbound events). */
 import {
-  OUTBOUND_DELIVERY_STATUSES, OUTBOUND_EVENT_TYPES, WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_ENDPOINT_STATUSES, type CreatedWebhookEndpoint, type OutboundAttemptView,
+  OUTBOUND_DELIVERY_STATUSES, OUTBOUND_EVENT_TYPES, PII_REDACTION_CATEGORIES, WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_ENDPOINT_STATUSES, type CreatedWebhookEndpoint, type OutboundAttemptView,
   type OutboundDeliveryDetail, type OutboundDeliveryView, type OutboundEvent, type RecoverDeliveriesReply, type WebhookEndpointSecretReply, type WebhookEndpointView, type WebhookTestResult,
 } from '@voice/contracts';
 import { arrayOf, boolean, dateTime, enumOf, integer, nullable, nullableString, string, viewSchema, type JsonSchema } from './json-schema.js';
@@ -168,6 +168,12 @@ const agentData = {
       additionalProperties: false,
       properties: {
         id: string(), name: string(), voice_platform: string(), status: enumOf(['active', 'paused', 'deleted']), recording_enabled: boolean, transcription_enabled: boolean,
+        // Absent from the events of agents last changed before the privacy settings existed.
+        pii_redaction: {
+          type: 'object', required: ['enabled', 'categories'], additionalProperties: false,
+          properties: { enabled: boolean, categories: arrayOf(enumOf(PII_REDACTION_CATEGORIES)) },
+        },
+        store_content: boolean,
       },
     },
     version: integer({ minimum: 1, description: 'The agent’s version after the change: a receiver keeps the highest it saw.' }),
