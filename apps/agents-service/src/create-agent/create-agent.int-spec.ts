@@ -62,6 +62,8 @@ describe('agents.create over NATS', () => {
       business_hours: null,
       recording_enabled: true,
       transcription_enabled: true,
+      pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
+      store_content: true,
       status: 'active',
       metadata: {},
       created_at: expect.any(String),
@@ -101,6 +103,8 @@ describe('agents.create over NATS', () => {
       business_hours: { timezone: 'Europe/Berlin', schedule: [{ day: 'saturday', open: '10:00', close: '14:00' }] },
       recording_enabled: false,
       transcription_enabled: false,
+      pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] },
+      store_content: false,
       metadata: { team: 'emea' },
     };
     const result = await create(await h.account(), body);

@@ -63,6 +63,8 @@ describe('agent events relay to JetStream', () => {
       status: 'active',
       recording_enabled: false,
       transcription_enabled: true,
+      pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
+      store_content: true,
     });
     expect(received.map((r) => r.subject)).toEqual([
       `${h.namespace}.agent_events.AgentCreated`,
