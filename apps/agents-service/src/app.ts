@@ -9,7 +9,7 @@ import {
 } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { DomainErrorInterceptor } from './agent/domain-error.interceptor.js';
+import { DomainErrorInterceptor } from './transport/domain-error.interceptor.js';
 import { AgentsModule } from './agents.module.js';
 import { AGENTS_SCHEMA, agentsMigrations } from './database/agents-database.js';
 import { AgentEventsRelay } from './relay/agent-events.relay.js';

@@ -7,7 +7,7 @@ import { streamIdOf, type AgentState } from './agent.js';
 import type { AccountAgents } from './agent.decider.js';
 import type { AgentEvent } from './agent.events.js';
 import { fold } from './agent.evolve.js';
-import type { PlatformSyncSummary } from './platform-sync.view.js';
+import type { PlatformSyncSummary } from '../platform-sync/platform-sync.view.js';
 
 /** Something to wake after a commit so committed events leave for the bus at once. */
 export interface CommitListener {

@@ -1,7 +1,7 @@
 import type { AgentReply, AgentSnapshot, AgentView } from '@voice/contracts';
 import type { AgentRecord } from './agent.store.js';
 import type { AgentState } from './agent.js';
-import { platformSyncViewOf, type PlatformSyncSummary } from './platform-sync.view.js';
+import { platformSyncViewOf, type PlatformSyncSummary } from '../platform-sync/platform-sync.view.js';
 
 /** `sync`: the summary projected by the platform sync (null before its first attempt). */
 export function toAgentView(state: AgentState, sync: PlatformSyncSummary | null): AgentView {

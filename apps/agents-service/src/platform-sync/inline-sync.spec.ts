@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentState } from '../agent/agent.js';
-import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
+import type { PlatformSyncSummary } from './platform-sync.view.js';
 import { creationRefusal, settledRecord } from './inline-sync.js';
 
 describe('a refused create’s answer', () => {

@@ -9,7 +9,7 @@
 import { ERROR_CATALOG, type ErrorCode, type ServiceError } from '@voice/contracts';
 import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
-import type { SyncError } from '../agent/platform-sync.view.js';
+import type { SyncError } from './platform-sync.view.js';
 import type { AgentRecord, AgentStore } from '../agent/agent.store.js';
 import type { PlatformSyncHandler, SyncRunResult } from './platform-sync.handler.js';
 

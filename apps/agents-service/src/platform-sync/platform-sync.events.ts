@@ -18,10 +18,10 @@
  *   be made from it alone (`driftRepairedNotice`).
  */
 import type { PlatformDriftView, PlatformNumberDrift, PlatformSyncView, VoicePlatform } from '@voice/contracts';
-import { platformSyncViewOf, type PlatformSyncSummary, type SyncError } from '../agent/platform-sync.view.js';
+import { platformSyncViewOf, type PlatformSyncSummary, type SyncError } from './platform-sync.view.js';
 import type { PlatformAgentSpec } from '@voice/voice-platforms';
 
-export type { SyncError } from '../agent/platform-sync.view.js';
+export type { SyncError } from './platform-sync.view.js';
 import type { NumberFacts, SyncFacts } from './platform-sync.decider.js';
 
 export const PlatformSyncEventTypes = {

@@ -15,7 +15,7 @@ import type { VoicePlatform } from '@voice/contracts';
 import type { Logger } from 'pino';
 import { WrongExpectedVersion } from '@voice/service-kit';
 import type { AgentState } from '../agent/agent.js';
-import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
+import type { PlatformSyncSummary } from './platform-sync.view.js';
 import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';

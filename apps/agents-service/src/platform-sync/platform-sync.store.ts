@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AgentState } from '../agent/agent.js';
 import { queuePlatformSync } from '../agent/agent.store.js';
-import type { PlatformSyncSummary } from '../agent/platform-sync.view.js';
+import type { PlatformSyncSummary } from './platform-sync.view.js';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
 import type { PlatformNumber } from '@voice/voice-platforms';
 import { foldPlatformSync, type PlatformSyncEvent, type PlatformSyncRecord } from './platform-sync.events.js';

@@ -1,7 +1,7 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { ServiceFailure } from '@voice/service-kit';
 import { catchError, throwError, type Observable } from 'rxjs';
-import { AgentRuleViolation } from './agent.js';
+import { AgentRuleViolation } from '../agent/agent.js';
 
 /** The pure domain raises AgentRuleViolation; at the transport edge it becomes a structured ServiceFailure. */
 @Injectable()
