@@ -2,7 +2,9 @@
  * Outbound events: what an account's systems are told through its webhook endpoints (notifications-service),
  * and the request-reply payloads the gateway sends that service for the /v1/webhook-endpoints routes.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import type { AccountContext, RawQuery } from './rpc.js';
+import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
 export const NotificationsRpc = {
   createEndpoint: 'notifications.endpoints.create',
@@ -35,26 +37,31 @@ export const WEBHOOK_ENDPOINT_LIMITS = { perAccount: 20, urlLength: 2_048, descr
 export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
 
-/** An endpoint as the API shows it: never its secret (only the last four characters). */
-export interface WebhookEndpointView {
-  id: string;
-  url: string;
-  description: string | null;
+const endpointViewProperties = {
+  id: Type.String({ examples: ['we_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
+  url: Type.String({ format: 'uri' }),
+  description: NullableString(),
   /** null: every event type. */
-  event_types: OutboundEventType[] | null;
+  event_types: Nullable(Type.Array(StringEnum(OUTBOUND_EVENT_TYPES), { minItems: 1, uniqueItems: true })),
   /** null: every agent's events. */
-  agent_ids: string[] | null;
-  enabled: boolean;
-  status: WebhookEndpointStatus;
-  disabled_reason: string | null;
-  secret_hint: string;
-  deliveries_last_24h: { succeeded: number; failed: number };
-  created_at: string;
-  updated_at: string;
-}
+  agent_ids: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: WEBHOOK_ENDPOINT_LIMITS.agentIds })),
+  enabled: Type.Boolean(),
+  status: StringEnum(WEBHOOK_ENDPOINT_STATUSES),
+  disabled_reason: NullableString({ description: 'Why it is disabled; null while active.' }),
+  secret_hint: Type.String({ description: 'The last 4 characters of the signing secret.' }),
+  deliveries_last_24h: ClosedObject({ succeeded: Type.Integer({ minimum: 0 }), failed: Type.Integer({ minimum: 0 }) }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+};
+const webhookSecret = Type.String({ pattern: '^whsec_[A-Za-z0-9+/]+=*$', description: 'Standard Webhooks secret: whsec_ and the base64 of 32 random bytes.' });
+
+/** An endpoint as the API shows it: never its secret (only the last four characters). */
+export const WebhookEndpointViewSchema = ClosedObject(endpointViewProperties, { description: 'A webhook endpoint, without its secret.' });
+export type WebhookEndpointView = Static<typeof WebhookEndpointViewSchema>;
 
 /** The 201 of a create: the view plus the signing secret (`whsec_…`), shown this once and by GET …/secret. */
-export type CreatedWebhookEndpoint = WebhookEndpointView & { secret: string };
+export const CreatedWebhookEndpointSchema = ClosedObject({ ...endpointViewProperties, secret: webhookSecret }, { description: 'The new endpoint and its signing secret.' });
+export type CreatedWebhookEndpoint = Static<typeof CreatedWebhookEndpointSchema>;
 
 export interface CreateWebhookEndpointRequest {
   account: AccountContext;
@@ -73,49 +80,63 @@ export interface ListWebhookEndpointsRequest {
   account_id: string;
   query: RawQuery;
 }
-export interface WebhookEndpointSecretReply {
-  secret: string;
-}
+export const WebhookEndpointSecretReplySchema = ClosedObject({ secret: webhookSecret });
+export type WebhookEndpointSecretReply = Static<typeof WebhookEndpointSecretReplySchema>;
 
 /** The body of every delivery (Standard Webhooks: the `webhook-id` header is `id`). */
-export interface OutboundEvent<Data = unknown> {
-  id: string;
-  type: OutboundEventType;
-  timestamp: string;
-  data: Data;
-}
+export const OutboundEventSchema = ClosedObject(
+  {
+    id: Type.String({ description: 'evt_…: the webhook-id header of each delivery.' }),
+    type: StringEnum(OUTBOUND_EVENT_TYPES),
+    timestamp: DateTime(),
+    // Each event type has its own data; the document's webhooks section describes each.
+    data: Type.Unsafe<unknown>({
+      type: 'object',
+      description: 'agent.*: { agent, version }; conversation.*: { conversation: <ConversationListItem>, sequence } (sequence: the conversation’s version).',
+    }),
+  },
+  { description: 'An outbound event: the body of every delivery of it.' },
+);
+export type OutboundEvent = Static<typeof OutboundEventSchema>;
 
 export const OUTBOUND_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type OutboundDeliveryStatus = (typeof OUTBOUND_DELIVERY_STATUSES)[number];
 
+/** An HTTP status code, or null when no answer came. */
+const NullableStatusCode = (options: { description?: string } = {}) => Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options });
+
 /** One attempt of a delivery: a status code when an answer came, else the error. */
-export interface OutboundAttemptView {
-  attempted_at: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  /** The first 1 KiB of the answer's body. */
-  response_body: string | null;
-}
+export const OutboundAttemptViewSchema = ClosedObject({
+  attempted_at: DateTime(),
+  status_code: NullableStatusCode({ description: 'The answer’s status; null when none came (see error).' }),
+  error: NullableString({ description: 'Why no answer counts: timeout, refused address, redirect, network…' }),
+  duration_ms: Type.Integer({ minimum: 0 }),
+  response_body: NullableString({ maxLength: 1024, description: 'The first 1 KiB of the answer’s body.' }),
+});
+export type OutboundAttemptView = Static<typeof OutboundAttemptViewSchema>;
+
+const deliveryViewProperties = {
+  id: Type.String({ examples: ['dlv_0a1b2c3d4e5f6a7b8c9d0e1f'] }),
+  endpoint_id: Type.String(),
+  event_id: Type.String({ description: 'The event’s id: the webhook-id header of every attempt.' }),
+  event_type: StringEnum(OUTBOUND_EVENT_TYPES),
+  status: StringEnum(OUTBOUND_DELIVERY_STATUSES),
+  attempt_count: Type.Integer({ minimum: 0 }),
+  next_attempt_at: NullableString({ format: 'date-time', description: 'When the next attempt is due; null once succeeded or failed.' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+};
 
 /** A delivery of one event to one endpoint, as the deliveries list shows it. */
-export interface OutboundDeliveryView {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: OutboundEventType;
-  status: OutboundDeliveryStatus;
-  attempt_count: number;
-  /** When the next attempt is due; null once succeeded or failed. */
-  next_attempt_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export const OutboundDeliveryViewSchema = ClosedObject(deliveryViewProperties, { description: 'A delivery of one event to one endpoint.' });
+export type OutboundDeliveryView = Static<typeof OutboundDeliveryViewSchema>;
 
 /** GET …/deliveries/{delivery_id}: the delivery and every attempt, oldest first. */
-export interface OutboundDeliveryDetail extends OutboundDeliveryView {
-  attempts: OutboundAttemptView[];
-}
+export const OutboundDeliveryDetailSchema = ClosedObject(
+  { ...deliveryViewProperties, attempts: Type.Array(OutboundAttemptViewSchema) },
+  { description: 'A delivery with every attempt, oldest first.' },
+);
+export type OutboundDeliveryDetail = Static<typeof OutboundDeliveryDetailSchema>;
 
 export interface ListEndpointDeliveriesRequest {
   account_id: string;
@@ -133,9 +154,8 @@ export interface RecoverDeliveriesRequest {
   body: unknown;
 }
 /** 202 of recover: how many failed deliveries were queued again. */
-export interface RecoverDeliveriesReply {
-  deliveries: number;
-}
+export const RecoverDeliveriesReplySchema = ClosedObject({ deliveries: Type.Integer({ minimum: 0 }) });
+export type RecoverDeliveriesReply = Static<typeof RecoverDeliveriesReplySchema>;
 
 /** The filters of GET /v1/events, besides page and per_page. */
 export const OUTBOUND_EVENT_FILTERS = ['type', 'conversation_id', 'agent_id', 'created_after', 'created_before'] as const;
@@ -150,13 +170,16 @@ export interface GetEventRequest {
 }
 
 /** The answer of POST …/test: the webhook.test event's first attempt, made before answering. */
-export interface WebhookTestResult {
-  event_id: string;
-  delivery_id: string;
-  /** A 2xx came within 15 s. */
-  succeeded: boolean;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_body: string | null;
-}
+export const WebhookTestResultSchema = ClosedObject(
+  {
+    event_id: Type.String(),
+    delivery_id: Type.String(),
+    succeeded: Type.Boolean({ description: 'A 2xx came within 15 s.' }),
+    status_code: NullableStatusCode(),
+    error: NullableString(),
+    duration_ms: Type.Integer({ minimum: 0 }),
+    response_body: NullableString({ maxLength: 1024 }),
+  },
+  { description: 'The test event’s attempt.' },
+);
+export type WebhookTestResult = Static<typeof WebhookTestResultSchema>;

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { openApiValidator, type OpenApiValidator } from '@voice/testing';
 import { gatewayControllers } from '../gateway.module.js';
 import { documentationGaps, errorCodesOf, toJsonSchemaNulls } from './openapi-document.js';
-import { viewSchema } from './json-schema.js';
 import { API_TAGS } from './route-docs.js';
 import { standaloneOpenApiDocument } from './standalone-document.js';
 
@@ -166,19 +165,5 @@ describe('toJsonSchemaNulls', () => {
       b: [{ oneOf: [{ $ref: '#/x' }, { type: 'null' }] }],
       c: { type: 'integer' },
     });
-  });
-});
-
-describe('viewSchema', () => {
-  it('is closed, and requires every key except the listed optional ones', () => {
-    const schema = viewSchema<{ a: string; b?: number }>({ a: { type: 'string' }, b: { type: 'integer' } }, { optional: ['b'] });
-    expect(schema).toMatchObject({ type: 'object', required: ['a'], additionalProperties: false });
-  });
-
-  it('must name every field of the view and no other (checked by the type-checker: npm run typecheck)', () => {
-    // @ts-expect-error a field of the view is missing from the schema
-    viewSchema<{ a: string; b: number }>({ a: { type: 'string' } });
-    // @ts-expect-error a field the view does not have
-    viewSchema<{ a: string }>({ a: { type: 'string' }, z: { type: 'string' } });
   });
 });

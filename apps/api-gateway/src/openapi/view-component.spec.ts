@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from '@voice/contracts';
-import { viewComponent } from './view-component.js';
+import { embeddedExample, viewComponent } from './view-component.js';
 
 const Inner = ClosedObject({ at: DateTime() }, { description: 'Inner view.' });
 const Outer = ClosedObject(
@@ -43,5 +43,16 @@ describe('viewComponent', () => {
     expect(JSON.stringify(properties.note)).toBe('{"type":["string","null"]}');
     expect(JSON.stringify(properties.kind)).toBe('{"type":"string","enum":["a","b"]}');
     expect(Object.keys(properties)).toEqual(['id', 'tags', 'inner', 'maybe_inner', 'note', 'kind', 'extra']);
+  });
+
+  it('shows the examples given to a view embedded in full, last, and not on that view as a component of its own', () => {
+    const Item = ClosedObject({ at: DateTime() });
+    const List = ClosedObject({ items: Type.Array(Item) });
+    const example = { at: '2025-01-01T00:00:00Z' };
+    const listed = viewComponent(List, new Map(), undefined, new Map([embeddedExample(Item, [example])]));
+    const items = (listed.properties as Record<string, { items: Record<string, unknown> }>).items.items;
+    expect(Object.keys(items)).toEqual(['type', 'required', 'properties', 'additionalProperties', 'examples']);
+    expect(items.examples).toEqual([example]);
+    expect(viewComponent(Item, new Map(), undefined, new Map([embeddedExample(Item, [example])]))).not.toHaveProperty('examples');
   });
 });

@@ -1,9 +1,15 @@
 /** OpenAPI components of the webhook endpoints resource (outbound events). */
+import type { TSchema } from '@sinclair/typebox';
 import {
-  OUTBOUND_DELIVERY_STATUSES, OUTBOUND_EVENT_TYPES, PII_REDACTION_CATEGORIES, WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_ENDPOINT_STATUSES, type CreatedWebhookEndpoint, type OutboundAttemptView,
-  type OutboundDeliveryDetail, type OutboundDeliveryView, type OutboundEvent, type RecoverDeliveriesReply, type WebhookEndpointSecretReply, type WebhookEndpointView, type WebhookTestResult,
+  CreatedWebhookEndpointSchema, OUTBOUND_EVENT_TYPES, OutboundAttemptViewSchema, OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema,
+  PII_REDACTION_CATEGORIES, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS, WebhookEndpointSecretReplySchema, WebhookEndpointViewSchema, WebhookTestResultSchema,
+  type OutboundAttemptView, type OutboundDeliveryView, type OutboundEvent, type WebhookEndpointView,
 } from '@voice/contracts';
-import { arrayOf, boolean, dateTime, enumOf, integer, nullable, nullableString, string, viewSchema, type JsonSchema } from './json-schema.js';
+import { arrayOf, boolean, dateTime, enumOf, integer, nullable, nullableString, string, type JsonSchema } from './json-schema.js';
+import { embeddedExample, viewComponent } from './view-component.js';
+
+/** The outbound views name no other component. */
+const NAMED = new Map<TSchema, string>();
 
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const ENDPOINT_EXAMPLE: WebhookEndpointView = {
@@ -31,22 +37,6 @@ const writable = {
   agent_ids: { ...agentIds, description: 'Only these agents’ events; null or absent: all.' },
   enabled: { ...boolean, description: 'false: nothing is delivered to it (status disabled).' },
 };
-
-const viewProperties = {
-  id: string({ examples: [ENDPOINT_EXAMPLE.id] }),
-  url: string({ format: 'uri' }),
-  description: nullableString(),
-  event_types: eventTypes,
-  agent_ids: agentIds,
-  enabled: boolean,
-  status: enumOf(WEBHOOK_ENDPOINT_STATUSES),
-  disabled_reason: nullableString({ description: 'Why it is disabled; null while active.' }),
-  secret_hint: string({ description: 'The last 4 characters of the signing secret.' }),
-  deliveries_last_24h: viewSchema<WebhookEndpointView['deliveries_last_24h']>({ succeeded: integer({ minimum: 0 }), failed: integer({ minimum: 0 }) }),
-  created_at: dateTime,
-  updated_at: dateTime,
-};
-const secret = string({ pattern: '^whsec_[A-Za-z0-9+/]+=*$', description: 'Standard Webhooks secret: whsec_ and the base64 of 32 random bytes.' });
 
 const createRequest: JsonSchema = {
   type: 'object',
@@ -86,72 +76,28 @@ const EVENT_EXAMPLE: OutboundEvent = {
 const ATTEMPT_EXAMPLE: OutboundAttemptView = {
   attempted_at: '2025-03-01T10:01:00.000Z', status_code: 503, error: null, duration_ms: 84, response_body: 'Service Unavailable',
 };
-const deliveryProperties = {
-  id: string({ examples: [DELIVERY_EXAMPLE.id] }),
-  endpoint_id: string(),
-  event_id: string({ description: 'The event’s id: the webhook-id header of every attempt.' }),
-  event_type: enumOf(OUTBOUND_EVENT_TYPES),
-  status: enumOf(OUTBOUND_DELIVERY_STATUSES),
-  attempt_count: integer({ minimum: 0 }),
-  next_attempt_at: nullableString({ format: 'date-time', description: 'When the next attempt is due; null once succeeded or failed.' }),
-  created_at: dateTime,
-  updated_at: dateTime,
-};
-const attempt = viewSchema<OutboundAttemptView>(
-  {
-    attempted_at: dateTime,
-    status_code: { type: ['integer', 'null'], description: 'The answer’s status; null when none came (see error).' },
-    error: nullableString({ description: 'Why no answer counts: timeout, refused address, redirect, network…' }),
-    duration_ms: integer({ minimum: 0 }),
-    response_body: nullableString({ maxLength: 1024, description: 'The first 1 KiB of the answer’s body.' }),
-  },
-  { examples: [ATTEMPT_EXAMPLE] },
-);
+const SECRET_REPLY_EXAMPLE = { secret: SECRET_EXAMPLE };
 
 export function webhookEndpointComponents(): Record<string, JsonSchema> {
   return {
-    WebhookEndpoint: viewSchema<WebhookEndpointView>(viewProperties, { description: 'A webhook endpoint, without its secret.', examples: [ENDPOINT_EXAMPLE] }),
-    CreatedWebhookEndpoint: viewSchema<CreatedWebhookEndpoint>(
-      { ...viewProperties, secret },
-      { description: 'The new endpoint and its signing secret.', examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }] },
-    ),
-    WebhookEndpointSecret: viewSchema<WebhookEndpointSecretReply>({ secret }, { examples: [{ secret: SECRET_EXAMPLE }] }),
-    OutboundDelivery: viewSchema<OutboundDeliveryView>(deliveryProperties, { description: 'A delivery of one event to one endpoint.', examples: [DELIVERY_EXAMPLE] }),
-    OutboundDeliveryDetail: viewSchema<OutboundDeliveryDetail>(
-      { ...deliveryProperties, attempts: arrayOf(attempt) },
-      { description: 'A delivery with every attempt, oldest first.', examples: [{ ...DELIVERY_EXAMPLE, attempts: [ATTEMPT_EXAMPLE] }] },
+    WebhookEndpoint: viewComponent(WebhookEndpointViewSchema, NAMED, [ENDPOINT_EXAMPLE]),
+    CreatedWebhookEndpoint: viewComponent(CreatedWebhookEndpointSchema, NAMED, [{ ...ENDPOINT_EXAMPLE, ...SECRET_REPLY_EXAMPLE }]),
+    WebhookEndpointSecret: viewComponent(WebhookEndpointSecretReplySchema, NAMED, [SECRET_REPLY_EXAMPLE]),
+    OutboundDelivery: viewComponent(OutboundDeliveryViewSchema, NAMED, [DELIVERY_EXAMPLE]),
+    OutboundDeliveryDetail: viewComponent(
+      OutboundDeliveryDetailSchema,
+      NAMED,
+      [{ ...DELIVERY_EXAMPLE, attempts: [ATTEMPT_EXAMPLE] }],
+      new Map([embeddedExample(OutboundAttemptViewSchema, [ATTEMPT_EXAMPLE])]),
     ),
     RecoverDeliveriesRequest: {
       type: 'object', required: ['since'], properties: { since: dateTime }, additionalProperties: false, examples: [{ since: '2025-03-01T00:00:00Z' }],
     },
-    RecoverDeliveriesReply: viewSchema<RecoverDeliveriesReply>({ deliveries: integer({ minimum: 0 }) }, { examples: [{ deliveries: 3 }] }),
-    OutboundEvent: viewSchema<OutboundEvent>(
-      {
-        id: string({ description: 'evt_…: the webhook-id header of each delivery.' }),
-        type: enumOf(OUTBOUND_EVENT_TYPES),
-        timestamp: dateTime,
-        data: {
-          type: 'object',
-          description: 'agent.*: { agent, version }; conversation.*: { conversation: <ConversationListItem>, sequence } (sequence: the conversation’s version).',
-        },
-      },
-      { description: 'An outbound event: the body of every delivery of it.', examples: [EVENT_EXAMPLE] },
-    ),
-    WebhookTestResult: viewSchema<WebhookTestResult>(
-      {
-        event_id: string(),
-        delivery_id: string(),
-        succeeded: { ...boolean, description: 'A 2xx came within 15 s.' },
-        status_code: { type: ['integer', 'null'] },
-        error: nullableString(),
-        duration_ms: integer({ minimum: 0 }),
-        response_body: nullableString({ maxLength: 1024 }),
-      },
-      {
-        description: 'The test event’s attempt.',
-        examples: [{ event_id: EVENT_EXAMPLE.id, delivery_id: DELIVERY_EXAMPLE.id, succeeded: true, status_code: 200, error: null, duration_ms: 42, response_body: 'ok' }],
-      },
-    ),
+    RecoverDeliveriesReply: viewComponent(RecoverDeliveriesReplySchema, NAMED, [{ deliveries: 3 }]),
+    OutboundEvent: viewComponent(OutboundEventSchema, NAMED, [EVENT_EXAMPLE]),
+    WebhookTestResult: viewComponent(WebhookTestResultSchema, NAMED, [
+      { event_id: EVENT_EXAMPLE.id, delivery_id: DELIVERY_EXAMPLE.id, succeeded: true, status_code: 200, error: null, duration_ms: 42, response_body: 'ok' },
+    ]),
     CreateWebhookEndpointRequest: createRequest,
     UpdateWebhookEndpointRequest: updateRequest,
   };
