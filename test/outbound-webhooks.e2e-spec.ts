@@ -1,51 +1,39 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { openApiValidator } from './support/openapi.js';
 import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
+import { startWebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
 
 /** One request the receiver got, and whether its signature verified with the endpoint's secret (standardwebhooks). */
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  verified: boolean;
+interface Received extends ReceivedWebhook {
   event: { id: string; type: string; timestamp: string; data: any };
 }
 
 /** A receiver on loopback: answers `failures` requests with 500, then 200; verifies every signature. */
 async function startReceiver(options: { failures?: number } = {}) {
   const received: Received[] = [];
-  let secret = '';
   let failures = options.failures ?? 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = false;
-      try {
-        new Webhook(secret).verify(body, req.headers as Record<string, string>);
-        verified = true;
-      } catch {
-        verified = false;
-      }
-      received.push({ headers: req.headers, body, verified, event: JSON.parse(body) });
+  const receiver = await startWebhookReceiver({
+    path: '/hooks',
+    onRequest: (request) => {
+      received.push({ ...request, event: JSON.parse(request.body) });
       if (failures > 0) {
         failures--;
-        res.writeHead(500).end('not now');
-      } else res.writeHead(200).end('ok');
-    });
+        return { status: 500, body: 'not now' };
+      }
+      return { status: 200, body: 'ok' };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url: receiver.url,
     received,
-    useSecret: (value: string) => (secret = value),
+    useSecret: receiver.useSecret,
     failNext: (count: number) => (failures = count),
     of: (type: string) => received.filter((r) => r.event.type === type),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: receiver.close,
   };
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -6,80 +6,32 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, namespacedStream, namespacedSubject, type AgentIntegrationEvent } from '@voice/contracts';
-import { natsConnectionOptions, SecretBox } from '@voice/service-kit';
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { deleteNamespaceStreams, randomNamespace, testNatsUrl } from '../support/nats.js';
-import { startBuiltProcess } from '../support/processes.js';
+import { OutboundFixture } from './support/outbound-webhooks.js';
 
-const root = resolve(fileURLToPath(import.meta.url), '../../..');
-const MAIN = join(root, 'apps/notifications-service/dist/main.js');
 const EVENTS = 2_000;
 const ACCOUNT = 'acct_faultnotifications00001';
 
 describe('fault: kill -9 of notifications-service mid-delivery', () => {
-  let db: TestDatabase;
-  let nc: NatsConnection;
-  let server: Server;
+  let outbound: OutboundFixture;
   let service: ChildProcess | undefined;
-  const namespace = randomNamespace();
-  const key = randomBytes(32);
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const seen = new Map<string, number>();
-  let badSignatures = 0;
-  const env = () => ({
-    DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace, INTEGRATIONS_KEY: key.toString('base64'),
-    ALLOW_PRIVATE_WEBHOOK_URLS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '0,200,500,1000,2000,5000',
-  });
-  const start = async () => (service = await startBuiltProcess(MAIN, env(), 'notifications-service ready', 60_000));
+  const start = async () => (service = await outbound.startService('notifications-service'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('faultnotif');
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        try {
-          new Webhook(secret).verify(body, req.headers as Record<string, string>);
-        } catch {
-          badSignatures++;
-        }
-        const id = String(req.headers['webhook-id']);
-        seen.set(id, (seen.get(id) ?? 0) + 1);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    outbound = await OutboundFixture.open('faultnotif', ({ headers }) => String(headers['webhook-id']));
     await start();
-    const endpointId = `we_${randomBytes(12).toString('hex')}`;
-    const sealed = new SecretBox({ current: key }).seal(secret, `${endpointId}/secret`);
-    await db.query(
-      `INSERT INTO notifications.endpoints (id, account_id, url, enabled, secret_sealed, secret_hint, created_at, updated_at) VALUES ($1, $2, $3, true, $4, $5, now(), now())`,
-      [endpointId, ACCOUNT, `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, sealed, secret.slice(-4)],
-    );
-    nc = await connect(natsConnectionOptions(testNatsUrl()));
+    await outbound.registerEndpoint(ACCOUNT);
   }, 120_000);
 
   afterAll(async () => {
-    service?.kill('SIGKILL');
-    await nc?.close().catch(() => undefined);
-    server?.close();
-    await deleteNamespaceStreams(namespace).catch(() => undefined);
-    await db?.drop().catch(() => undefined);
+    await outbound?.close();
   });
 
   it('every event delivered at least once, signed; duplicates counted', async () => {
-    const js = jetstream(nc);
-    const subject = namespacedSubject(namespace, `${AGENT_EVENTS_SUBJECT_ROOT}.AgentCreated`);
-    expect(namespacedStream(namespace, AGENT_EVENTS_STREAM)).toContain('AGENT_EVENTS');
+    const js = jetstream(outbound.nc);
+    const subject = namespacedSubject(outbound.namespace, `${AGENT_EVENTS_SUBJECT_ROOT}.AgentCreated`);
+    expect(namespacedStream(outbound.namespace, AGENT_EVENTS_STREAM)).toContain('AGENT_EVENTS');
     const publishing = (async () => {
       for (let i = 0; i < EVENTS; i++) {
         const event: AgentIntegrationEvent = {
@@ -90,19 +42,18 @@ describe('fault: kill -9 of notifications-service mid-delivery', () => {
       }
     })();
 
-    for (const deadline = Date.now() + 60_000; seen.size < EVENTS / 4 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-    expect(seen.size).toBeGreaterThanOrEqual(EVENTS / 4);
+    for (const deadline = Date.now() + 60_000; outbound.endpoint.seen.size < EVENTS / 4 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(outbound.endpoint.seen.size).toBeGreaterThanOrEqual(EVENTS / 4);
     service!.kill('SIGKILL');
     await new Promise((r) => service!.once('exit', r));
-    const killedAt = seen.size;
+    const killedAt = outbound.endpoint.seen.size;
     await new Promise((r) => setTimeout(r, 1_000));
     await start();
     await publishing;
 
-    for (const deadline = Date.now() + 120_000; seen.size < EVENTS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
-    const received = [...seen.values()].reduce((a, b) => a + b, 0);
-    const duplicates = received - seen.size;
-    console.log(`outbound events, kill -9 of notifications-service at ${killedAt}/${EVENTS} delivered: ${seen.size} delivered, ${EVENTS - seen.size} lost, ${duplicates} duplicates, ${badSignatures} bad signatures`);
-    expect({ lost: EVENTS - seen.size, badSignatures }).toEqual({ lost: 0, badSignatures: 0 });
+    for (const deadline = Date.now() + 120_000; outbound.endpoint.seen.size < EVENTS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    const duplicates = outbound.endpoint.received - outbound.endpoint.seen.size;
+    console.log(`outbound events, kill -9 of notifications-service at ${killedAt}/${EVENTS} delivered: ${outbound.endpoint.seen.size} delivered, ${EVENTS - outbound.endpoint.seen.size} lost, ${duplicates} duplicates, ${outbound.endpoint.badSignatures} bad signatures`);
+    expect({ lost: EVENTS - outbound.endpoint.seen.size, badSignatures: outbound.endpoint.badSignatures }).toEqual({ lost: 0, badSignatures: 0 });
   }, 240_000);
 });
