@@ -1,5 +1,6 @@
 /** Agent resource (section 2.1 of the interface) and its integration events; its views are in agent-views.ts. */
-import type { AgentView } from './agent-views.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
+import type { AgentView, PiiRedaction } from './agent-views.js';
 
 export const VOICE_PLATFORMS = ['platform_a', 'platform_b'] as const;
 
@@ -59,27 +60,11 @@ export type PiiRedactionCategory = (typeof PII_REDACTION_CATEGORIES)[number];
 /** The categories redacted when an agent names none: every detected category, not the caller's number. */
 export const DEFAULT_PII_REDACTION_CATEGORIES: readonly PiiRedactionCategory[] = PII_REDACTION_CATEGORIES.filter((c) => c !== 'caller_number');
 
-export interface PiiRedactionSettings {
-  enabled: boolean;
-  categories: PiiRedactionCategory[];
-}
+/** An agent's redaction settings, as its view and its snapshot carry them. */
+export type PiiRedactionSettings = PiiRedaction;
 
 export function defaultPiiRedaction(): PiiRedactionSettings {
   return { enabled: false, categories: [...DEFAULT_PII_REDACTION_CATEGORIES] };
-}
-
-export interface AgentSnapshot {
-  agent_id: string;
-  account_id: string;
-  name: string;
-  voice_platform: VoicePlatform;
-  status: AgentStatus;
-  recording_enabled: boolean;
-  transcription_enabled: boolean;
-  /** Absent from events relayed before the setting existed: read as defaultPiiRedaction(). */
-  pii_redaction?: PiiRedactionSettings;
-  /** Absent from events relayed before the setting existed: read as true. */
-  store_content?: boolean;
 }
 
 export interface AgentIntegrationEvent {

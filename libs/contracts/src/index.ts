@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './rpc.js';
 export * from './agents.js';
 export * from './agent-views.js';
+export * from './agent-snapshot.js';
 export * from './view-schema.js';
 export * from './call-events.js';
 export * from './conversations.js';

@@ -3,6 +3,8 @@
  * and the request-reply payloads the gateway sends that service for the /v1/webhook-endpoints routes.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { agentSnapshotFields } from './agent-snapshot.js';
+import { ConversationListItemSchema } from './conversations.js';
 import type { AccountContext, RawQuery } from './rpc.js';
 import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
@@ -98,6 +100,31 @@ export const OutboundEventSchema = ClosedObject(
   { description: 'An outbound event: the body of every delivery of it.' },
 );
 export type OutboundEvent = Static<typeof OutboundEventSchema>;
+
+/** The `data` of agent.created, agent.updated and agent.deleted: the agent's snapshot after the change. */
+export const OutboundAgentDataSchema = ClosedObject({
+  agent: ClosedObject({ id: Type.String(), ...agentSnapshotFields }),
+  version: Type.Integer({ minimum: 1, description: 'The agent’s version after the change: a receiver keeps the highest it saw.' }),
+});
+export type OutboundAgentData = Static<typeof OutboundAgentDataSchema>;
+
+/** The `data` of conversation.started, conversation.updated and conversation.ended: the call as listed. */
+export const OutboundConversationDataSchema = ClosedObject({
+  conversation: ConversationListItemSchema,
+  sequence: Type.Integer({ minimum: 1, description: 'The conversation’s version: drop an event whose sequence is below one already handled.' }),
+});
+export type OutboundConversationData = Static<typeof OutboundConversationDataSchema>;
+
+/** The `data` of webhook_endpoint.disabled, sent to the account's other endpoints. */
+export const EndpointDisabledDataSchema = ClosedObject({ endpoint_id: Type.String(), url: Type.String(), reason: Type.String() });
+export type EndpointDisabledData = Static<typeof EndpointDisabledDataSchema>;
+
+/** The `data` of webhook.test. */
+export const WebhookTestDataSchema = ClosedObject({ endpoint_id: Type.String() });
+export type WebhookTestData = Static<typeof WebhookTestDataSchema>;
+
+/** The `data` of the events notifications-service sends. */
+export type OutboundEventData = OutboundAgentData | OutboundConversationData | EndpointDisabledData | WebhookTestData;
 
 export const OUTBOUND_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type OutboundDeliveryStatus = (typeof OUTBOUND_DELIVERY_STATUSES)[number];

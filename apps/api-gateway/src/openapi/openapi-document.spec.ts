@@ -99,6 +99,17 @@ describe('the document (built from the controllers, without a database or NATS)'
     ]);
   });
 
+  it('the webhooks section describes an agent event as precisely as the agent snapshot it is built from', () => {
+    const agentEvent = (agent: Record<string, unknown>) => ({
+      id: 'evt_1', type: 'agent.updated', timestamp: '2025-03-01T10:00:00.000Z',
+      data: { agent: { id: 'agt_1', name: 'Front desk', voice_platform: 'platform_a', status: 'deleted', recording_enabled: true, transcription_enabled: false, ...agent }, version: 2 },
+    });
+    expect(oa.webhookBodyProblem(agentEvent({ pii_redaction: { enabled: true, categories: ['email', 'caller_number'] }, store_content: false }))).toBeUndefined();
+    expect(oa.webhookBodyProblem(agentEvent({}))).toBeUndefined();
+    expect(oa.webhookBodyProblem(agentEvent({ voice_platform: 'platform_c' }))).toEqual(expect.any(String));
+    expect(oa.webhookBodyProblem(agentEvent({ pii_redaction: { enabled: true, categories: ['email', 'email'] } }))).toEqual(expect.any(String));
+  });
+
   describe('documentationGaps', () => {
     it('finds none between the document and the routes the controllers serve', () => {
       expect(documentationGaps(oa.document, controllers)).toEqual({ undocumented: [], unserved: [] });

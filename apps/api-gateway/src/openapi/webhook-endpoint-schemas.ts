@@ -1,11 +1,12 @@
 /** OpenAPI components of the webhook endpoints resource (outbound events). */
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import {
-  CreatedWebhookEndpointSchema, OUTBOUND_EVENT_TYPES, OutboundAttemptViewSchema, OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema,
-  PII_REDACTION_CATEGORIES, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS, WebhookEndpointSecretReplySchema, WebhookEndpointViewSchema, WebhookTestResultSchema,
-  type OutboundAttemptView, type OutboundDeliveryView, type OutboundEvent, type WebhookEndpointView,
+  ConversationListItemSchema, CreatedWebhookEndpointSchema, EndpointDisabledDataSchema, OUTBOUND_EVENT_TYPES, OutboundAgentDataSchema, OutboundAttemptViewSchema,
+  OutboundConversationDataSchema, OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS,
+  WebhookEndpointSecretReplySchema, WebhookEndpointViewSchema, WebhookTestDataSchema, WebhookTestResultSchema,
+  type ConversationListItem, type OutboundAgentData, type OutboundAttemptView, type OutboundDeliveryView, type OutboundEvent, type WebhookEndpointView,
 } from '@voice/contracts';
-import { arrayOf, boolean, dateTime, enumOf, integer, nullable, nullableString, string, type JsonSchema } from './json-schema.js';
+import { arrayOf, boolean, dateTime, enumOf, nullable, nullableString, string, type JsonSchema } from './json-schema.js';
 import { embeddedExample, viewComponent } from './view-component.js';
 
 /** The outbound views name no other component. */
@@ -64,14 +65,15 @@ const DELIVERY_EXAMPLE: OutboundDeliveryView = {
   created_at: '2025-03-01T10:01:00.000Z',
   updated_at: '2025-03-01T10:01:00.000Z',
 };
+const AGENT_DATA_EXAMPLE: OutboundAgentData = {
+  agent: { id: 'agt_5f0c3b8a9d2e4f6a7b8c9d0e', name: 'Front desk', voice_platform: 'platform_a', status: 'active', recording_enabled: true, transcription_enabled: true },
+  version: 1,
+};
 const EVENT_EXAMPLE: OutboundEvent = {
   id: DELIVERY_EXAMPLE.event_id,
   type: 'agent.created',
   timestamp: '2025-03-01T10:00:00.000Z',
-  data: {
-    agent: { id: 'agt_5f0c3b8a9d2e4f6a7b8c9d0e', name: 'Front desk', voice_platform: 'platform_a', status: 'active', recording_enabled: true, transcription_enabled: true },
-    version: 1,
-  },
+  data: AGENT_DATA_EXAMPLE,
 };
 const ATTEMPT_EXAMPLE: OutboundAttemptView = {
   attempted_at: '2025-03-01T10:01:00.000Z', status_code: 503, error: null, duration_ms: 84, response_body: 'Service Unavailable',
@@ -103,63 +105,47 @@ export function webhookEndpointComponents(): Record<string, JsonSchema> {
   };
 }
 
-const agentData = {
-  type: 'object',
-  required: ['agent', 'version'],
-  additionalProperties: false,
-  properties: {
-    agent: {
-      type: 'object',
-      required: ['id', 'name', 'voice_platform', 'status', 'recording_enabled', 'transcription_enabled'],
-      additionalProperties: false,
-      properties: {
-        id: string(), name: string(), voice_platform: string(), status: enumOf(['active', 'paused', 'deleted']), recording_enabled: boolean, transcription_enabled: boolean,
-        // Absent from the events of agents last changed before the privacy settings existed.
-        pii_redaction: {
-          type: 'object', required: ['enabled', 'categories'], additionalProperties: false,
-          properties: { enabled: boolean, categories: arrayOf(enumOf(PII_REDACTION_CATEGORIES)) },
-        },
-        store_content: boolean,
-      },
-    },
-    version: integer({ minimum: 1, description: 'The agent’s version after the change: a receiver keeps the highest it saw.' }),
-  },
-};
-const conversationData = {
-  type: 'object',
-  required: ['conversation', 'sequence'],
-  additionalProperties: false,
-  properties: {
-    conversation: { $ref: '#/components/schemas/ConversationListItem' },
-    sequence: integer({ minimum: 1, description: 'The conversation’s version: drop an event whose sequence is below one already handled.' }),
-  },
-};
-const CONVERSATION_ITEM_EXAMPLE = {
+/** The views the webhooks section embeds that are components of their own. */
+const NAMED_IN_WEBHOOKS = new Map<TSchema, string>([[ConversationListItemSchema, 'ConversationListItem']]);
+const CONVERSATION_ITEM_EXAMPLE: ConversationListItem = {
   id: 'call_01HZX3', agent_id: 'agt_5f0c3b8a9d2e4f6a7b8c9d0e', agent_name: 'Front desk', caller_number: '+14155550123', status: 'completed',
   start_time: '2025-03-01T10:00:00Z', end_time: '2025-03-01T10:03:05Z', duration: 185, sentiment: 'positive', outcome: 'appointment_booked',
   topics: ['booking'], has_recording: true, has_transcript: true, summary: 'Booked a cleaning for Tuesday.', created_at: '2025-03-01T10:00:01.000Z',
 };
 
+interface OutboundWebhook {
+  type: OutboundEvent['type'];
+  summary: string;
+  data: JsonSchema;
+  example: unknown;
+}
+/** An event type whose `data` is the schema's, with an example of it. */
+const outboundWebhook = <S extends TSchema>(type: OutboundEvent['type'], summary: string, schema: S, example: Static<S>): OutboundWebhook => ({
+  type, summary, data: viewComponent(schema, NAMED_IN_WEBHOOKS), example,
+});
+
 /** Each event type a webhook endpoint receives, as the OpenAPI 3.1 `webhooks` section describes it. */
-const OUTBOUND_WEBHOOKS: Array<{ type: OutboundEvent['type']; summary: string; data: JsonSchema; example: unknown }> = [
-  { type: 'conversation.started', summary: 'A call began.', data: conversationData, example: { conversation: { ...CONVERSATION_ITEM_EXAMPLE, status: 'in_progress', end_time: null, duration: 0 }, sequence: 1 } },
-  { type: 'conversation.updated', summary: 'A call’s list fields changed while it runs, or after its end (an analysis arriving late).', data: conversationData, example: { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 5 } },
-  { type: 'conversation.ended', summary: 'A call completed, failed or was abandoned.', data: conversationData, example: { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 4 } },
-  { type: 'agent.created', summary: 'An agent was created.', data: agentData, example: EVENT_EXAMPLE.data },
-  { type: 'agent.updated', summary: 'An agent changed (also paused, resumed, or given its number).', data: agentData, example: EVENT_EXAMPLE.data },
-  { type: 'agent.deleted', summary: 'An agent was deleted.', data: agentData, example: EVENT_EXAMPLE.data },
-  {
-    type: 'webhook_endpoint.disabled',
-    summary: 'Another endpoint of the account was disabled after its deliveries kept failing.',
-    data: { type: 'object', required: ['endpoint_id', 'url', 'reason'], additionalProperties: false, properties: { endpoint_id: string(), url: string(), reason: string() } },
-    example: { endpoint_id: ENDPOINT_EXAMPLE.id, url: ENDPOINT_EXAMPLE.url, reason: '1000 deliveries failed in a row' },
-  },
-  {
-    type: 'webhook.test',
-    summary: 'Sent by POST /v1/webhook-endpoints/{id}/test.',
-    data: { type: 'object', required: ['endpoint_id'], additionalProperties: false, properties: { endpoint_id: string() } },
-    example: { endpoint_id: ENDPOINT_EXAMPLE.id },
-  },
+const OUTBOUND_WEBHOOKS: OutboundWebhook[] = [
+  outboundWebhook('conversation.started', 'A call began.', OutboundConversationDataSchema, {
+    conversation: { ...CONVERSATION_ITEM_EXAMPLE, status: 'in_progress', end_time: null, duration: 0 }, sequence: 1,
+  }),
+  outboundWebhook(
+    'conversation.updated',
+    'A call’s list fields changed while it runs, or after its end (an analysis arriving late).',
+    OutboundConversationDataSchema,
+    { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 5 },
+  ),
+  outboundWebhook('conversation.ended', 'A call completed, failed or was abandoned.', OutboundConversationDataSchema, { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 4 }),
+  outboundWebhook('agent.created', 'An agent was created.', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
+  outboundWebhook('agent.updated', 'An agent changed (also paused, resumed, or given its number).', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
+  outboundWebhook('agent.deleted', 'An agent was deleted.', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
+  outboundWebhook(
+    'webhook_endpoint.disabled',
+    'Another endpoint of the account was disabled after its deliveries kept failing.',
+    EndpointDisabledDataSchema,
+    { endpoint_id: ENDPOINT_EXAMPLE.id, url: ENDPOINT_EXAMPLE.url, reason: '1000 deliveries failed in a row' },
+  ),
+  outboundWebhook('webhook.test', 'Sent by POST /v1/webhook-endpoints/{id}/test.', WebhookTestDataSchema, { endpoint_id: ENDPOINT_EXAMPLE.id }),
 ];
 
 const signatureHeaders = [

@@ -1,3 +1,4 @@
+import type { EndpointDisabledData } from '@voice/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DeliveryPlanner } from '../record-events/record-events.store.js';
 import { disableReason, type DeliveryDecision } from './delivery-schedule.rules.js';
@@ -110,6 +111,7 @@ export class DeliveriesStore {
     const now = new Date();
     const reason = disableReason({ failedInARow: streak.failed_in_a_row, failingSince: streak.failing_since }, now, this.settings.disableAfterFailedDeliveries);
     if (!reason) return;
+    const data: EndpointDisabledData = { endpoint_id: endpointId, url: streak.url, reason };
     await em.query('UPDATE notifications.endpoints SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1', [endpointId, reason]);
     await new DeliveryPlanner(em, this.settings.firstDelayMs).record({
       account_id: streak.account_id,
@@ -118,7 +120,7 @@ export class DeliveriesStore {
       agent_id: null,
       conversation_id: null,
       occurred_at: now.toISOString(),
-      data: { endpoint_id: endpointId, url: streak.url, reason },
+      data,
     });
   }
 }

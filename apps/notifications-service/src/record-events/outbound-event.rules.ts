@@ -3,11 +3,12 @@
  * turned into at most one event, and which endpoints it goes to. Pure.
  */
 import {
-  AgentEventTypes, type AgentIntegrationEvent, type ConversationChange, type OutboundEventType,
+  AgentEventTypes, type AgentIntegrationEvent, type ConversationChange, type OutboundAgentData, type OutboundConversationData, type OutboundEventData,
+  type OutboundEventType,
 } from '@voice/contracts';
 
 /** An event about to be recorded: `source_key` makes a redelivered source change record nothing new. */
-export interface EventDraft {
+export interface EventDraft<Data extends OutboundEventData = OutboundEventData> {
   account_id: string;
   type: OutboundEventType;
   source_key: string;
@@ -15,7 +16,7 @@ export interface EventDraft {
   conversation_id: string | null;
   /** When the change happened, when its source says; else the event's timestamp is when it is recorded. */
   occurred_at: string | null;
-  data: Record<string, unknown>;
+  data: Data;
   /** An update of a call in progress: its deliveries are coalesced per conversation (COALESCE_WINDOW_MS). */
   coalesced?: boolean;
 }
@@ -41,10 +42,11 @@ const AGENT_EVENT_TYPES: Record<string, OutboundEventType> = {
   [AgentEventTypes.deleted]: 'agent.deleted',
 };
 
-export function agentEventDraft(event: AgentIntegrationEvent): EventDraft | undefined {
+export function agentEventDraft(event: AgentIntegrationEvent): EventDraft<OutboundAgentData> | undefined {
   const type = AGENT_EVENT_TYPES[event.type];
   if (!type) return undefined;
   const { account_id, agent_id, ...agent } = event.agent;
+  const data: OutboundAgentData = { agent: { id: agent_id, ...agent }, version: event.version };
   return {
     account_id,
     type,
@@ -52,7 +54,7 @@ export function agentEventDraft(event: AgentIntegrationEvent): EventDraft | unde
     agent_id,
     conversation_id: null,
     occurred_at: event.occurred_at,
-    data: { agent: { id: agent_id, ...agent }, version: event.version },
+    data,
   };
 }
 
@@ -61,9 +63,10 @@ export function agentEventDraft(event: AgentIntegrationEvent): EventDraft | unde
  * first change that shows it completed, failed or abandoned is `conversation.ended`; its first change is
  * `conversation.started`. `alreadyEnded`: whether `conversation.ended` was recorded for it before.
  */
-export function conversationEventDraft(change: ConversationChange, alreadyEnded: boolean): EventDraft {
+export function conversationEventDraft(change: ConversationChange, alreadyEnded: boolean): EventDraft<OutboundConversationData> {
   const conversation = change.conversation;
   const ended = conversation.status !== 'in_progress';
+  const data: OutboundConversationData = { conversation, sequence: change.version };
   const type: OutboundEventType = ended && !alreadyEnded ? 'conversation.ended' : change.type === 'conversation.created' && !ended ? 'conversation.started' : 'conversation.updated';
   return {
     account_id: change.account_id,
@@ -72,7 +75,7 @@ export function conversationEventDraft(change: ConversationChange, alreadyEnded:
     agent_id: conversation.agent_id,
     conversation_id: conversation.id,
     occurred_at: null,
-    data: { conversation, sequence: change.version },
+    data,
     ...(type === 'conversation.updated' && !ended ? { coalesced: true } : {}),
   };
 }

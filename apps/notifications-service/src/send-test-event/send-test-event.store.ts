@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { OutboundEvent } from '@voice/contracts';
+import type { OutboundEvent, WebhookTestData } from '@voice/contracts';
 import { DataSource } from 'typeorm';
 import type { LeasedDelivery } from '../deliver-events/deliveries.store.js';
 import { newDeliveryId, newEventId } from '../record-events/record-events.store.js';
@@ -21,7 +21,8 @@ export class SendTestEventStore {
       );
       if (!endpoint) return undefined;
       const now = new Date();
-      const event: OutboundEvent = { id: newEventId(), type: 'webhook.test', timestamp: now.toISOString(), data: { endpoint_id: endpointId } };
+      const data: WebhookTestData = { endpoint_id: endpointId };
+      const event: OutboundEvent = { id: newEventId(), type: 'webhook.test', timestamp: now.toISOString(), data };
       const body = JSON.stringify(event);
       await em.query(
         `INSERT INTO notifications.events (id, account_id, type, source_key, body, created_at) VALUES ($1, $2, 'webhook.test', $3, $4, $5)`,
