@@ -12,7 +12,10 @@ const require = createRequire(import.meta.url);
 const jestBin = require.resolve('jest').replace(/build[\/]index.js$/, 'bin/jest.js');
 const env = {
   ...process.env,
-  NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning'].filter(Boolean).join(' '),
+  // On two cores jest has one worker and runs the files in band, in its own process, where what each file loads
+  // under --experimental-vm-modules accumulates for the whole run: the default ~4 GB heap no longer holds the suite.
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning', '--max-old-space-size=10240']
+    .filter(Boolean).join(' '),
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   TEST_NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
