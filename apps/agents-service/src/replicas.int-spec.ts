@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { AgentsRpc, IntegrationsRpc, type AgentReply } from '@voice/contracts';
-import { createLogger, NamespacedNatsClient, SecretBox, withoutProgress } from '@voice/service-kit';
-import { randomBytes } from 'node:crypto';
-import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
+import { AgentsRpc, type AgentReply } from '@voice/contracts';
+import { createLogger, withoutProgress } from '@voice/service-kit';
 import pg from 'pg';
 import { firstValueFrom, timeout } from 'rxjs';
-import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
-import { startAgentsService, type RunningAgentsService } from './app.js';
-import { newAccount } from './testing/agents-harness.js';
+import { newAccount, startAgentsReplicas, type AgentsReplicas } from './testing/agents-harness.js';
 
 /**
  * Operators scale agents-service by starting replicas: the NATS queue group must
@@ -17,53 +13,30 @@ import { newAccount } from './testing/agents-harness.js';
  * request must carry the request id the gateway sent.
  */
 describe('agents-service replicas on one queue group', () => {
-  const namespace = randomNamespace();
   const logs: Array<Array<Record<string, unknown>>> = [[], []];
-  let db: TestDatabase;
-  let replicas: RunningAgentsService[] = [];
-  let client: NamespacedNatsClient;
-  let simulators: RunningSimulators;
+  let set: AgentsReplicas;
+  let db: AgentsReplicas['db'];
+  let client: AgentsReplicas['client'];
+  let simulators: AgentsReplicas['simulators'];
   const account = newAccount({ agent_limit: 200 });
-  // Replicas share INTEGRATIONS_KEY: what one sealed, the other opens.
-  const secretBox = new SecretBox({ current: randomBytes(32) });
 
   beforeAll(async () => {
-    db = await createTestDatabase('replicas');
-    simulators = await startSimulators({ apiKeys: ['replica-key'] });
-    replicas = await Promise.all(
-      logs.map((lines, i) => {
+    set = await startAgentsReplicas('replicas', {
+      account,
+      platforms: ['platform_a', 'platform_b'],
+      loggers: logs.map((lines, i) => {
         const logger = createLogger(`agents-service-${i}`, { write: (line: string) => void lines.push(JSON.parse(line)) });
         logger.level = 'debug';
-        return startAgentsService({
-          databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, logger, secretBox,
-          platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
-          // A short backoff: the outage below makes every create fail a few times before the platform is back.
-          platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
-        });
+        return logger;
       }),
-    );
-    client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
-    await client.connect();
-    for (const [platform, url] of [['platform_a', simulators.urls.platformA], ['platform_b', simulators.urls.platformB]]) {
-      await firstValueFrom(
-        client
-          .send(IntegrationsRpc.configure, {
-            account,
-            platform,
-            body: { api_key: 'replica-key', webhook_secret: 'replica-webhook-secret', base_url: url },
-            public_url: 'http://127.0.0.1:3000',
-          })
-          .pipe(timeout(10_000)),
-      );
-    }
+      // A short backoff: the outage below makes every create fail a few times before the platform is back.
+      platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
+    });
+    ({ db, client, simulators } = set);
   }, 30_000);
 
   afterAll(async () => {
-    await client?.close();
-    for (const replica of replicas) await replica.close();
-    await simulators?.stop();
-    await deleteNamespaceStreams(namespace).catch(() => undefined);
-    await db?.drop();
+    await set?.close();
   });
 
   it('shares the requests: each is handled by exactly one replica, and both take part', async () => {

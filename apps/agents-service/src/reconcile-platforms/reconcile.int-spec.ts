@@ -4,15 +4,14 @@
  * background reconciliation (a short interval here) sets the platform back to what we recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AgentsRpc, IntegrationsRpc, type AccountContext, type AgentReply, type AgentView } from '@voice/contracts';
-import { createLogger, NamespacedNatsClient, SecretBox } from '@voice/service-kit';
-import { startSimulators, startWebhookReceiver, type RunningSimulators } from '@voice/platform-simulators';
-import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
-import { randomBytes } from 'node:crypto';
+import { AgentsRpc, type AccountContext, type AgentReply, type AgentView } from '@voice/contracts';
+import { createLogger } from '@voice/service-kit';
+import { startWebhookReceiver } from '@voice/platform-simulators';
 import pg from 'pg';
-import { firstValueFrom, lastValueFrom, timeout } from 'rxjs';
-import { startAgentsService, type RunningAgentsService } from '../app.js';
-import { newAccount, numberSequence, startAgentsHarness, TEST_RETRY_POLICY, type AgentsHarness } from '../testing/agents-harness.js';
+import { lastValueFrom, timeout } from 'rxjs';
+import {
+  newAccount, numberSequence, startAgentsHarness, startAgentsReplicas, TEST_RETRY_POLICY, type AgentsHarness, type AgentsReplicas,
+} from '../testing/agents-harness.js';
 
 const RECONCILE_INTERVAL_MS = 400;
 const uniqueNumber = numberSequence('+1646557');
@@ -163,46 +162,25 @@ describe('reconciliation: the platforms are set back to our agents', () => {
 });
 
 describe('reconciliation with two replicas against one database', () => {
-  const namespace = randomNamespace();
-  const secretBox = new SecretBox({ current: randomBytes(32) });
   const account = newAccount({ voice_platforms: ['platform_a'] });
-  let db: TestDatabase;
-  let simulators: RunningSimulators;
-  let replicas: RunningAgentsService[] = [];
-  let client: NamespacedNatsClient;
+  let set: AgentsReplicas;
+  let db: AgentsReplicas['db'];
+  let simulators: AgentsReplicas['simulators'];
+  let client: AgentsReplicas['client'];
 
   beforeAll(async () => {
-    db = await createTestDatabase('reconcile-replicas');
-    simulators = await startSimulators({ apiKeys: ['replica-key'] });
-    replicas = await Promise.all(
-      [0, 1].map((i) =>
-        startAgentsService({
-          databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, secretBox,
-          logger: createLogger(`agents-service-${i}`, { write: () => undefined }),
-          platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
-          // Both look often and at once: a drift must still be repaired once.
-          platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY, reconcileIntervalMs: 200 },
-        }),
-      ),
-    );
-    client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
-    await client.connect();
-    await firstValueFrom(
-      client
-        .send(IntegrationsRpc.configure, {
-          account, platform: 'platform_a', public_url: 'http://127.0.0.1:3000',
-          body: { api_key: 'replica-key', webhook_secret: 'replica-webhook-secret', base_url: simulators.urls.platformA },
-        })
-        .pipe(timeout(10_000)),
-    );
+    set = await startAgentsReplicas('reconcile-replicas', {
+      account,
+      platforms: ['platform_a'],
+      loggers: [0, 1].map((i) => createLogger(`agents-service-${i}`, { write: () => undefined })),
+      // Both look often and at once: a drift must still be repaired once.
+      platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY, reconcileIntervalMs: 200 },
+    });
+    ({ db, simulators, client } = set);
   }, 30_000);
 
   afterAll(async () => {
-    await client?.close();
-    for (const replica of replicas) await replica.close();
-    await simulators?.stop();
-    await deleteNamespaceStreams(namespace).catch(() => undefined);
-    await db?.drop();
+    await set?.close();
   });
 
   it('never repairs one agent twice: one platform create and one repair event per deleted agent', async () => {

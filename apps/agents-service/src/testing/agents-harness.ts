@@ -3,7 +3,8 @@
  * database and a NATS namespace of its own, and a client that speaks to it
  * the way the gateway does.
  */
-import { NamespacedNatsClient, withoutProgress } from '@voice/service-kit';
+import { NamespacedNatsClient, SecretBox, withoutProgress } from '@voice/service-kit';
+import type { Logger } from 'pino';
 import { createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
 import { IntegrationsRpc, type AccountContext, type ConfigureIntegrationRequest, type ServiceError, type VoicePlatform } from '@voice/contracts';
 import { startSimulators, type RunningSimulators } from '@voice/platform-simulators';
@@ -95,4 +96,59 @@ export function newAccount(overrides: Partial<AccountContext> = {}): AccountCont
 export function numberSequence(prefix: string): () => string {
   let issued = 0;
   return () => `${prefix}${String(++issued).padStart(4, '0')}`;
+}
+
+export interface AgentsReplicas {
+  db: TestDatabase;
+  namespace: string;
+  simulators: RunningSimulators;
+  /** The replicas, in the order of their loggers. */
+  replicas: RunningAgentsService[];
+  /** Speaks to the replicas' queue group as the gateway does. */
+  client: NamespacedNatsClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Several agents-service replicas on one database and one NATS namespace, sharing INTEGRATIONS_KEY (what one
+ * sealed, the other opens), with `account` integrated with the simulators for each of `platforms`.
+ */
+export async function startAgentsReplicas(
+  label: string,
+  options: { account: AccountContext; platforms: VoicePlatform[]; loggers: Logger[]; platformSync: AgentsServiceOptions['platformSync'] },
+): Promise<AgentsReplicas> {
+  const db = await createTestDatabase(label);
+  const namespace = randomNamespace();
+  const secretBox = new SecretBox({ current: randomBytes(32) });
+  const simulators = await startSimulators({ apiKeys: ['replica-key'] });
+  const replicas = await Promise.all(
+    options.loggers.map((logger) =>
+      startAgentsService({
+        databaseUrl: db.url, natsUrl: testNatsUrl(), namespace, relayPollIntervalMs: 50, logger, secretBox,
+        platformHttp: { allowPrivate: true, timeoutMs: 2_000 },
+        platformSync: options.platformSync,
+      }),
+    ),
+  );
+  const client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
+  await client.connect();
+  for (const platform of options.platforms) {
+    const request: ConfigureIntegrationRequest = {
+      account: options.account,
+      platform,
+      body: { api_key: 'replica-key', webhook_secret: 'replica-webhook-secret', base_url: platform === 'platform_a' ? simulators.urls.platformA : simulators.urls.platformB },
+      public_url: 'http://127.0.0.1:3000',
+    };
+    await firstValueFrom(client.send(IntegrationsRpc.configure, request).pipe(withoutProgress(), timeout(10_000)));
+  }
+  return {
+    db, namespace, simulators, replicas, client,
+    async close() {
+      await client.close();
+      for (const replica of replicas) await replica.close();
+      await simulators.stop();
+      await deleteNamespaceStreams(namespace).catch(() => undefined);
+      await db.drop();
+    },
+  };
 }
