@@ -13,14 +13,12 @@
 // `--quick` (a few thousand conversations, 2 s per case; CI runs it) only proves the harness works.
 // Needs `npm run build`, PostgreSQL and NATS (BENCH_DATABASE_URL, BENCH_NATS_URL: the local servers).
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { apiCaller, freshDatabase, importBuilt, root, writeBenchmarkSection } from './support.mjs';
+import { apiCaller, freshDatabase, importBuilt, startBuiltApp, writeBenchmarkSection } from './support.mjs';
 
 const QUICK = process.argv.includes('--quick');
 // BENCH_INGEST_ONLY=1: the ingest and its baseline only, nothing written to BENCHMARKS.md (with BENCH_CPU_PROF, profiles of the projection alone).
@@ -56,32 +54,6 @@ function cpuSeconds(pid) {
 function residentMiB(pid) {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
-}
-
-/** Starts an app's built entry point; resolves once it has logged that it is ready. */
-async function startApp(app, label, env) {
-  const started = performance.now();
-  // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (open with Chrome DevTools).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${label.replace(/\W+/g, '-')}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, join(root, 'apps', app, 'dist', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (d) => { tail = (tail + d).slice(-8_000); };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${label} did not start in 60 s:\n${tail}`)), 60_000);
-    const check = () => {
-      if (new RegExp(`${app} ready`).test(tail)) {
-        clearTimeout(timer);
-        child.stdout.off('data', check);
-        ok();
-      }
-    };
-    child.stdout.on('data', check);
-    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${label} exited (${code}):\n${tail}`)); });
-  });
-  child.removeAllListeners('exit');
-  return { label, child, pid: child.pid, startMs: performance.now() - started, stop: () => new Promise((ok) => { child.once('exit', ok); child.kill('SIGTERM'); }) };
 }
 
 // ---------- load generators ----------
@@ -133,9 +105,9 @@ db.on('error', () => undefined);
 const report = { conversations: CONVERSATIONS, seconds: SECONDS, quick: QUICK };
 try {
   // First start on an empty database: each app runs its migrations.
-  const agentsApp = await startApp('agents-service', 'agents-service', common);
-  const conversationsApp = await startApp('conversations-service', 'conversations-service', common);
-  const gatewayApp = await startApp('api-gateway', 'api-gateway', { ...common, PORT: String(gatewayPort) });
+  const agentsApp = await startBuiltApp('agents-service', 'agents-service', common);
+  const conversationsApp = await startBuiltApp('conversations-service', 'conversations-service', common);
+  const gatewayApp = await startBuiltApp('api-gateway', 'api-gateway', { ...common, PORT: String(gatewayPort) });
   processes.push(agentsApp, conversationsApp, gatewayApp);
   report.firstStartMs = Object.fromEntries(processes.map((p) => [p.label, p.startMs]));
   log(`apps started (${processes.map((p) => `${p.label} ${round(p.startMs, 0)} ms`).join(', ')})`);
@@ -321,11 +293,11 @@ try {
   for (const l of report.lists.filter((r) => replicaShapes.some(([n]) => n === r.name))) {
     report.replicas.push({ setup: '1 gateway, 1 conversations-service', name: l.name, service: l.service, cpu: l.cpu });
   }
-  const secondConversations = await startApp('conversations-service', 'conversations-service #2', common);
+  const secondConversations = await startBuiltApp('conversations-service', 'conversations-service #2', common);
   processes.push(secondConversations);
   await replicaRun('1 gateway, 2 conversations-service', [base]);
   const secondPort = await freePort();
-  const secondGateway = await startApp('api-gateway', 'api-gateway #2', { ...common, PORT: String(secondPort) });
+  const secondGateway = await startBuiltApp('api-gateway', 'api-gateway #2', { ...common, PORT: String(secondPort) });
   processes.push(secondGateway);
   report.laterStartMs = { 'conversations-service': secondConversations.startMs, 'api-gateway': secondGateway.startMs };
   await replicaRun('2 gateways, 2 conversations-service', [base, `http://127.0.0.1:${secondPort}`]);

@@ -1,5 +1,6 @@
 // What every benchmark script shares: the built modules, percentiles, a fresh database, and its sections of
 // BENCHMARKS.md and bench/results/*.md (between `<!-- name:start -->` and `<!-- name:end -->`, appended when absent).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -71,4 +72,33 @@ export function apiCaller(baseUrl) {
     });
     return { status: res.status, body: await res.json().catch(() => undefined) };
   };
+}
+
+/**
+ * Starts an app's built entry point (`apps/<app>/dist/main.js`) as its own process; resolves once it has logged
+ * that it is ready. `stop()` sends SIGTERM and waits for the exit.
+ */
+export async function startBuiltApp(app, label, env) {
+  const started = performance.now();
+  // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (open with Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${label.replace(/\W+/g, '-')}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'apps', app, 'dist', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d) => { tail = (tail + d).slice(-8_000); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${label} did not start in 60 s:\n${tail}`)), 60_000);
+    const check = () => {
+      if (new RegExp(`${app} ready`).test(tail)) {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        ok();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${label} exited (${code}):\n${tail}`)); });
+  });
+  child.removeAllListeners('exit');
+  return { label, child, pid: child.pid, startMs: performance.now() - started, stop: () => new Promise((ok) => { child.once('exit', ok); child.kill('SIGTERM'); }) };
 }
