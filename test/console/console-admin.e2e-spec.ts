@@ -40,17 +40,45 @@ describe('console: agents, API keys, overview, integrations', () => {
 
   const open = (path: string, key = data.account.api_key) => page.goto(signInLink(system.baseUrl, key, path));
 
-  it('creates an agent: the server refuses a bad phone number at its field, then takes a valid one; then pauses it', async () => {
+  it("creates an agent: every mistake named at once at its control, the server's refusal at its field, the API's defaults, privacy settings, hours and metadata; then pauses it", async () => {
     await open('/app/agents/new');
+    // The form starts at the API's defaults.
+    expect(await page.getByLabel('Record calls').isChecked()).toBe(true);
+    expect(await page.getByLabel('Transcribe calls').isChecked()).toBe(true);
+    expect(await page.getByLabel('Store call content').isChecked()).toBe(true);
+    expect(await page.getByLabel('Redact personal data').isChecked()).toBe(false);
     await page.getByLabel('Name', { exact: true }).fill('Night Line');
     await page.getByLabel('Phone number').fill('555-0142');
+    await page.getByLabel('Tuesday', { exact: true }).check();
+    await page.getByLabel('Tuesday opens').fill('18:00');
+    await page.getByLabel('Tuesday closes').fill('09:00');
+    await page.getByRole('button', { name: 'Add metadata' }).click();
+    await page.getByLabel('Key 1').fill('bad key!');
+    await page.getByLabel('Value 1').fill('reception');
     await page.getByRole('button', { name: 'Create agent' }).click();
-    const fieldError = page.locator('#agent-phone_number-error');
-    await fieldError.waitFor();
-    expect(await fieldError.innerText()).toMatch(/phone/i);
+    // Four mistakes, four messages, each at its control, in one go.
+    await page.getByText('4 fields need a change').waitFor();
+    expect(await page.locator('#agent-phone_number-error').innerText()).toBe('Phone number must be an E.164 phone number such as +14155550100.');
     expect(await page.getByLabel('Phone number').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByLabel('Phone number').getAttribute('aria-describedby')).toContain('agent-phone_number-error');
+    expect(await page.locator('#hours-tuesday-error').innerText()).toBe('Closing must be later than opening.');
+    expect(await page.locator('#agent-timezone-error').innerText()).toBe('Choose the time zone the hours are in.');
+    expect(await page.locator('#meta-0-error').innerText()).toMatch(/^Keys are 1–40/);
     expect((await data.account.api.get('/v1/agents?search=Night%20Line')).body.meta.total).toBe(0);
+
+    // A number another agent holds: only the server knows; its refusal is shown at the field.
+    const taken = (await data.account.api.get(`/v1/agents/${data.agents[0].id}`)).body.data.phone_number as string;
+    await page.getByLabel('Phone number').fill(taken);
+    await page.getByLabel('Tuesday opens').fill('09:00');
+    await page.getByLabel('Tuesday closes').fill('17:30');
+    await page.getByLabel('Time zone').selectOption('Europe/Paris');
+    await page.getByLabel('Key 1').fill('department');
+    await page.getByLabel('Redact personal data').check();
+    await page.getByLabel('Email addresses').uncheck();
+    await page.getByLabel('Store call content').uncheck();
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.locator('#agent-phone_number-error').filter({ hasText: /already used/ }).waitFor();
+    expect(await page.locator('.field-error').count()).toBe(1);
 
     await page.getByLabel('Phone number').fill('+14155550177');
     await page.getByRole('button', { name: 'Create agent' }).click();
@@ -58,7 +86,14 @@ describe('console: agents, API keys, overview, integrations', () => {
     const row = page.getByRole('row').filter({ hasText: 'Night Line' });
     expect(await row.innerText()).toContain('+14155550177');
     const created = (await data.account.api.get('/v1/agents?search=Night%20Line')).body.data[0];
-    expect(created).toMatchObject({ name: 'Night Line', phone_number: '+14155550177', status: 'active' });
+    expect(created).toMatchObject({
+      name: 'Night Line', phone_number: '+14155550177', status: 'active', recording_enabled: true, store_content: false,
+      business_hours: { timezone: 'Europe/Paris', schedule: [{ day: 'tuesday', open: '09:00', close: '17:30' }] },
+      metadata: { department: 'reception' },
+      pii_redaction: { enabled: true },
+    });
+    expect(created.pii_redaction.categories).not.toContain('email');
+    expect(created.pii_redaction.categories).toContain('credit_card');
 
     await page.getByRole('button', { name: 'Pause Night Line' }).click();
     await page.getByRole('button', { name: 'Resume Night Line' }).waitFor();

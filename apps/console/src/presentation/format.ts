@@ -38,3 +38,43 @@ export function histogramLabel(min: number, max: number | null): string {
   const unit = (s: number) => (s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`);
   return max === null ? `${unit(min)}+` : `${unit(min)}–${unit(max)}`;
 }
+
+/** A voice platform's name: platform_a → "Platform A". */
+export function platformName(platform: string | null | undefined): string {
+  if (!platform) return '—';
+  return platform.replace(/^platform_(\w)$/, (_m, letter: string) => `Platform ${letter.toUpperCase()}`).replace(/_/g, ' ');
+}
+
+/** A word's singular, for the plural forms topics come in (appointments, inquiries); words that only end in s stay. */
+function singular(word: string): string {
+  if (word.length <= 3 || /(ss|us|is|ics)$/.test(word)) return word;
+  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ch|sh|x)es$/.test(word)) return word.slice(0, -2);
+  return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+/**
+ * The one form a topic is counted and shown under: analysis writes the same topic as "Appointment",
+ * "appointments" or "appointment_booking"-style keys, so case, separators and a final plural are folded.
+ */
+export function topicKey(topic: string): string {
+  return topic.trim().toLowerCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').split(' ').map(singular).join(' ');
+}
+
+/** A topic as words: technical_support → "Technical support". */
+export function topicLabel(topic: string): string {
+  const key = topicKey(topic);
+  return key ? key.charAt(0).toUpperCase() + key.slice(1) : '—';
+}
+
+/** Topic counts merged under their folded form, largest first. */
+export function mergeTopics(topics: ReadonlyArray<{ topic: string; count: number }>): Array<{ topic: string; count: number }> {
+  const merged = new Map<string, number>();
+  for (const { topic, count } of topics) merged.set(topicKey(topic), (merged.get(topicKey(topic)) ?? 0) + count);
+  return [...merged].map(([topic, count]) => ({ topic, count })).sort((a, b) => b.count - a.count || a.topic.localeCompare(b.topic));
+}
+
+/** Distinct topics of one conversation as words. */
+export function topicList(topics: readonly string[]): string {
+  return [...new Set(topics.map(topicLabel))].join(', ') || '—';
+}

@@ -30,3 +30,13 @@ export function formFieldOf(problem: Pick<Problem, 'field'>, formFields: readonl
   const top = problem.field?.split(/[.[]/)[0];
   return top && formFields.includes(top) ? top : undefined;
 }
+
+/**
+ * The API's message as the form shows it beside a control: the request's field name (start_date,
+ * business_hours.schedule[0].close) becomes the control's label ("From"), so a person reads what is on screen.
+ */
+export function inControlWords(message: string, field: string | undefined, label: string): string {
+  if (!field) return message;
+  const replaced = message.split(field).join(label);
+  return replaced.charAt(0).toUpperCase() + replaced.slice(1);
+}
