@@ -31,7 +31,7 @@ describe('api-gateway in one-process mode', () => {
   it('is healthy', async () => {
     const res = await apiClient(baseUrl).get('/health');
     expect(res.status).toBe(200);
-    expect(res.body.data.checks).toEqual({ database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok' });
+    expect(res.body.data.checks).toEqual({ database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok', notifications_service: 'ok' });
   });
 
   it('creates an agent, ingests call events and reads the conversation back', async () => {

@@ -43,7 +43,7 @@ describe('api-gateway when a service is down', () => {
     expect(res.status).toBe(503);
     expect(res.body.data).toEqual({
       status: 'unavailable',
-      checks: { database: 'ok', nats: 'ok', agents_service: 'unavailable', conversations_service: 'ok' },
+      checks: { database: 'ok', nats: 'ok', agents_service: 'unavailable', conversations_service: 'ok', notifications_service: 'ok' },
     });
     expect(res.body.meta.request_id).toBe(res.headers.get('x-request-id'));
   });

@@ -466,7 +466,7 @@ describe('api-gateway over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({
         status: 'ok',
-        checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok' },
+        checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok', notifications_service: 'ok' },
       });
       expect(res.body.meta.timestamp).toMatch(ISO);
     });

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { DataSource } from 'typeorm';
-import { AgentsRpc, ConversationsRpc } from '@voice/contracts';
+import { AgentsRpc, ConversationsRpc, NotificationsRpc } from '@voice/contracts';
 import { Public } from '../auth/access.decorators.js';
 import { success } from '../http/envelope.js';
 import { requestIdOf } from '../http/gateway-request.js';
@@ -55,7 +55,7 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiRoute('Health', 'Health of the gateway and its dependencies', 'Checks the database, NATS and both services (1 s each). No authentication.')
+  @ApiRoute('Health', 'Health of the gateway and its dependencies', 'Checks the database, NATS and the three services (1 s each). No authentication.')
   @ApiEnvelope(200, 'Health', { description: 'Everything answers.' })
   @ApiEnvelope(503, 'Health', { description: 'At least one dependency does not answer; same shape.' })
   async health(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
@@ -68,12 +68,13 @@ export class HealthController {
   /** One round of checks, in parallel; the service calls carry the request id of the call that started it. */
   private async checkDependencies(requestId: string): Promise<Checks> {
     const rpc = (subject: string) => () => this.services.send(subject, {}, { requestId, timeoutMs: CHECK_TIMEOUT_MS });
-    const [database, nats, agents_service, conversations_service] = await Promise.all([
+    const [database, nats, agents_service, conversations_service, notifications_service] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
       check(this.busProbe),
       check(rpc(AgentsRpc.health)),
       check(rpc(ConversationsRpc.health)),
+      check(rpc(NotificationsRpc.health)),
     ]);
-    return { database, nats, agents_service, conversations_service };
+    return { database, nats, agents_service, conversations_service, notifications_service };
   }
 }

@@ -299,11 +299,11 @@ export const CREATED_ACCOUNT_EXAMPLE: CreatedAccount = {
 
 export const HEALTH_EXAMPLE: Health = {
   status: 'ok',
-  checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok' },
+  checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok', notifications_service: 'ok' },
 };
 export const HEALTH_UNAVAILABLE_EXAMPLE: Health = {
   status: 'unavailable',
-  checks: { database: 'ok', nats: 'ok', agents_service: 'unavailable', conversations_service: 'ok' },
+  checks: { database: 'ok', nats: 'ok', agents_service: 'unavailable', conversations_service: 'ok', notifications_service: 'ok' },
 };
 
 export const META_EXAMPLE: Meta = { request_id: REQUEST_ID_EXAMPLE, timestamp: '2025-01-31T15:04:12.345Z' };
