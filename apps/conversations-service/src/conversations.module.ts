@@ -7,6 +7,9 @@ import { CheckAnsweringMessageController } from './check-answering/check-answeri
 import { GetConversationStatsHandler } from './conversation-stats/conversation-stats.handler.js';
 import { ConversationStatsMessageController } from './conversation-stats/conversation-stats.message.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
+import { DataRequestsMessageController } from './data-requests/data-requests.message.controller.js';
+import { DataRequestsWorker } from './data-requests/data-requests.worker.js';
+import { ErasureNoticesPublisher } from './erase-conversations/erasure-notices.publisher.js';
 import { GetConversationHandler } from './get-conversation/get-conversation.handler.js';
 import { GetConversationMessageController } from './get-conversation/get-conversation.message.controller.js';
 import { GetTranscriptHandler } from './get-transcript/get-transcript.handler.js';
@@ -35,6 +38,7 @@ export class ConversationsModule {
         HealthMessageController,
         CheckAnsweringMessageController,
         StreamFilterMessageController,
+        DataRequestsMessageController,
       ],
       providers: [
         { provide: SERVICE_CONTEXT, useValue: context },
@@ -51,6 +55,8 @@ export class ConversationsModule {
         ReplayWhenAgentsBecomeKnown,
         ConversationChangesPublisher,
         CheckStreamFilterHandler,
+        ErasureNoticesPublisher,
+        DataRequestsWorker,
       ],
     };
   }

@@ -45,6 +45,8 @@ export const ERROR_CATALOG = {
   not_found: { status: 404, type: 'not_found_error' },
   route_not_found: { status: 404, type: 'not_found_error' },
   transcript_not_available: { status: 404, type: 'not_found_error' },
+  /** An access request's document, 24 hours after it was ready: it has been deleted. */
+  export_expired: { status: 410, type: 'not_found_error' },
   method_not_allowed: { status: 405, type: 'invalid_request' },
   precondition_failed: { status: 412, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request' },
@@ -54,6 +56,8 @@ export const ERROR_CATALOG = {
   request_timeout: { status: 408, type: 'invalid_request' },
   // 409 / 422
   concurrent_modification: { status: 409, type: 'conflict_error' },
+  /** An access request's document before the request completed. */
+  export_not_ready: { status: 409, type: 'conflict_error' },
   /** An integration cannot be removed while live agents of the account use its platform. */
   integration_in_use: { status: 409, type: 'conflict_error' },
   /** A request with this Idempotency-Key is still being handled: the retry waits and tries again. */

@@ -16,3 +16,4 @@ export * from './agent-payloads.js';
 export * from './integrations.js';
 export * from './webhook-deliveries.js';
 export * from './outbound-events.js';
+export * from './data-requests.js';

@@ -19,6 +19,8 @@ export const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   not_found: { message: 'No agent agt_5f0c3b8a9d2e4f6a7b8c9d0e in this account.' },
   route_not_found: { message: 'No route matches GET /v1/nothing.' },
   transcript_not_available: { message: 'Conversation call_01HZX3 has no stored transcript.' },
+  export_expired: { message: 'The document of data request dr_0c1d2e3f4a5b6c7d8e9f0a1b was deleted 24 hours after it was ready; create a new access request.' },
+  export_not_ready: { message: 'Data request dr_0c1d2e3f4a5b6c7d8e9f0a1b is running; its document is ready once it is completed.' },
   method_not_allowed: { message: 'PUT is not allowed on /v1/agents. Allowed: GET, HEAD, POST, OPTIONS.' },
   precondition_failed: { message: 'The agent is at version 4, not 3 (If-Match).', field: 'If-Match' },
   payload_too_large: { message: 'The request body exceeds 1048576 bytes (1 MiB).' },

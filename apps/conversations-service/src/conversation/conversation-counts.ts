@@ -44,10 +44,10 @@ export interface CountChange {
 
 /**
  * What writing each row changes in the counts: `before` is the row as it was (undefined for a new
- * conversation), `after` as written. Changes that cancel out are left out; sorted by key, so two
+ * conversation), `after` as written (undefined for an erased one). Changes that cancel out are left out; sorted by key, so two
  * transactions lock the counters they share in the same order.
  */
-export function countChanges(writes: ReadonlyArray<{ before: CountedColumns | undefined; after: CountedColumns }>): CountChange[] {
+export function countChanges(writes: ReadonlyArray<{ before: CountedColumns | undefined; after: CountedColumns | undefined }>): CountChange[] {
   const changes = new Map<string, CountChange>();
   const add = (row: CountedColumns, delta: number) => {
     for (const [facet, value] of facetsOf(row)) {
@@ -59,7 +59,7 @@ export function countChanges(writes: ReadonlyArray<{ before: CountedColumns | un
   };
   for (const { before, after } of writes) {
     if (before) add(before, -1);
-    add(after, 1);
+    if (after) add(after, 1);
   }
   const byKey = (a: CountChange, b: CountChange) =>
     a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1

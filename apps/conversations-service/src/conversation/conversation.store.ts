@@ -175,7 +175,7 @@ async function readCountedColumns(runner: QueryRunner, keys: ReadonlyArray<{ acc
 }
 
 /** Apply the counts' changes in their (sorted) order, so two transactions lock the counters they share in the same order. */
-async function applyCountChanges(runner: QueryRunner, changes: readonly CountChange[]): Promise<void> {
+export async function applyCountChanges(runner: QueryRunner, changes: readonly CountChange[]): Promise<void> {
   if (changes.length === 0) return;
   await runner.query(
     `INSERT INTO conversations.conversation_counts AS n (account_id, facet, value, conversations)

@@ -12,6 +12,7 @@ import { ConversationCounts1732340000000 } from './migrations/1732340000000-conv
 import { ConversationChangeXid1732350000000 } from './migrations/1732350000000-conversation-change-xid.js';
 import { AgentPrivacySettings1732365000000 } from './migrations/1732365000000-agent-privacy-settings.js';
 import { ConversationChangesOutbox1764500000000 } from './migrations/1764500000000-conversation-changes-outbox.js';
+import { DataRequestsAndTombstones1765700000000 } from './migrations/1765700000000-data-requests-and-tombstones.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
@@ -19,5 +20,5 @@ export const conversationsMigrations = [
   AccountScopedConversations1732280000000, ParkedEventsAndAgentStatus1732290000000, RefusedConversationsAndParkedReplay1732300000000,
   ConversationCost1732310000000, ParkedEventPublisherAccount1732320000000, ListSortKeys1732330000000,
   ConversationCounts1732340000000, ConversationChangeXid1732350000000, AgentPrivacySettings1732365000000,
-  ConversationChangesOutbox1764500000000,
+  ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
 ];

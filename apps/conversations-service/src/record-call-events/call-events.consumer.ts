@@ -45,6 +45,10 @@ export class CallEventsConsumer extends StreamConsumer<RecordOutcome> {
       case 'duplicate':
         message.ack();
         break;
+      case 'erased':
+        this.ctx.logger.info({ event_id: outcome.event_id }, 'call event of an erased conversation; dropped');
+        message.ack();
+        break;
       case 'parked':
         this.ctx.logger.info({ event_id: outcome.event_id, agent_id: outcome.agent_id }, 'call event for an agent not known yet; parked until the agent is known');
         message.ack();

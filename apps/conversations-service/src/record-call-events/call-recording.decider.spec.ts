@@ -31,7 +31,7 @@ const transcript = (id: string, conversation: string, agent: string): CallEvent 
   ({ id, type: 'call.transcript', conversation_id: conversation, agent_id: agent, occurred_at: t('10:46'), data: { segments: [{ speaker: 'agent', text: 'Hello', start_ms: 0, end_ms: 900 }] } });
 
 const batch = (...events: CallEvent[]): IncomingEvent[] => events.map((event, index) => ({ index, event }));
-const loaded = (changes: Partial<LoadedForRecording> = {}): LoadedForRecording => ({ agents, storedEvents: [], knownEventIds: [], refusals: [], ...changes });
+const loaded = (changes: Partial<LoadedForRecording> = {}): LoadedForRecording => ({ agents, storedEvents: [], knownEventIds: [], refusals: [], erased: [], ...changes });
 const storedOf = (accountId: string, event: CallEvent, version: number, voicePlatform: string | null = 'platform_a'): StoredCallEvent =>
   ({ accountId, conversationId: event.conversation_id, version, event, voicePlatform });
 /** The plan, settled as if the insert stored every planned event. */
@@ -60,6 +60,18 @@ describe('planCallRecording', () => {
     expect([...outcomes]).toEqual([[0, { result: 'recorded' }], [1, { result: 'recorded' }]]);
     expect(settled.conversations).toHaveLength(1);
     expect(settled.conversations[0]).toMatchObject({ accountId: 'acc_1', streamVersion: 2, voicePlatform: 'platform_a', state: { id: 'c1', status: 'completed' } });
+  });
+
+  it('events of an erased conversation are dropped, nothing appended nor refused; the same id in another account is recorded', () => {
+    const { plan, outcomes } = recordAll(
+      loaded({ erased: [{ accountId: 'acc_1', conversationId: 'c1' }] }),
+      batch(started('e1', 'c1', 'agt_a'), ended('e2', 'c1', 'agt_a'), started('e3', 'c1', 'agt_o')),
+    );
+    expect(outcomes.get(0)).toEqual({ result: 'erased', event_id: 'e1' });
+    expect(outcomes.get(1)).toEqual({ result: 'erased', event_id: 'e2' });
+    expect(outcomes.get(2)).toEqual({ result: 'recorded' });
+    expect(plannedAppends(plan).map((a) => [a.accountId, a.event.id])).toEqual([['acc_2', 'e3']]);
+    expect(plan.refusals).toEqual([]);
   });
 
   it('an event of an agent not known yet is parked; the rest of the batch goes on', () => {

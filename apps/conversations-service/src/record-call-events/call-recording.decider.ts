@@ -15,6 +15,8 @@
  * - parked: its agent is not known yet (kept until it is: replay-parked-events/);
  * - duplicate: the account already has its event id, or an earlier event of the
  *   batch has it;
+ * - erased: its conversation was erased (a tombstone: an erasure request or retention) — nothing is stored, so
+ *   a platform's retry, a redelivery or a replay never brings it back;
  * - refused (`not_answering`): its call is one its agent does not answer
  *   (answering.rules.ts) — nothing of the call is stored, and a refusal not
  *   remembered yet is to be remembered;
@@ -38,6 +40,8 @@ import type { ProjectedConversation } from '../conversation/conversation.views.j
 export type RecordOutcome =
   /** Stored and projected (or already stored in the account: a duplicate changes nothing). Ack. */
   | { result: 'recorded' | 'duplicate' }
+  /** Of a conversation that was erased (its tombstone): nothing stored, nothing to retry. Ack. */
+  | { result: 'erased'; event_id: string }
   /** Not a valid call event; retrying cannot help. Term. */
   | { result: 'invalid'; reason: string }
   /** The agent is not known yet: kept in parked_call_events, recorded once the agent is known (replay-parked-events/). Ack. */
@@ -87,6 +91,8 @@ export interface LoadedForRecording {
   /** Which of the scope's event ids the accounts already have (in these conversations or others). */
   knownEventIds: readonly EventRef[];
   refusals: readonly StoredRefusal[];
+  /** The conversations in scope that were erased (their tombstones). */
+  erased: readonly ConversationRef[];
 }
 
 export interface RecordingScope {
@@ -179,9 +185,14 @@ export function planCallRecording(loaded: LoadedForRecording, incoming: readonly
   for (const rows of stored.values()) rows.sort((a, b) => a.version - b.version);
   const knownIds = new Set(loaded.knownEventIds.map((k) => conversationKey(k.accountId, k.eventId)));
   const refusals = new Map(loaded.refusals.map((r) => [conversationKey(r.accountId, r.conversationId), r.refusal]));
+  const erased = new Set(loaded.erased.map((e) => conversationKey(e.accountId, e.conversationId)));
 
   for (const batch of batches) {
     const key = conversationKey(batch.accountId, batch.conversationId);
+    if (erased.has(key)) {
+      for (const { index, event } of batch.items) plan.outcomes.set(index, { result: 'erased', event_id: event.id });
+      continue;
+    }
     const history = stored.get(key) ?? [];
     const fresh = batch.items.filter((item) => {
       const id = conversationKey(batch.accountId, item.event.id);

@@ -74,7 +74,7 @@ export async function recordInTransaction(runner: QueryRunner, incoming: readonl
   });
   if (items.length === 0) return [];
   const scope = recordingScope(agents, items);
-  let loaded: LoadedForRecording = { agents, storedEvents: [], knownEventIds: [], refusals: [] };
+  let loaded: LoadedForRecording = { agents, storedEvents: [], knownEventIds: [], refusals: [], erased: [] };
   // The time of this write; read with the streams, so set whenever there is anything to append.
   let at: string | undefined;
   if (scope.conversations.length > 0) {

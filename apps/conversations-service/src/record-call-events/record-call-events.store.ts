@@ -61,7 +61,21 @@ export async function loadForRecording(
     [eventIds.map((e) => e.accountId), eventIds.map((e) => e.eventId)],
   );
   const refusals = await findRefusals(runner, conversations);
-  return { storedEvents, knownEventIds: known.map(([accountId, eventId]) => ({ accountId, eventId })), refusals, at };
+  const erased = await findTombstones(runner, conversations);
+  return { storedEvents, knownEventIds: known.map(([accountId, eventId]) => ({ accountId, eventId })), refusals, erased, at };
+}
+
+/** Which of these conversations were erased (erasure writes its tombstones under the same locks). */
+async function findTombstones(runner: QueryRunner, conversations: readonly ConversationRef[]): Promise<ConversationRef[]> {
+  if (conversations.length === 0) return [];
+  const rows: Array<{ account_id: string; conversation_id: string }> = await runner.query(
+    `SELECT t.account_id, t.conversation_id
+       FROM conversations.erased_conversations t
+       JOIN unnest($1::text[], $2::text[]) AS k(account_id, conversation_id)
+         ON t.account_id = k.account_id AND t.conversation_id = k.conversation_id`,
+    [conversations.map((k) => k.accountId), conversations.map((k) => k.conversationId)],
+  );
+  return rows.map((r) => ({ accountId: r.account_id, conversationId: r.conversation_id }));
 }
 
 /** Refusals remembered for these conversations. */

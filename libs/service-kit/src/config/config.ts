@@ -169,6 +169,10 @@ export const environment = {
   /** conversations-service: the accounts whose stats come from columns in memory, and how many conversations those hold. */
   statsMemoryMinRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MIN_ROWS', { min: 0, max: 1_000_000_000 }),
   statsMemoryMaxRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MAX_ROWS', { min: 0, max: 1_000_000_000 }),
+  /** conversations-service: how often retention is applied (recordings and conversations past their agent's days). */
+  retentionSweepIntervalMs: (c: ConfigReader) => c.optionalInt('RETENTION_SWEEP_INTERVAL_MS', { min: 100, max: 86_400_000 }),
+  /** conversations-service: how long a replica holds a data request it works on without progress before another may take it over. */
+  dataRequestLeaseMs: (c: ConfigReader) => c.optionalInt('DATA_REQUEST_LEASE_MS', { min: 500, max: 3_600_000 }),
   /** conversations-service: refuse call events on `call_events.<type>`, which names no account (every publisher is scoped). */
   callEventsRequireAccountSubject: (c: ConfigReader) => c.flag('CALL_EVENTS_REQUIRE_ACCOUNT_SUBJECT', false),
   logLevel: (c: ConfigReader) => c.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

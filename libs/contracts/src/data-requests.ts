@@ -1,0 +1,92 @@
+/**
+ * Requests about one caller's data (POST /v1/data-requests): an erasure removes every conversation of the caller
+ * in the account from every store and leaves a tombstone; an access produces one JSON document of them,
+ * downloadable for 24 hours. conversations-service owns them; erasures are announced on CONVERSATIONS_ERASED so
+ * the services holding copies (notifications-service's events, the gateway's inbound delivery log) drop theirs.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ClosedObject, DateTime, Nullable, StringEnum } from './view-schema.js';
+
+export const DATA_REQUEST_TYPES = ['erasure', 'access'] as const;
+export type DataRequestType = (typeof DATA_REQUEST_TYPES)[number];
+export const DATA_REQUEST_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export type DataRequestStatus = (typeof DATA_REQUEST_STATUSES)[number];
+
+/** How long an access request's document can be downloaded once it is ready. */
+export const ACCESS_EXPORT_TTL_MS = 24 * 60 * 60 * 1000;
+
+export const DataRequestsRpc = {
+  create: 'conversations.data-requests.create',
+  list: 'conversations.data-requests.list',
+  get: 'conversations.data-requests.get',
+  /** The access document; a large one leaves as a claim check like every big reply. */
+  download: 'conversations.data-requests.download',
+} as const;
+
+export const DataRequestViewSchema = ClosedObject(
+  {
+    id: Type.String({ examples: ['dr_0c1d2e3f4a5b6c7d8e9f0a1b'] }),
+    type: StringEnum(DATA_REQUEST_TYPES, { description: 'erasure: remove every conversation of the caller; access: one JSON document of them.' }),
+    caller_number: Type.String({ description: 'The caller, masked but for the last 2 digits.', examples: ['**********23'] }),
+    status: StringEnum(DATA_REQUEST_STATUSES),
+    conversations_found: Type.Integer({ minimum: 0, description: 'Conversations of the caller found so far (grows while calls of the caller arrive during the request).' }),
+    conversations_done: Type.Integer({ minimum: 0, description: 'Of those, erased (or exported) so far.' }),
+    created_at: DateTime(),
+    completed_at: Nullable(DateTime()),
+    download_expires_at: Nullable(DateTime({ description: 'Access requests: until when GET /v1/data-requests/{id}/download serves the document.' })),
+  },
+  { description: 'A request about one caller’s data.' },
+);
+export type DataRequestView = Static<typeof DataRequestViewSchema>;
+
+export interface CreateDataRequestRequest {
+  account_id: string;
+  body: unknown;
+}
+export interface ListDataRequestsRequest {
+  account_id: string;
+  query: Record<string, unknown>;
+}
+export interface DataRequestRequest {
+  account_id: string;
+  request_id: string;
+}
+
+/** The document an access request produces: every stored conversation of the caller, with its transcript. */
+export interface AccessDocument {
+  request_id: string;
+  caller_number: string;
+  generated_at: string;
+  conversations: unknown[];
+}
+
+/** Why conversations were erased. */
+export const ERASURE_REASONS = ['erasure_request', 'retention'] as const;
+export type ErasureReason = (typeof ERASURE_REASONS)[number];
+
+export const CONVERSATIONS_ERASED_STREAM = 'CONVERSATIONS_ERASED';
+export const CONVERSATIONS_ERASED_SUBJECT_ROOT = 'conversations_erased';
+export const conversationsErasedSubject = (accountId: string) => `${CONVERSATIONS_ERASED_SUBJECT_ROOT}.${accountId}`;
+/** Kept long enough for a consumer that was down for days to catch up. */
+export const CONVERSATIONS_ERASED_RETENTION = { maxAgeMs: 30 * 24 * 60 * 60 * 1000, maxMessages: 10_000_000 } as const;
+
+/** One message of CONVERSATIONS_ERASED: conversations of an account erased in one transaction (no personal data). */
+export interface ConversationsErased {
+  /** Unique per message (the stream's de-duplication id). */
+  notice_id: string;
+  account_id: string;
+  conversation_ids: string[];
+  reason: ErasureReason;
+  erased_at: string;
+}
+
+export function isConversationsErased(value: unknown): value is ConversationsErased {
+  const v = value as Partial<ConversationsErased> | null;
+  return typeof v?.notice_id === 'string' && typeof v.account_id === 'string' && Array.isArray(v.conversation_ids)
+    && v.conversation_ids.every((id) => typeof id === 'string') && typeof v.erased_at === 'string';
+}
+
+/** `+14155550123` → `**********23`: enough to tell requests apart, not enough to name the caller. */
+export function maskCallerNumber(number: string): string {
+  return number.length <= 2 ? '*'.repeat(number.length) : `${'*'.repeat(number.length - 2)}${number.slice(-2)}`;
+}
