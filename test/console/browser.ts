@@ -60,6 +60,17 @@ export async function overflowingElements(page: Page): Promise<string[]> {
     .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (typeof e.className === 'string' && e.className ? '.' + e.className.split(' ').join('.') : ''))`);
 }
 
+/**
+ * Tables whose columns do not fit their box (the table scrolls sideways inside it, so a column is cut off at
+ * first sight), and the page itself scrolling sideways.
+ */
+export async function clippedTables(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[
+    ...[...document.querySelectorAll('.table-scroll')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => 'table ' + (e.getAttribute('aria-label') || '?') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth + ' px'),
+    ...(document.documentElement.scrollWidth > window.innerWidth + 1 ? ['page: ' + document.documentElement.scrollWidth + ' px wide'] : []),
+  ]`);
+}
+
 /** What the console keeps in the tab's sessionStorage. */
 export function sessionValues(page: Page): Promise<string[]> {
   return page.evaluate<string[]>('Object.values(sessionStorage)');
@@ -73,7 +84,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** The zero-setup sign-in link `npm start` prints. */
 /**
- * Every view at both widths: no serious or critical axe violation, nothing wider than the screen, a screenshot.
+ * Every view at both widths: no serious or critical axe violation, nothing wider than the screen, no table
+ * scrolling sideways (at 390 px rows are cards), a screenshot.
  * `open` navigates (signed in); `ready` is a selector that shows the view has its data.
  */
 export async function checkEveryView(page: Page, open: (path: string) => Promise<unknown>, views: ReadonlyArray<readonly [view: string, path: string, ready: string]>): Promise<void> {
@@ -84,6 +96,7 @@ export async function checkEveryView(page: Page, open: (path: string) => Promise
       await page.locator(ready).first().waitFor();
       expect({ view, width: name, violations: await seriousViolations(page) }).toEqual({ view, width: name, violations: [] });
       expect({ view, width: name, overflowing: await overflowingElements(page) }).toEqual({ view, width: name, overflowing: [] });
+      expect({ view, width: name, clipped: await clippedTables(page) }).toEqual({ view, width: name, clipped: [] });
       await screenshot(page, view);
     }
   }

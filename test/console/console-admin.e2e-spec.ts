@@ -139,7 +139,16 @@ describe('console: agents, API keys, overview, integrations', () => {
     await other.goto(signInLink(system.baseUrl, key, '/app/agents'));
     const alert = other.getByRole('alert').filter({ hasText: 'Permission needed' });
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('agents:read');
+    // Said once, in the console's words (the API's message would say the same again).
+    expect((await alert.innerText()).split('agents:read').length - 1).toBe(1);
+    // At 390 px the navigation folds behind a Menu button, and opens from it.
+    const menu = other.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await other.getByRole('link', { name: 'Conversations', exact: true }).isVisible()).toBe(false);
+    await menu.click();
+    await other.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await other.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
     await other.close();
 
     await page.getByRole('button', { name: 'Revoke reporting' }).click();
@@ -176,22 +185,22 @@ describe('console: agents, API keys, overview, integrations', () => {
     await open('/app/integrations');
     const integrations = (await data.account.api.get('/v1/integrations')).body.data as Array<{ platform: string; webhook_url: string; status: string }>;
     for (const integration of integrations) {
-      const card = page.getByRole('region', { name: integration.platform === 'platform_a' ? 'Platform a' : 'Platform b' });
+      const card = page.getByRole('region', { name: integration.platform === 'platform_a' ? 'Platform A' : 'Platform B' });
       await card.getByText(integration.webhook_url).waitFor();
     }
     const first = integrations.find((i) => i.platform === 'platform_a')!;
-    await page.getByRole('button', { name: 'Copy the Platform a webhook URL' }).click();
+    await page.getByRole('button', { name: 'Copy the Platform A webhook URL' }).click();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first.webhook_url);
 
     // Credentials the platform refuses: said at the field, and the integration keeps the ones it had.
-    const cardB = page.getByRole('region', { name: 'Platform b' });
-    await cardB.getByLabel('Platform b API key').fill('sim_wrong_key');
-    await cardB.getByLabel('Platform b webhook secret').fill('whsec_new_secret_000');
+    const cardB = page.getByRole('region', { name: 'Platform B' });
+    await cardB.getByLabel('Platform B API key').fill('sim_wrong_key');
+    await cardB.getByLabel('Platform B webhook secret').fill('whsec_new_secret_000');
     await cardB.getByRole('button', { name: 'Replace credentials' }).click();
     await page.locator('#platform_b-api_key-error').filter({ hasText: 'refused the API key' }).waitFor();
-    expect(await cardB.getByLabel('Platform b API key').getAttribute('aria-invalid')).toBe('true');
-    await cardB.getByLabel('Platform b API key').fill(system.platforms.apiKey);
-    await cardB.getByLabel('Platform b webhook secret').fill(system.platforms.webhookSecret);
+    expect(await cardB.getByLabel('Platform B API key').getAttribute('aria-invalid')).toBe('true');
+    await cardB.getByLabel('Platform B API key').fill(system.platforms.apiKey);
+    await cardB.getByLabel('Platform B webhook secret').fill(system.platforms.webhookSecret);
     await cardB.getByRole('button', { name: 'Replace credentials' }).click();
     await cardB.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect((await data.account.api.get('/v1/integrations/platform_b')).body.data.status).toBe('verified');

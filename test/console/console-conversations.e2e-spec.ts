@@ -40,6 +40,10 @@ describe('console: sign-in and conversations', () => {
     for (const name of ['Overview', 'Conversations', 'Agents', 'Integrations', 'API keys']) {
       expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).count()).toBe(1);
     }
+    // A link to the API's own documentation, which the gateway serves.
+    const docs = await page.getByRole('link', { name: 'API docs' }).getAttribute('href');
+    expect(docs).toBe('/docs');
+    expect((await fetch(`${system.baseUrl}${docs}`)).status).toBe(200);
   });
 
   it('shows the conversations view within a second on demo data (measured on a fresh tab)', async () => {
@@ -114,9 +118,12 @@ describe('console: sign-in and conversations', () => {
     const refused = await data.account.api.get('/v1/conversations?caller=not-a-number');
     expect(refused.status).toBe(400);
     expect(await alert.innerText()).toContain(refused.body.error.message);
-    // …and at the control of the filter it names.
     expect(refused.body.error.field).toBe('caller');
-    expect(await page.locator('#f-caller-error').innerText()).toBe(refused.body.error.message);
+    // …and at the control of the filter it names, in the control's words: the label, not the parameter.
+    expect(refused.body.error.message).toContain('caller');
+    const atControl = await page.locator('#f-caller-error').innerText();
+    expect(atControl).toContain('Caller number');
+    expect(atControl).not.toMatch(/\bcaller\b/);
     expect(await page.getByLabel('Caller number').getAttribute('aria-invalid')).toBe('true');
   });
 

@@ -63,10 +63,13 @@ function Shell() {
   useEffect(() => {
     document.title = `${section?.label ?? 'Not found'} · Voice agent operations`;
   }, [section]);
+  // On a phone the navigation folds behind a Menu button (styles.css shows it only there).
+  const [menuOpen, setMenuOpen] = useState(false);
   // After following a link, a screen reader starts at the new content, not at the top of the old page.
   const firstPath = useRef(path);
   useEffect(() => {
     if (path !== firstPath.current) document.getElementById('main')?.focus({ preventScroll: true });
+    setMenuOpen(false);
   }, [path]);
   return (
     <>
@@ -75,7 +78,10 @@ function Shell() {
       </a>
       <header className="top">
         <span className="brand">Voice agent operations</span>
-        <nav aria-label="Main">
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="main-navigation" onClick={() => setMenuOpen((open) => !open)}>
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-navigation" className={menuOpen ? 'open' : undefined}>
           <ul>
             {NAVIGATION.map((item) => (
               <li key={item.to}>
@@ -84,10 +90,17 @@ function Shell() {
                 </Link>
               </li>
             ))}
+            <li>
+              {/* The gateway renders its OpenAPI document there; a new tab keeps the console where it was. */}
+              <a href="/docs" target="_blank" rel="noreferrer">
+                API docs
+              </a>
+            </li>
           </ul>
         </nav>
         <button
           type="button"
+          className="sign-out"
           onClick={() => {
             queryClient.clear();
             signOut();

@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from 'react';
+import { Fragment, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { ErrorNotice, Loading } from './notices';
 import { TableScroller } from './table-scroller';
 
@@ -45,6 +45,15 @@ export interface ListPanelProps<Item> {
  */
 export function ListPanel<Item>({ query, loadingWhat, errorTitle, noun, page, onPage, label, columns, itemKey, row, empty, busyWhileFetching = false }: ListPanelProps<Item>) {
   const list = query.data;
+  const body = useRef<HTMLTableSectionElement>(null);
+  // On a phone each row is laid out as a card (styles.css): every cell carries its column's name to show beside it.
+  useLayoutEffect(() => {
+    for (const row of Array.from(body.current?.rows ?? [])) {
+      Array.from(row.cells).forEach((cell, index) => {
+        if (columns[index] && cell.dataset.label !== columns[index]) cell.dataset.label = columns[index];
+      });
+    }
+  });
   const content = list ? (
     <>
       <Pager page={page} totalPages={list.meta.total_pages} total={list.meta.total} noun={noun} onPage={onPage} />
@@ -53,7 +62,7 @@ export function ListPanel<Item>({ query, loadingWhat, errorTitle, noun, page, on
           {empty}
         </p>
       ) : (
-        <TableScroller label={label}>
+        <TableScroller label={label} stacked>
           <table>
             <thead>
               <tr>
@@ -64,7 +73,7 @@ export function ListPanel<Item>({ query, loadingWhat, errorTitle, noun, page, on
                 ))}
               </tr>
             </thead>
-            <tbody>
+            <tbody ref={body}>
               {list.data.map((item) => (
                 <Fragment key={itemKey(item)}>{row(item)}</Fragment>
               ))}

@@ -13,7 +13,8 @@ export function ErrorNotice({ error, title = 'Something went wrong' }: { error: 
           This API key lacks the <code>{scope}</code> scope. Sign in with a key that has it, or create one under API keys.
         </p>
       ) : null}
-      <p>{problem?.message ?? (error instanceof Error ? error.message : String(error))}</p>
+      {/* The API's own message says the same as the sentence above; it is shown only for other errors. */}
+      {scope ? null : <p>{problem?.message ?? (error instanceof Error ? error.message : String(error))}</p>}
     </div>
   );
 }

@@ -78,3 +78,11 @@ export function mergeTopics(topics: ReadonlyArray<{ topic: string; count: number
 export function topicList(topics: readonly string[]): string {
   return [...new Set(topics.map(topicLabel))].join(', ') || '—';
 }
+
+/** A timestamp in UTC to the minute, for tables whose heading says UTC: 2026-11-27 09:14. */
+export function formatShortTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toISOString().slice(0, 16).replace('T', ' ');
+}

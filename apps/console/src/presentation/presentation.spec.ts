@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { transcriptFileName } from './downloads';
-import { formatDuration, formatMoney, formatTime, histogramLabel, humanize } from './format';
+import { formatDuration, formatMoney, formatShortTime, formatTime, histogramLabel, humanize, mergeTopics, platformName, topicKey, topicLabel, topicList } from './format';
+import { qualityValue, segmentAt } from './call-details';
 import { highlightParts } from './highlight';
 
 describe('highlightParts', () => {
@@ -36,5 +37,47 @@ describe('formatting', () => {
     expect(histogramLabel(0, 30)).toBe('0 s–30 s');
     expect(histogramLabel(60, 120)).toBe('1 min–2 min');
     expect(histogramLabel(1800, null)).toBe('30 min+');
+  });
+});
+
+describe('labels for people', () => {
+  it('names platforms as products are named', () => {
+    expect(platformName('platform_a')).toBe('Platform A');
+    expect(platformName('platform_b')).toBe('Platform B');
+    expect(platformName(null)).toBe('—');
+  });
+  it('folds the forms one topic comes in (case, separators, a plural) into one, shown as words', () => {
+    expect(topicKey('Appointments')).toBe('appointment');
+    expect(topicKey('appointment')).toBe('appointment');
+    expect(topicKey('technical_support')).toBe('technical support');
+    expect(topicKey('Billing Inquiries')).toBe('billing inquiry');
+    expect(topicKey('address')).toBe('address');
+    expect(topicKey('status')).toBe('status');
+    expect(topicKey('insurance')).toBe('insurance');
+    expect(topicLabel('technical_support')).toBe('Technical support');
+    expect(topicList(['Appointment', 'appointments', 'billing'])).toBe('Appointment, Billing');
+  });
+  it('counts merged topics together, largest first', () => {
+    expect(mergeTopics([{ topic: 'appointment', count: 3 }, { topic: 'billing', count: 4 }, { topic: 'appointments', count: 2 }])).toEqual([
+      { topic: 'appointment', count: 5 },
+      { topic: 'billing', count: 4 },
+    ]);
+  });
+  it('shows quality measures with their unit, and table times to the minute', () => {
+    expect(qualityValue('jitter_ms', 4)).toBe('4 ms');
+    expect(qualityValue('packet_loss_pct', 0.2)).toBe('0.2 %');
+    expect(qualityValue('mos', 4.1)).toBe('4.1');
+    expect(formatShortTime('2026-11-27T09:14:59.000Z')).toBe('2026-11-27 09:14');
+  });
+});
+
+describe('segmentAt', () => {
+  const segments = [{ start_ms: 0, end_ms: 2000 }, { start_ms: 2500, end_ms: 6000 }, { start_ms: 9000, end_ms: 12000 }];
+  it('is the line being spoken at a point of the recording, the previous one through a pause', () => {
+    expect(segmentAt(segments, 0)).toBe(0);
+    expect(segmentAt(segments, 2600)).toBe(1);
+    expect(segmentAt(segments, 7000)).toBe(1);
+    expect(segmentAt(segments, 60_000)).toBe(2);
+    expect(segmentAt([{ start_ms: 500 }], 100)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter } from './conversation-filters';
 import { bucketFor, recentDays, shares } from './overview';
-import { formFieldOf, missingScopeOf, problemOf } from './problems';
+import { formFieldOf, inControlWords, missingScopeOf, problemOf } from './problems';
 
 describe('conversation filters in the address', () => {
   it('round-trips every filter, in a stable order, leaving defaults out', () => {
@@ -61,5 +61,13 @@ describe('problems', () => {
     expect(formFieldOf({ field: 'phone_number' }, ['phone_number'])).toBe('phone_number');
     expect(formFieldOf({ field: 'account' }, ['name'])).toBeUndefined();
     expect(formFieldOf({}, ['name'])).toBeUndefined();
+  });
+});
+
+describe('inControlWords', () => {
+  it("names the control a person sees instead of the request's parameter", () => {
+    expect(inControlWords('start_date must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.', 'start_date', 'From')).toBe('From must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.');
+    expect(inControlWords('The value of caller is not a phone number.', 'caller', 'Caller number')).toBe('The value of Caller number is not a phone number.');
+    expect(inControlWords('Something is wrong.', undefined, 'From')).toBe('Something is wrong.');
   });
 });

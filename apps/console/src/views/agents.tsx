@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { ListPanel } from '../components/list-panel';
 import { ErrorNotice } from '../components/notices';
-import { humanize } from '../presentation/format';
+import { humanize, platformName } from '../presentation/format';
 import { Link, navigate } from '../router';
 
 type Agent = Schemas['Agent'];
@@ -60,7 +60,7 @@ function AgentRow({ agent }: { agent: Agent }) {
       <th scope="row">
         <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
       </th>
-      <td>{humanize(agent.voice_platform)}</td>
+      <td>{platformName(agent.voice_platform)}</td>
       <td>{agent.phone_number ?? '—'}</td>
       <td>{agent.language}</td>
       <td>

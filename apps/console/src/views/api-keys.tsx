@@ -6,7 +6,8 @@ import { CopyButton } from '../components/copy-button';
 import { describedBy, Field } from '../components/form-field';
 import { ListPanel } from '../components/list-panel';
 import { ErrorNotice } from '../components/notices';
-import { formatTime } from '../presentation/format';
+import { formatShortTime } from '../presentation/format';
+import { scopeDescription } from '../presentation/scopes';
 
 type Scope = (typeof SCOPES)[number];
 
@@ -71,7 +72,9 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
               checked={scopes.includes(scope)}
               onChange={(e) => setScopes((s) => (e.target.checked ? [...s, scope] : s.filter((x) => x !== scope)))}
             />
-            <label htmlFor={`scope-${scope}`}>{scope}</label>
+            <label htmlFor={`scope-${scope}`}>
+              <code>{scope}</code> <span className="muted">{scopeDescription(scope)}</span>
+            </label>
           </div>
         ))}
         {scopesError ? (
@@ -88,7 +91,7 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
   );
 }
 
-const KEY_COLUMNS = ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State'];
+const KEY_COLUMNS = ['Name', 'Prefix', 'Scopes', 'Created (UTC)', 'Last used (UTC)', 'State'];
 
 function KeyList() {
   const [page, setPage] = useState(1);
@@ -130,12 +133,18 @@ function KeyRow({ apiKey: key }: { apiKey: Schemas['ApiKey'] }) {
       <td>
         <code>{key.prefix}…</code>
       </td>
-      <td>{key.scopes.join(', ')}</td>
-      <td>{formatTime(key.created_at)}</td>
-      <td>{formatTime(key.last_used_at)}</td>
+      <td className="wrap scopes">
+        {key.scopes.map((scope) => (
+          <code key={scope} title={scopeDescription(scope)}>
+            {scope}
+          </code>
+        ))}
+      </td>
+      <td>{formatShortTime(key.created_at)}</td>
+      <td>{formatShortTime(key.last_used_at)}</td>
       <td>
         {key.revoked_at ? (
-          <span className="muted">Revoked {formatTime(key.revoked_at)}</span>
+          <span className="muted">Revoked {formatShortTime(key.revoked_at)}</span>
         ) : confirming ? (
           <span className="row" role="group" aria-label={`Confirm revoking ${label}`}>
             <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>

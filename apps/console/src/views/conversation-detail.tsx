@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, downloadFile, unwrap, type Schemas } from '../api/client';
 import { ErrorNotice, Loading } from '../components/notices';
 import { TRANSCRIPT_FORMATS, transcriptFileName, type TranscriptFormat } from '../presentation/downloads';
-import { formatDuration, formatMoney, formatOffset, formatTime, humanize } from '../presentation/format';
+import { formatDuration, formatMoney, formatOffset, formatTime, humanize, platformName, topicList } from '../presentation/format';
+import { QUALITY_LABELS, qualityValue, segmentAt } from '../presentation/call-details';
 import { highlightParts } from '../presentation/highlight';
 import { Link, useLocation } from '../router';
 
@@ -61,7 +62,7 @@ function Detail({ conversation: c, highlight }: { conversation: Schemas['Convers
             rows={[
               ['Sentiment', humanize(c.analytics.sentiment ?? c.sentiment)],
               ['Intent', humanize(c.analytics.intent)],
-              ['Topics', c.analytics.topics.join(', ') || '—'],
+              ['Topics', topicList(c.analytics.topics)],
               ['Keywords', c.analytics.keywords.join(', ') || '—'],
               ['Satisfaction', c.analytics.satisfaction?.score !== undefined ? `${c.analytics.satisfaction.score} / 5` : '—'],
             ]}
@@ -80,16 +81,15 @@ function Detail({ conversation: c, highlight }: { conversation: Schemas['Convers
         <Card title="Technical details">
           <Facts
             rows={[
-              ['Platform', humanize(c.technical.voice_platform)],
+              ['Platform', platformName(c.technical.voice_platform)],
               ['Platform call id', c.technical.platform_call_id ?? '—'],
               ['End reason', humanize(c.technical.end_reason)],
               ['Cost', c.technical.cost ? `${formatMoney(c.technical.cost.amount, c.technical.cost.currency)}${c.technical.cost.breakdown.length ? ` (${c.technical.cost.breakdown.map((b) => `${b.component} ${formatMoney(b.amount, '')}`).join(', ')})` : ''}` : '—'],
-              ['Latency', c.technical.latency.map((l) => `${l.component}: p50 ${l.p50_ms ?? '—'} ms, p90 ${l.p90_ms ?? '—'} ms`).join('; ') || '—'],
-              ['Quality', c.technical.quality ? Object.entries(c.technical.quality).map(([k, v]) => `${k} ${v}`).join(', ') : '—'],
-              ['Network', c.technical.network ? Object.values(c.technical.network).join(', ') : '—'],
+              ['Network', c.technical.network ? [c.technical.network.carrier, c.technical.network.codec, c.technical.network.region].filter(Boolean).join(', ') || '—' : '—'],
               ['Errors', c.technical.errors.map((e) => `${e.code}: ${e.message}`).join('; ') || 'None'],
             ]}
           />
+          <CallQuality technical={c.technical} />
         </Card>
       </div>
       {c.summary ? (
@@ -98,20 +98,55 @@ function Detail({ conversation: c, highlight }: { conversation: Schemas['Convers
           <p>{c.summary}</p>
         </section>
       ) : null}
-      {c.content.recording_url ? (
-        <section aria-labelledby="recording-title">
-          <h2 id="recording-title">Recording</h2>
-          <audio controls preload="none" src={c.content.recording_url} aria-labelledby="recording-title">
-            <a href={c.content.recording_url}>Download the recording</a>
-          </audio>
-        </section>
-      ) : null}
-      <Transcript conversation={c} highlight={highlight} />
+      <RecordingAndTranscript conversation={c} highlight={highlight} />
     </>
   );
 }
 
-function Transcript({ conversation: c, highlight }: { conversation: Schemas['ConversationDetail']; highlight?: string }) {
+/**
+ * The player and the transcript follow each other: while the recording plays, the line being spoken is marked
+ * (and kept in view); a line's time is a button that plays the recording from there.
+ */
+function RecordingAndTranscript({ conversation: c, highlight }: { conversation: Schemas['ConversationDetail']; highlight?: string }) {
+  const audio = useRef<HTMLAudioElement>(null);
+  const [speaking, setSpeaking] = useState<number>();
+  const url = c.content.recording_url;
+  const seek = (ms: number) => {
+    const player = audio.current;
+    if (!player) return;
+    player.currentTime = ms / 1000;
+    void player.play().catch(() => undefined);
+  };
+  return (
+    <>
+      {url ? (
+        <section aria-labelledby="recording-title">
+          <h2 id="recording-title">Recording</h2>
+          <audio
+            ref={audio}
+            controls
+            preload="metadata"
+            src={url}
+            aria-labelledby="recording-title"
+            onTimeUpdate={(e) => setSpeaking(segmentAt(c.content.transcript, e.currentTarget.currentTime * 1000))}
+            onEnded={() => setSpeaking(undefined)}
+          >
+            <a href={url}>Download the recording</a>
+          </audio>
+        </section>
+      ) : null}
+      <Transcript conversation={c} highlight={highlight} speaking={speaking} onSeek={url ? seek : undefined} />
+    </>
+  );
+}
+
+function Transcript({ conversation: c, highlight, speaking, onSeek }: { conversation: Schemas['ConversationDetail']; highlight?: string; speaking?: number; onSeek?: (ms: number) => void }) {
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    if (speaking === undefined) return;
+    const line = list.current?.children[speaking] as HTMLElement | undefined;
+    line?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [speaking]);
   const [downloadError, setDownloadError] = useState<unknown>();
   const download = async (format: TranscriptFormat) => {
     setDownloadError(undefined);
@@ -138,11 +173,17 @@ function Transcript({ conversation: c, highlight }: { conversation: Schemas['Con
       {segments.length === 0 ? (
         <p className="empty">{c.status === 'in_progress' ? 'Nothing said yet.' : 'This call has no transcript.'}</p>
       ) : (
-        <ol className="chat" aria-live={c.status === 'in_progress' ? 'polite' : undefined}>
+        <ol ref={list} className="chat" aria-live={c.status === 'in_progress' ? 'polite' : undefined}>
           {segments.map((s, i) => (
-            <li key={i} className={`turn ${s.speaker}`}>
+            <li key={i} className={`turn ${s.speaker}${speaking === i ? ' speaking' : ''}`} aria-current={speaking === i ? 'true' : undefined}>
               <span className="speaker">{s.speaker === 'agent' ? 'Agent' : 'Caller'}</span>{' '}
-              <time className="muted">{formatOffset(s.start_ms)}</time>
+              {onSeek ? (
+                <button type="button" className="seek" onClick={() => onSeek(s.start_ms)} aria-label={`Play from ${formatOffset(s.start_ms)}`}>
+                  {formatOffset(s.start_ms)}
+                </button>
+              ) : (
+                <time className="muted">{formatOffset(s.start_ms)}</time>
+              )}
               <p>
                 {highlightParts(s.text, highlight).map((part, j) => (part.match ? <mark key={j}>{part.text}</mark> : <span key={j}>{part.text}</span>))}
               </p>
@@ -173,5 +214,48 @@ function Facts({ rows }: { rows: Array<[string, ReactNode]> }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/** Voice quality and latency figures as small tables: one row per measure, one per component. */
+function CallQuality({ technical: t }: { technical: Schemas['ConversationDetail']['technical'] }) {
+  const quality = t.quality ? (Object.entries(t.quality) as Array<[string, number]>).filter(([, v]) => v !== undefined && v !== null) : [];
+  return (
+    <>
+      {quality.length ? (
+        <table className="mini">
+          <caption>Voice quality</caption>
+          <tbody>
+            {quality.map(([key, value]) => (
+              <tr key={key}>
+                <th scope="row">{QUALITY_LABELS[key] ?? humanize(key)}</th>
+                <td>{qualityValue(key, value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {t.latency.length ? (
+        <table className="mini">
+          <caption>Latency (ms)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Component</th>
+              <th scope="col">Median</th>
+              <th scope="col">90th pct.</th>
+            </tr>
+          </thead>
+          <tbody>
+            {t.latency.map((l) => (
+              <tr key={l.component}>
+                <th scope="row">{humanize(l.component)}</th>
+                <td>{l.p50_ms ?? l.average_ms ?? '—'}</td>
+                <td>{l.p90_ms ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
   );
 }

@@ -8,7 +8,8 @@ import {
 } from '../api/schema.generated';
 import { describedBy } from '../components/form-field';
 import { ListPanel } from '../components/list-panel';
-import { formatDuration, formatTime, humanize } from '../presentation/format';
+import { formatDuration, formatShortTime, humanize, topicList } from '../presentation/format';
+import { inControlWords } from '../rules/problems';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
 import { Link, navigate, useLocation } from '../router';
 import { DebouncedInput } from './inputs';
@@ -59,7 +60,7 @@ export function ConversationsView() {
   );
 }
 
-const CONVERSATION_COLUMNS = ['Started', 'Caller', 'Agent', 'Status', 'Duration', 'Sentiment', 'Outcome', 'Topics'];
+const CONVERSATION_COLUMNS = ['Started (UTC)', 'Caller', 'Agent', 'Status', 'Duration', 'Sentiment', 'Outcome', 'Topics and summary'];
 
 /** A click anywhere on the row opens the conversation (its link serves the keyboard and new tabs); a search becomes its highlight. */
 function ConversationRow({ conversation: c, highlight }: { conversation: Schemas['ConversationListItem']; highlight?: string }) {
@@ -67,7 +68,7 @@ function ConversationRow({ conversation: c, highlight }: { conversation: Schemas
   return (
     <tr className="clickable" onClick={(e) => (e.target as HTMLElement).closest('a') || navigate(to)}>
       <td>
-        <Link to={to}>{formatTime(c.start_time ?? c.created_at)}</Link>
+        <Link to={to}>{formatShortTime(c.start_time ?? c.created_at)}</Link>
       </td>
       <td>{c.caller_number ?? '—'}</td>
       <td>{c.agent_name ?? c.agent_id}</td>
@@ -77,7 +78,10 @@ function ConversationRow({ conversation: c, highlight }: { conversation: Schemas
       <td>{formatDuration(c.duration)}</td>
       <td>{humanize(c.sentiment)}</td>
       <td>{humanize(c.outcome)}</td>
-      <td>{c.topics.join(', ') || '—'}</td>
+      <td className="wrap preview">
+        <span className="topics">{topicList(c.topics)}</span>
+        {c.summary ? <span className="summary muted">{c.summary}</span> : null}
+      </td>
     </tr>
   );
 }
@@ -85,11 +89,12 @@ function ConversationRow({ conversation: c, highlight }: { conversation: Schemas
 /** A filter the API refused (its `field` names it) is marked at its control, with the API's message under it. */
 function Filters({ filters, set, problem }: { filters: ConversationFilters; set: (key: FilterKey, value: string) => void; problem?: ApiProblem }) {
   const agents = useAgentsForFilter();
-  const errorOf = (key: FilterKey) => (problem?.field === key ? problem.message : undefined);
-  const errorText = (key: FilterKey) =>
+  // The API names the parameter (start_date); beside the control the message names the control ("From").
+  const errorOf = (key: FilterKey, label = '') => (problem?.field === key ? inControlWords(problem.message, key, label) : undefined);
+  const errorText = (key: FilterKey, label: string) =>
     errorOf(key) ? (
       <p id={`f-${key}-error`} className="field-error">
-        {errorOf(key)}
+        {errorOf(key, label)}
       </p>
     ) : null;
   const field = (key: FilterKey) => `field${errorOf(key) ? ' invalid' : ''}`;
@@ -97,14 +102,14 @@ function Filters({ filters, set, problem }: { filters: ConversationFilters; set:
     <div className={field(key)}>
       <label htmlFor={`f-${key}`}>{label}</label>
       <DebouncedInput id={`f-${key}`} value={filters[key] ?? ''} onCommit={(v) => set(key, v)} {...describedBy(`f-${key}`, errorOf(key))} {...props} />
-      {errorText(key)}
+      {errorText(key, label)}
     </div>
   );
   const date = (key: 'start_date' | 'end_date', label: string) => (
     <div className={field(key)}>
       <label htmlFor={`f-${key}`}>{label}</label>
       <input id={`f-${key}`} type="date" value={filters[key] ?? ''} onChange={(e) => set(key, e.target.value)} {...describedBy(`f-${key}`, errorOf(key))} />
-      {errorText(key)}
+      {errorText(key, label)}
     </div>
   );
   const choice = (key: FilterKey, label: string, options: ReadonlyArray<readonly [string, string]>, any = 'Any', fallback = '') => (
@@ -118,7 +123,7 @@ function Filters({ filters, set, problem }: { filters: ConversationFilters; set:
           </option>
         ))}
       </select>
-      {errorText(key)}
+      {errorText(key, label)}
     </div>
   );
   const yesNo = [['true', 'Yes'], ['false', 'No']] as const;

@@ -6,7 +6,7 @@ import { CopyButton } from '../components/copy-button';
 import { describedBy, Field } from '../components/form-field';
 import { ListPanel } from '../components/list-panel';
 import { ErrorNotice, Loading } from '../components/notices';
-import { formatTime, humanize } from '../presentation/format';
+import { formatTime, humanize, platformName } from '../presentation/format';
 import { Link } from '../router';
 
 type Platform = (typeof PLATFORMS)[number];
@@ -51,7 +51,7 @@ function PlatformCard({ platform, integration }: { platform: Platform; integrati
     event.preventDefault();
     save.mutate();
   };
-  const title = humanize(platform);
+  const title = platformName(platform);
   return (
     <section className="card" aria-label={title}>
       <h2>{title}</h2>
@@ -132,7 +132,7 @@ function DeliveryLog() {
           <select id="d-platform" value={platform} onChange={(e) => { setPlatform(e.target.value); setPage(1); }}>
             <option value="">Any</option>
             {PLATFORMS.map((p) => (
-              <option key={p} value={p}>{humanize(p)}</option>
+              <option key={p} value={p}>{platformName(p)}</option>
             ))}
           </select>
         </div>
@@ -172,7 +172,7 @@ function DeliveryRow({ delivery: d }: { delivery: Schemas['WebhookDelivery'] }) 
   return (
     <tr>
       <td>{formatTime(d.received_at)}</td>
-      <td>{humanize(d.platform)}</td>
+      <td>{platformName(d.platform)}</td>
       <td>{d.event_type ?? '—'}</td>
       <td className="wrap">
         <span className={`badge outcome-${d.outcome}`}>{humanize(d.outcome)}</span>
