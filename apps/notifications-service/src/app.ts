@@ -14,6 +14,7 @@ import { DeliveriesStore } from './deliver-events/deliveries.store.js';
 import { DEFAULT_DISABLE_AFTER_FAILED_DELIVERIES, DEFAULT_RETRY_SCHEDULE_MS } from './deliver-events/delivery-schedule.rules.js';
 import { DEFAULT_DELIVERY_WORKER, DeliveryWorker, type DeliveryWorkerSettings } from './deliver-events/delivery.worker.js';
 import { WebhookSender } from './deliver-events/webhook-sender.js';
+import { EraseConversationsConsumer } from './erase-conversations/erase-conversations.consumer.js';
 import { EventsRetention } from './events-retention/events-retention.js';
 import { NotificationsModule } from './notifications.module.js';
 import { RecordEventsStore } from './record-events/record-events.store.js';
@@ -48,6 +49,8 @@ export interface NotificationsServiceOptions {
   secretOverlapMs?: number;
   /** The attempt deadline (15 s); tests shorten it. */
   deliveryTimeoutMs?: number;
+  /** PUBLIC_URL: the API's public address, the root of conversation.ended's `transcript_url`; the bare path when unset. */
+  publicBaseUrl?: string;
   /** Consumer settings; tests shorten ack_wait to see redeliveries quickly. */
   consumerAckWaitMs?: number;
   logger?: Logger;
@@ -79,9 +82,11 @@ export async function startNotificationsService(options: NotificationsServiceOpt
   let consumers: SourceEventsConsumers | undefined;
   let worker: DeliveryWorker | undefined;
   let retention: EventsRetention | undefined;
+  let erasures: EraseConversationsConsumer | undefined;
 
   const close = async () => {
     retention?.stop();
+    await erasures?.stop();
     await consumers?.stop();
     await worker?.stop();
     await app?.close().catch((err: unknown) => logger.error({ err }, 'closing the NATS server failed'));
@@ -113,8 +118,11 @@ export async function startNotificationsService(options: NotificationsServiceOpt
     await app.listen();
     consumers = new SourceEventsConsumers({
       streams, namespace, logger, store: new RecordEventsStore(dataSource), firstDelayMs: delivery.retryScheduleMs[0] ?? 0, ackWaitMs: options.consumerAckWaitMs,
+      publicBaseUrl: options.publicBaseUrl,
     });
     await consumers.start();
+    erasures = new EraseConversationsConsumer({ streams, namespace, logger, dataSource, ackWaitMs: options.consumerAckWaitMs });
+    await erasures.start();
     worker.start();
     retention = new EventsRetention(dataSource, logger);
     retention.start();

@@ -9,10 +9,11 @@ runService(NOTIFICATIONS_SERVICE_NAME, async (config) => {
   const natsUrl = environment.natsUrl(config);
   const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
-  const { allowPrivateUrls, delivery, disableAfterFailedDeliveries } = notificationsSettingsFrom(config);
+  const { allowPrivateUrls, delivery, disableAfterFailedDeliveries, publicBaseUrl } = notificationsSettingsFrom(config);
   config.done();
   // The deployment's secret-box key (and INTEGRATIONS_KEY_PREVIOUS during a rotation) seals the signing secrets.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, secretBox, allowPrivateUrls, delivery, disableAfterFailedDeliveries });
+  const service = await startNotificationsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, secretBox, allowPrivateUrls, delivery, disableAfterFailedDeliveries, publicBaseUrl,
+  });
   return { service, details: { namespace: namespace ?? '' } };
 });

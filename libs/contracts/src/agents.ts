@@ -1,6 +1,6 @@
 /** Agent resource (section 2.1 of the interface) and its integration events; its views are in agent-views.ts. */
 import type { AgentSnapshot } from './agent-snapshot.js';
-import type { AgentView, PiiRedaction } from './agent-views.js';
+import type { AgentView, PiiRedaction, Retention } from './agent-views.js';
 
 export const VOICE_PLATFORMS = ['platform_a', 'platform_b'] as const;
 
@@ -67,6 +67,16 @@ export function defaultPiiRedaction(): PiiRedactionSettings {
   return { enabled: false, categories: [...DEFAULT_PII_REDACTION_CATEGORIES] };
 }
 
+/** The days an agent may keep its conversations or its recordings for: from one day to ten years. */
+export const RETENTION_DAYS = { min: 1, max: 3650 } as const;
+
+/** How long an agent's conversations and recordings are kept, in days; null keeps them. */
+export type RetentionSettings = Retention;
+
+export function defaultRetention(): RetentionSettings {
+  return { conversations_days: null, recordings_days: null };
+}
+
 export interface AgentIntegrationEvent {
   /** The event id in the agents event store; consumers de-duplicate on it. */
   id: string;
@@ -76,3 +86,60 @@ export interface AgentIntegrationEvent {
   occurred_at: string;
   agent: AgentSnapshot;
 }
+
+/**
+ * What AGENT_EVENTS also carries besides the agents' changes (subject `agent_events.<type>`): what agents-service
+ * met dealing with the voice platforms, recorded in its event store and relayed after the commit like the
+ * changes. They change no agent: a consumer that keeps agents ignores them.
+ */
+export const AgentNoticeTypes = {
+  /** An agent's platform sync failed (each failure once; a retry meeting the same failure again is not news). */
+  syncFailed: 'AgentSyncFailed',
+  /** A platform refused the account's stored API key (once, until the integration is configured again). */
+  credentialsRefused: 'IntegrationCredentialsRefused',
+} as const;
+export type AgentNoticeType = (typeof AgentNoticeTypes)[keyof typeof AgentNoticeTypes];
+
+export function isAgentNoticeType(type: unknown): type is AgentNoticeType {
+  return type === AgentNoticeTypes.syncFailed || type === AgentNoticeTypes.credentialsRefused;
+}
+
+/** A failed sync as the agent's own stream does not record it: what failed, never a secret. */
+export interface AgentSyncFailure {
+  /** invalid_platform_credentials, platform_rejected, phone_number_in_use, phone_number_unavailable, platform_unavailable, … */
+  code: string;
+  message: string;
+  /** Our field the platform objected to, when known. */
+  field?: string;
+  /** false: retried on the backoff; true: waits for a change of the agent or its integration. */
+  permanent: boolean;
+  platform: VoicePlatform;
+  /** Which try at this version of the agent (1 the first), when the sync counted it. */
+  attempt?: number;
+}
+
+export interface AgentSyncFailedNotice {
+  /** The event id in the agents event store. */
+  id: string;
+  type: typeof AgentNoticeTypes.syncFailed;
+  /** The agent's version the sync was for. */
+  version: number;
+  occurred_at: string;
+  /** The agent as that version shows it (the snapshot its change events carry). */
+  agent: AgentSnapshot;
+  failure: AgentSyncFailure;
+}
+
+export interface IntegrationCredentialsRefusedNotice {
+  id: string;
+  type: typeof AgentNoticeTypes.credentialsRefused;
+  occurred_at: string;
+  account_id: string;
+  integration_id: string;
+  platform: VoicePlatform;
+  /** What refused the key, in words (never the key). */
+  reason: string;
+}
+
+/** Every message of AGENT_EVENTS. */
+export type AgentStreamMessage = AgentIntegrationEvent | AgentSyncFailedNotice | IntegrationCredentialsRefusedNotice;

@@ -5,6 +5,7 @@
  */
 import { conversationMatches } from './conversation-filters.js';
 import type { ConversationListItem, ConversationStatus } from './conversations.js';
+import type { EndedConversationDetail } from './outbound-events.js';
 
 export const CONVERSATION_CHANGES_STREAM = 'CONVERSATION_CHANGES';
 export const CONVERSATION_CHANGES_SUBJECT_ROOT = 'conversation_changes';
@@ -27,6 +28,12 @@ export interface ConversationChange {
   /** The conversation's stream version this item shows: a subscriber never goes back to an older one. */
   version: number;
   conversation: ConversationListItem;
+  /**
+   * On a change that shows the call over (completed, failed or abandoned): its full record as it stands when the
+   * change is published, the transcript left out past what an outbound event may carry (endedDetailForEvent).
+   * Absent when the record is gone or would not fit the bus even so.
+   */
+  ended_detail?: EndedConversationDetail;
 }
 
 /** The list filters the stream takes, validated by conversations-service with the list's own parser. */

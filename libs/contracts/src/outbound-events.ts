@@ -4,7 +4,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { agentSnapshotFields } from './agent-snapshot.js';
-import { ConversationListItemSchema } from './conversations.js';
+import { VOICE_PLATFORMS } from './agents.js';
+import { ConversationDetailSchema, ConversationListItemSchema, type ConversationDetail } from './conversations.js';
 import type { AccountContext, RawQuery } from './rpc.js';
 import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
@@ -94,7 +95,10 @@ export const OutboundEventSchema = ClosedObject(
     // Each event type has its own data; the document's webhooks section describes each.
     data: Type.Unsafe<unknown>({
       type: 'object',
-      description: 'agent.*: { agent, version }; conversation.*: { conversation: <ConversationListItem>, sequence } (sequence: the conversation’s version).',
+      description: 'agent.created, agent.updated, agent.deleted: { agent, version }; agent.sync_failed: { agent, version, failure }; '
+        + 'integration.credentials_invalid: { platform, detected_at, reason }; conversation.started, conversation.updated: '
+        + '{ conversation: <ConversationListItem>, sequence }; conversation.ended: { conversation: <the full record>, sequence, transcript_url? } '
+        + '(sequence: the conversation’s version).',
     }),
   },
   { description: 'An outbound event: the body of every delivery of it.' },
@@ -115,6 +119,76 @@ export const OutboundConversationDataSchema = ClosedObject({
 });
 export type OutboundConversationData = Static<typeof OutboundConversationDataSchema>;
 
+/** The most an event's body may weigh (JSON bytes): a conversation.ended past it leaves its transcript out. */
+export const MAX_OUTBOUND_EVENT_BYTES = 256 * 1024;
+/** What a body holds besides its data's conversation: id, type, timestamp, sequence, transcript_url. */
+const BODY_ALLOWANCE_BYTES = 1024;
+
+const detailContent = ConversationDetailSchema.properties.content;
+/** A call's full record as GET /v1/conversations/{id} shows it, its transcript left out when too big for an event. */
+export const EndedConversationDetailSchema = ClosedObject(
+  {
+    ...ConversationDetailSchema.properties,
+    content: ClosedObject(
+      { ...detailContent.properties, transcript: Type.Optional(detailContent.properties.transcript) },
+      { description: 'transcript is absent when the body would exceed 256 KiB: see transcript_url.' },
+    ),
+  },
+  { description: 'The call’s full record (GET /v1/conversations/{id}); content.transcript absent past 256 KiB.' },
+);
+export type EndedConversationDetail = Static<typeof EndedConversationDetailSchema>;
+
+/** Where the API serves a call's transcript (GET, scope conversations:read), relative to the public base URL. */
+export const conversationTranscriptPath = (conversationId: string) => `/v1/conversations/${encodeURIComponent(conversationId)}/transcript`;
+
+/**
+ * The record as a conversation.ended event carries it: whole while the body stays within MAX_OUTBOUND_EVENT_BYTES,
+ * else without its transcript (conversations-service leaves it out before the change goes on the bus, so a huge
+ * transcript never makes a bus message; notifications-service checks again). Pure.
+ */
+export function endedDetailForEvent(detail: ConversationDetail | EndedConversationDetail): EndedConversationDetail {
+  if (detail.content.transcript === undefined) return detail;
+  if (utf8Bytes(JSON.stringify(detail)) <= MAX_OUTBOUND_EVENT_BYTES - BODY_ALLOWANCE_BYTES) return detail;
+  const { transcript: _leftOut, ...content } = detail.content;
+  return { ...detail, content };
+}
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+/**
+ * The `data` of conversation.ended: the call's full record; `transcript_url` only when the transcript was left out
+ * (absolute when the deployment names its public address).
+ */
+export const OutboundConversationEndedDataSchema = ClosedObject({
+  conversation: EndedConversationDetailSchema,
+  sequence: Type.Integer({ minimum: 1, description: 'The conversation’s version: drop an event whose sequence is below one already handled.' }),
+  transcript_url: Type.Optional(Type.String({ description: 'Present when content.transcript was left out (the body would exceed 256 KiB): GET it with a conversations:read key.' })),
+});
+export type OutboundConversationEndedData = Static<typeof OutboundConversationEndedDataSchema>;
+
+/** The `data` of agent.sync_failed: the agent as the version the sync was for shows it, and what failed (never a secret). */
+export const OutboundAgentSyncFailedDataSchema = ClosedObject({
+  agent: ClosedObject({ id: Type.String(), ...agentSnapshotFields }),
+  version: Type.Integer({ minimum: 1, description: 'The agent’s version the sync was for.' }),
+  failure: ClosedObject({
+    code: Type.String({ description: 'invalid_platform_credentials, platform_rejected, phone_number_in_use, phone_number_unavailable, platform_unavailable, …', examples: ['platform_rejected'] }),
+    message: Type.String(),
+    field: Type.Optional(Type.String({ description: 'Our field the platform objected to, when known (e.g. voice_id).' })),
+    permanent: Type.Boolean({ description: 'false: retried on a backoff; true: waits for a change of the agent or of its integration.' }),
+    platform: StringEnum(VOICE_PLATFORMS),
+    attempt: Type.Optional(Type.Integer({ minimum: 1, description: 'Which try at this version (1 the first).' })),
+  }),
+});
+export type OutboundAgentSyncFailedData = Static<typeof OutboundAgentSyncFailedDataSchema>;
+
+/** The `data` of integration.credentials_invalid: a platform refused the account's stored API key (never the key). */
+export const OutboundCredentialsInvalidDataSchema = ClosedObject({
+  platform: StringEnum(VOICE_PLATFORMS),
+  detected_at: DateTime(),
+  reason: Type.String({ description: 'What refused the key, in words.' }),
+});
+export type OutboundCredentialsInvalidData = Static<typeof OutboundCredentialsInvalidDataSchema>;
+
 /** The `data` of webhook_endpoint.disabled, sent to the account's other endpoints. */
 export const EndpointDisabledDataSchema = ClosedObject({ endpoint_id: Type.String(), url: Type.String(), reason: Type.String() });
 export type EndpointDisabledData = Static<typeof EndpointDisabledDataSchema>;
@@ -124,7 +198,9 @@ export const WebhookTestDataSchema = ClosedObject({ endpoint_id: Type.String() }
 export type WebhookTestData = Static<typeof WebhookTestDataSchema>;
 
 /** The `data` of the events notifications-service sends. */
-export type OutboundEventData = OutboundAgentData | OutboundConversationData | EndpointDisabledData | WebhookTestData;
+export type OutboundEventData =
+  | OutboundAgentData | OutboundAgentSyncFailedData | OutboundCredentialsInvalidData | OutboundConversationData | OutboundConversationEndedData
+  | EndpointDisabledData | WebhookTestData;
 
 export const OUTBOUND_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type OutboundDeliveryStatus = (typeof OUTBOUND_DELIVERY_STATUSES)[number];

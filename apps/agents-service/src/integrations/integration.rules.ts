@@ -48,3 +48,10 @@ export function credentialsVerdict(platform: VoicePlatform, failure: { kind: Pla
       return { save: 'unverified' };
   }
 }
+
+/** Why the platform's refusal is news, in words: never the key, nor what the platform answered. */
+export function credentialsRefusedReason(platform: string, during: 'sync' | 'reconciliation'): string {
+  return during === 'sync'
+    ? `${platform} refused the stored API key while an agent was being synced to it.`
+    : `${platform} refused the stored API key while its agents were being listed for reconciliation.`;
+}

@@ -1,7 +1,28 @@
 /** All SQL of integrations: agents.integrations, and the live agents that hold one in use. */
 import { Injectable } from '@nestjs/common';
-import type { StoredIntegration, IntegrationStatus, VoicePlatform } from '@voice/contracts';
+import { AgentNoticeTypes, type StoredIntegration, type IntegrationStatus, type VoicePlatform } from '@voice/contracts';
+import { appendToStream, inTransaction } from '@voice/service-kit';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AGENTS_SCHEMA } from '../database/agents-database.js';
+
+/** The integration's own stream in agents.events: what the platforms said of its credentials. */
+export function integrationStreamIdOf(integrationId: string): string {
+  return `integration-${integrationId}`;
+}
+
+export function isIntegrationStream(streamId: string): boolean {
+  return streamId.startsWith('integration-');
+}
+
+/** IntegrationCredentialsRefused as recorded. */
+export interface IntegrationCredentialsRefusedData {
+  account_id: string;
+  integration_id: string;
+  platform: VoicePlatform;
+  reason: string;
+  at: string;
+}
 
 /** The stored record as pg returns it: timestamps come back as Dates. */
 type IntegrationRow = Omit<StoredIntegration, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
@@ -138,13 +159,33 @@ export class IntegrationStore {
     );
   }
 
-  /** The platform refused the stored key during a sync: the integration shows it until a PUT replaces the key. */
-  async markInvalidCredentials(accountId: string, platform: VoicePlatform, apiKeySealed: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE agents.integrations SET status = 'invalid_credentials', updated_at = now()
-        WHERE account_id = $1 AND platform = $2 AND api_key_sealed = $3 AND status <> 'invalid_credentials'`,
-      [accountId, platform, apiKeySealed],
-    );
+  /**
+   * The platform refused the stored key (a sync or the reconciliation met it): the integration shows it until a PUT
+   * replaces the key. The first refusal of a key also records IntegrationCredentialsRefused on the integration's
+   * stream in the same transaction (the relay announces it after the commit); a later one, while the status already
+   * says so, records nothing. Only the key that was refused is marked: one replaced meanwhile is left alone.
+   */
+  async markInvalidCredentials(accountId: string, platform: VoicePlatform, apiKeySealed: string, reason: string): Promise<boolean> {
+    return inTransaction(this.dataSource, async (runner) => {
+      const [marked]: Array<{ id: string }> = await runner.query(
+        `WITH marked AS (
+           UPDATE agents.integrations SET status = 'invalid_credentials', updated_at = now()
+            WHERE account_id = $1 AND platform = $2 AND api_key_sealed = $3 AND status <> 'invalid_credentials'
+           RETURNING id)
+         SELECT id FROM marked`,
+        [accountId, platform, apiKeySealed],
+      );
+      if (!marked) return false;
+      const streamId = integrationStreamIdOf(marked.id);
+      // The row's lock (just updated) keeps a second marker of this integration out until this commits.
+      const [{ version }]: Array<{ version: number }> = await runner.query(
+        'SELECT coalesce(max(stream_version), 0)::int AS version FROM agents.events WHERE stream_id = $1',
+        [streamId],
+      );
+      const data: IntegrationCredentialsRefusedData = { account_id: accountId, integration_id: marked.id, platform, reason, at: new Date().toISOString() };
+      await appendToStream(runner, AGENTS_SCHEMA, streamId, version, [{ event_id: randomUUID(), type: AgentNoticeTypes.credentialsRefused, data }]);
+      return true;
+    });
   }
 
   /**

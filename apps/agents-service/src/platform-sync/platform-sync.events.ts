@@ -60,7 +60,8 @@ export interface AgentSyncedToPlatform {
 
 export interface AgentSyncFailed {
   type: typeof PlatformSyncEventTypes.failed;
-  data: { platform: VoicePlatform; error: SyncError; permanent: boolean; attempted_version: number; at: string };
+  /** `attempt`: which try at `attempted_version` (1 the first); absent from failures recorded before it was kept. */
+  data: { platform: VoicePlatform; error: SyncError; permanent: boolean; attempted_version: number; at: string; attempt?: number };
 }
 
 export interface AgentPlatformDriftFound {

@@ -20,6 +20,7 @@ import { handleChange } from '../agent/agent.command-handling.js';
 import { decide } from '../agent/agent.decider.js';
 import { AgentStore } from '../agent/agent.store.js';
 import { INTEGRATIONS_SETTINGS, secretContext, type IntegrationsSettings } from '../integrations/integrations.settings.js';
+import { credentialsRefusedReason } from '../integrations/integration.rules.js';
 import { IntegrationStore, type SealedConnection } from '../integrations/integration.store.js';
 import { VOICE_PLATFORM_ADAPTERS, type VoicePlatformAdapters } from '@voice/voice-platforms';
 import type { RetryPolicy } from '@voice/voice-platforms';
@@ -123,6 +124,17 @@ export class PlatformSyncHandler {
     return this.open((await this.integrations.connections(accountId)).find((c) => c.platform === platform));
   }
 
+  /**
+   * The platform refused the key a connection of `connection()` carried, outside a sync run (the reconciliation's
+   * listing): the integration is marked so, and the first refusal of that key is announced. A key replaced since
+   * is left alone.
+   */
+  async credentialsRefused(accountId: string, platform: VoicePlatform, refused: PlatformConnection): Promise<void> {
+    const sealed = (await this.integrations.connections(accountId)).find((c) => c.platform === platform);
+    if (!sealed || this.open(sealed)?.apiKey !== refused.apiKey) return;
+    await this.integrations.markInvalidCredentials(accountId, platform, sealed.api_key_sealed, credentialsRefusedReason(platform, 'reconciliation'));
+  }
+
   private async run(agentId: string, repair?: DriftRepairRequest): Promise<SyncRunResult> {
     let agent = await this.agents.current(agentId);
     const work = await this.store.work(agentId);
@@ -184,7 +196,7 @@ export class PlatformSyncHandler {
     }
 
     const at = new Date().toISOString();
-    const settlement = settle(agent, outcome, record, at);
+    const settlement = settle(agent, outcome, record, at, work?.wanted_version === agent.version ? work.attempt : 0);
     await append(settlement.events, at);
     switch (settlement.kind) {
       case 'synced':
@@ -192,7 +204,9 @@ export class PlatformSyncHandler {
         return { kind: 'synced', agent, summary };
       case 'failed': {
         const refused = settlement.refusedCredentials && sealed.get(settlement.refusedCredentials);
-        if (refused) await this.integrations.markInvalidCredentials(agent.account_id, refused.platform, refused.api_key_sealed);
+        if (refused) {
+          await this.integrations.markInvalidCredentials(agent.account_id, refused.platform, refused.api_key_sealed, credentialsRefusedReason(refused.platform, 'sync'));
+        }
         await this.store.parked(agent.id, agent.version);
         return { kind: 'failed', agent, summary, error: settlement.error, step: settlement.step };
       }

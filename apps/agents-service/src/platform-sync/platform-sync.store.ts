@@ -29,6 +29,11 @@ export function isSyncStream(streamId: string): boolean {
   return streamId.startsWith('agent-sync-');
 }
 
+/** The agent whose sync stream this is. */
+export function agentIdOfSyncStream(streamId: string): string {
+  return streamId.slice('agent-sync-'.length);
+}
+
 export interface SyncWork {
   agent_id: string;
   wanted_version: number;

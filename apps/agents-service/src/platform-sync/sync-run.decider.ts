@@ -70,7 +70,8 @@ export function numberToAssign(acquired: string, agent: AgentState, replacing: s
   return undefined;
 }
 
-export function settle(agent: AgentState, outcome: ExecutedSync, record: PlatformSyncRecord, at: string): Settlement {
+/** `failedBefore`: the failed tries at this version of the agent before this run (the work row's count). */
+export function settle(agent: AgentState, outcome: ExecutedSync, record: PlatformSyncRecord, at: string, failedBefore?: number): Settlement {
   if (outcome.kind === 'synced') {
     const data = { ...platformFactsData(outcome.facts, agent.voice_platform), synced_version: agent.version, at };
     // The platform holds the agent as ours again: an open drift is repaired (by this run or the one before it).
@@ -83,7 +84,10 @@ export function settle(agent: AgentState, outcome: ExecutedSync, record: Platfor
   const repeated = last !== undefined && last.error.code === outcome.error.code && last.attempted_version === agent.version && last.permanent === permanent;
   const failure: PlatformSyncEvent = {
     type: PlatformSyncEventTypes.failed,
-    data: { platform: outcome.step.platform, error: outcome.error, permanent, attempted_version: agent.version, at },
+    data: {
+      platform: outcome.step.platform, error: outcome.error, permanent, attempted_version: agent.version, at,
+      ...(failedBefore !== undefined ? { attempt: failedBefore + 1 } : {}),
+    },
   };
   const events = repeated ? [] : [failure];
   if (outcome.kind === 'retry') return { kind: 'retry', events, error: outcome.error, retryAfterMs: outcome.retryAfterMs };

@@ -105,6 +105,7 @@ export class PlatformReconciler implements OnApplicationBootstrap, OnModuleDestr
       listing = { agents: await adapter.listAgents(connection), numbers: await adapter.listNumbers(connection) };
     } catch (error) {
       if (!(error instanceof PlatformCallFailed)) throw error;
+      if (error.kind === 'invalid_credentials') await this.handler.credentialsRefused(scope.account_id, scope.platform, connection);
       return { ...outcome, failed: await this.listingFailed(scope, error) };
     }
     await this.store.scopeDone(scope);

@@ -65,6 +65,7 @@ describe('agent events relay to JetStream', () => {
       transcription_enabled: true,
       pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
       store_content: true,
+      retention: { conversations_days: null, recordings_days: null },
     });
     expect(received.map((r) => r.subject)).toEqual([
       `${h.namespace}.agent_events.AgentCreated`,

@@ -1,12 +1,15 @@
 /** OpenAPI components of the webhook endpoints resource (outbound events). */
 import type { Static, TSchema } from '@sinclair/typebox';
 import {
-  ConversationListItemSchema, CreatedWebhookEndpointSchema, EndpointDisabledDataSchema, OUTBOUND_EVENT_TYPES, OutboundAgentDataSchema, OutboundAttemptViewSchema,
-  OutboundConversationDataSchema, OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS,
+  CALL_EVENT_DEFINITION_SCHEMAS, ConversationListItemSchema, CreatedWebhookEndpointSchema, EndpointDisabledDataSchema, OUTBOUND_EVENT_TYPES, OutboundAgentDataSchema, OutboundAttemptViewSchema,
+  OutboundAgentSyncFailedDataSchema, OutboundConversationDataSchema, OutboundConversationEndedDataSchema, OutboundCredentialsInvalidDataSchema,
+  OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS,
   WebhookEndpointSecretReplySchema, WebhookEndpointViewSchema, WebhookTestDataSchema, WebhookTestResultSchema,
   type ConversationListItem, type OutboundAgentData, type OutboundAttemptView, type OutboundDeliveryView, type OutboundEvent, type WebhookEndpointView,
 } from '@voice/contracts';
 import { arrayOf, boolean, dateTime, enumOf, nullable, nullableString, string, type JsonSchema } from './json-schema.js';
+import { componentName } from './call-event-schema.js';
+import { CONVERSATION_DETAIL_EXAMPLE } from './examples.js';
 import { embeddedExample, viewComponent } from './view-component.js';
 
 /** The outbound views name no other component. */
@@ -106,7 +109,10 @@ export function webhookEndpointComponents(): Record<string, JsonSchema> {
 }
 
 /** The views the webhooks section embeds that are components of their own. */
-const NAMED_IN_WEBHOOKS = new Map<TSchema, string>([[ConversationListItemSchema, 'ConversationListItem']]);
+const NAMED_IN_WEBHOOKS = new Map<TSchema, string>([
+  [ConversationListItemSchema, 'ConversationListItem'],
+  ...Object.entries(CALL_EVENT_DEFINITION_SCHEMAS).map(([definition, schema]) => [schema, componentName(definition)] as const),
+]);
 const CONVERSATION_ITEM_EXAMPLE: ConversationListItem = {
   id: 'call_01HZX3', agent_id: 'agt_5f0c3b8a9d2e4f6a7b8c9d0e', agent_name: 'Front desk', caller_number: '+14155550123', status: 'completed',
   start_time: '2025-03-01T10:00:00Z', end_time: '2025-03-01T10:03:05Z', duration: 185, sentiment: 'positive', outcome: 'appointment_booked',
@@ -135,10 +141,30 @@ const OUTBOUND_WEBHOOKS: OutboundWebhook[] = [
     OutboundConversationDataSchema,
     { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 5 },
   ),
-  outboundWebhook('conversation.ended', 'A call completed, failed or was abandoned.', OutboundConversationDataSchema, { conversation: CONVERSATION_ITEM_EXAMPLE, sequence: 4 }),
+  outboundWebhook(
+    'conversation.ended',
+    'A call completed, failed or was abandoned: its full record (GET /v1/conversations/{id}), the transcript left out past 256 KiB (then transcript_url).',
+    OutboundConversationEndedDataSchema,
+    { conversation: CONVERSATION_DETAIL_EXAMPLE, sequence: 4 },
+  ),
   outboundWebhook('agent.created', 'An agent was created.', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
   outboundWebhook('agent.updated', 'An agent changed (also paused, resumed, or given its number).', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
   outboundWebhook('agent.deleted', 'An agent was deleted.', OutboundAgentDataSchema, AGENT_DATA_EXAMPLE),
+  outboundWebhook(
+    'agent.sync_failed',
+    'Keeping an agent live on its voice platform failed (each failure once; a transient one is retried on a backoff).',
+    OutboundAgentSyncFailedDataSchema,
+    {
+      ...AGENT_DATA_EXAMPLE,
+      failure: { code: 'platform_rejected', message: 'platform_a rejected the agent (400): unknown voice', field: 'voice_id', permanent: true, platform: 'platform_a', attempt: 1 },
+    },
+  ),
+  outboundWebhook(
+    'integration.credentials_invalid',
+    'A voice platform refused the account’s stored API key (once, until the integration is configured again).',
+    OutboundCredentialsInvalidDataSchema,
+    { platform: 'platform_a', detected_at: '2025-03-01T10:02:00.000Z', reason: 'platform_a refused the stored API key while an agent was being synced to it.' },
+  ),
   outboundWebhook(
     'webhook_endpoint.disabled',
     'Another endpoint of the account was disabled after its deliveries kept failing.',

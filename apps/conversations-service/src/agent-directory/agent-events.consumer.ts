@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, type AgentIntegrationEvent } from '@voice/contracts';
+import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, isAgentNoticeType, type AgentIntegrationEvent } from '@voice/contracts';
 import type { StreamMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { StreamConsumer } from '../streams/stream-consumer.js';
@@ -24,6 +24,7 @@ export class AgentEventsConsumer extends StreamConsumer<AgentEventOutcome> {
   }
 
   protected override screen(message: StreamMessage): AgentEventOutcome | undefined {
+    if (isAgentNoticeType((message.data as { type?: unknown } | undefined)?.type)) return { result: 'not_a_change' };
     return isAgentIntegrationEvent(message.data) ? undefined : { result: 'malformed' };
   }
 
@@ -34,6 +35,7 @@ export class AgentEventsConsumer extends StreamConsumer<AgentEventOutcome> {
   protected override settle(message: StreamMessage, outcome: AgentEventOutcome): void {
     switch (outcome.result) {
       case 'remembered':
+      case 'not_a_change':
         message.ack();
         break;
       case 'malformed':

@@ -5,6 +5,8 @@ import type { AgentIntegrationEvent } from '@voice/contracts';
 export type AgentEventOutcome =
   /** Kept (or older than what is known: it changes nothing). Ack. */
   | { result: 'remembered' }
+  /** A notice of agents-service's dealings with the platforms (a failed sync, a refused key): it changes no agent. Ack. */
+  | { result: 'not_a_change' }
   /** Not an agent event; retrying cannot help. Term. */
   | { result: 'malformed' };
 

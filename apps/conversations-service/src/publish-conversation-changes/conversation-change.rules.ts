@@ -1,5 +1,5 @@
 /** What may be published of a read-model change, and under which de-duplication id. Pure. */
-import type { ConversationChange } from '@voice/contracts';
+import { endedDetailForEvent, type ConversationChange, type ConversationDetail } from '@voice/contracts';
 
 /**
  * The most a change message may weigh (JSON bytes): half of NATS's default max_payload (1 MiB), leaving room
@@ -40,4 +40,30 @@ export function changeOf(recorded: {
     version: recorded.version,
     conversation: { ...item, start_time: iso(item.start_time)!, end_time: iso(item.end_time), created_at: iso(item.created_at)! },
   };
+}
+
+/** Whether a change shows the call over: it then carries the call's full record (ended_detail) for the outbound events. */
+export function showsTheCallOver(change: ConversationChange): boolean {
+  return change.conversation.status !== 'in_progress';
+}
+
+/** The change with the call's full record when it shows the call over (its transcript left out past an event's limit). */
+export function withEndedDetail(change: ConversationChange, detail: ConversationDetail | undefined): ConversationChange {
+  if (!detail || !showsTheCallOver(change)) return change;
+  return { ...change, ended_detail: endedDetailForEvent(detail) };
+}
+
+/**
+ * The change as it goes on the bus and its JSON, or why it cannot: a record too big even without its transcript is
+ * left out rather than the change (the change is what the live stream and the events need).
+ */
+export function changeForTheBus(change: ConversationChange): { change: ConversationChange; payload: string; detailLeftOut: boolean } | { refusal: string } {
+  const payload = JSON.stringify(change);
+  const refusal = changeMustFitTheBus(change, payload);
+  if (!refusal) return { change, payload, detailLeftOut: false };
+  if (change.ended_detail === undefined) return { refusal };
+  const { ended_detail: _leftOut, ...bare } = change;
+  const barePayload = JSON.stringify(bare);
+  const bareRefusal = changeMustFitTheBus(bare, barePayload);
+  return bareRefusal ? { refusal: bareRefusal } : { change: bare, payload: barePayload, detailLeftOut: true };
 }

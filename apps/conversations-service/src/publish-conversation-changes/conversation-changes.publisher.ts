@@ -6,8 +6,11 @@ import {
 import { OutboxRelay } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { CONVERSATIONS_SCHEMA } from '../database/conversations-database.js';
-import { changeMessageId, changeMustFitTheBus, changeOf } from './conversation-change.rules.js';
-import { changesWaitUpTo, deleteRelayedChanges, newestRecordedChange, readCommittedChanges, type RecordedChange } from './conversation-changes.store.js';
+import { toDetail, toIso } from '../conversation/conversation.views.js';
+import { changeForTheBus, changeMessageId, changeOf, showsTheCallOver, withEndedDetail } from './conversation-change.rules.js';
+import {
+  changesWaitUpTo, deleteRelayedChanges, newestRecordedChange, readCommittedChanges, readEndedConversations, type RecordedChange,
+} from './conversation-changes.store.js';
 
 export const CONVERSATION_CHANGES_RELAY_NAME = 'conversation-changes-to-jetstream';
 /** One publish is abandoned after this long (the stream's acknowledgement never came); the batch is tried again. */
@@ -69,23 +72,38 @@ export class ConversationChangesPublisher implements OnApplicationBootstrap, OnA
 
   private async publishBatch(rows: RecordedChange[]): Promise<void> {
     await this.ensureStream();
+    const changes = await this.withEndedDetails(rows.map(changeOf));
     // Sent in order on one connection, so the stream stores a conversation's versions in order; acknowledged together.
-    await Promise.all(rows.map((row) => this.publishOne(changeOf(row))));
+    await Promise.all(changes.map((change) => this.publishOne(change)));
+  }
+
+  /**
+   * A change that shows the call over carries its full record, read now (in one query for the batch): what the
+   * outbound conversation.ended sends, so notifications-service never asks for it. A later version's record may
+   * show more than this one's list item (an analysis that arrived meanwhile); its own change follows.
+   */
+  private async withEndedDetails(changes: ConversationChange[]): Promise<ConversationChange[]> {
+    const over = changes.filter(showsTheCallOver).map((change) => ({ account_id: change.account_id, conversation_id: change.conversation.id }));
+    if (over.length === 0) return changes;
+    const rows = await readEndedConversations(this.ctx.dataSource, over);
+    const details = new Map(rows.map((row) => [
+      `${row.account_id}:${row.id}`,
+      toDetail(row.state, { name: row.agent_name, voice_platform: row.voice_platform }, { created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) }),
+    ]));
+    return changes.map((change) => withEndedDetail(change, details.get(`${change.account_id}:${change.conversation.id}`)));
   }
 
   private async publishOne(change: ConversationChange): Promise<void> {
-    const payload = JSON.stringify(change);
-    const refusal = changeMustFitTheBus(change, payload);
-    if (refusal) {
+    const fitted = changeForTheBus(change);
+    const where = { account_id: change.account_id, conversation_id: change.conversation.id, version: change.version };
+    if ('refusal' in fitted) {
       // Never publishable: holding it would hold up every change after it.
-      this.ctx.logger.error(
-        { account_id: change.account_id, conversation_id: change.conversation.id, version: change.version, reason: refusal },
-        'conversation change not published',
-      );
+      this.ctx.logger.error({ ...where, reason: fitted.refusal }, 'conversation change not published');
       return;
     }
+    if (fitted.detailLeftOut) this.ctx.logger.warn(where, 'conversation change published without the call’s full record: too big for the bus even without its transcript');
     const subject = namespacedSubject(this.ctx.namespace, conversationChangesSubject(change.account_id));
-    await withTimeout(this.ctx.streams.publish(subject, change, changeMessageId(change)), PUBLISH_TIMEOUT_MS);
+    await withTimeout(this.ctx.streams.publish(subject, fitted.change, changeMessageId(change)), PUBLISH_TIMEOUT_MS);
   }
 
   private ensureStream(): Promise<void> {

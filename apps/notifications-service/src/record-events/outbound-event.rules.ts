@@ -3,8 +3,10 @@
  * turned into at most one event, and which endpoints it goes to. Pure.
  */
 import {
-  AgentEventTypes, type AgentIntegrationEvent, type ConversationChange, type OutboundAgentData, type OutboundConversationData, type OutboundEventData,
-  type OutboundEventType,
+  AgentEventTypes, AgentNoticeTypes, conversationTranscriptPath, endedDetailForEvent, type AgentIntegrationEvent, type AgentStreamMessage,
+  type AgentSyncFailedNotice, type ConversationChange, type IntegrationCredentialsRefusedNotice, type OutboundAgentData,
+  type OutboundAgentSyncFailedData, type OutboundConversationData, type OutboundConversationEndedData, type OutboundCredentialsInvalidData,
+  type OutboundEventData, type OutboundEventType,
 } from '@voice/contracts';
 
 /** An event about to be recorded: `source_key` makes a redelivered source change record nothing new. */
@@ -42,6 +44,52 @@ const AGENT_EVENT_TYPES: Record<string, OutboundEventType> = {
   [AgentEventTypes.deleted]: 'agent.deleted',
 };
 
+/** A message of AGENT_EVENTS as an event: an agent's change, a failed sync, or a refused key. */
+export function agentStreamDraft(message: AgentStreamMessage): EventDraft | undefined {
+  switch (message.type) {
+    case AgentNoticeTypes.syncFailed:
+      return syncFailedDraft(message);
+    case AgentNoticeTypes.credentialsRefused:
+      return credentialsInvalidDraft(message);
+    default:
+      return agentEventDraft(message);
+  }
+}
+
+/** agent.sync_failed: one per failure the sync recorded (its event id is the source). */
+export function syncFailedDraft(notice: AgentSyncFailedNotice): EventDraft<OutboundAgentSyncFailedData> {
+  const { account_id, agent_id, ...agent } = notice.agent;
+  const { code, message, field, permanent, platform, attempt } = notice.failure;
+  const failure: OutboundAgentSyncFailedData['failure'] = {
+    code, message, ...(field !== undefined ? { field } : {}), permanent, platform, ...(attempt !== undefined ? { attempt } : {}),
+  };
+  return {
+    account_id,
+    type: 'agent.sync_failed',
+    source_key: `agent:${notice.id}`,
+    agent_id,
+    conversation_id: null,
+    occurred_at: notice.occurred_at,
+    data: { agent: { id: agent_id, ...agent }, version: notice.version, failure },
+  };
+}
+
+/**
+ * integration.credentials_invalid: agents-service records a refusal once per stored key (until the integration is
+ * configured again), so one event per refusal it recorded.
+ */
+export function credentialsInvalidDraft(notice: IntegrationCredentialsRefusedNotice): EventDraft<OutboundCredentialsInvalidData> {
+  return {
+    account_id: notice.account_id,
+    type: 'integration.credentials_invalid',
+    source_key: `integration:${notice.id}`,
+    agent_id: null,
+    conversation_id: null,
+    occurred_at: notice.occurred_at,
+    data: { platform: notice.platform, detected_at: notice.occurred_at, reason: notice.reason },
+  };
+}
+
 export function agentEventDraft(event: AgentIntegrationEvent): EventDraft<OutboundAgentData> | undefined {
   const type = AGENT_EVENT_TYPES[event.type];
   if (!type) return undefined;
@@ -63,11 +111,17 @@ export function agentEventDraft(event: AgentIntegrationEvent): EventDraft<Outbou
  * first change that shows it completed, failed or abandoned is `conversation.ended`; its first change is
  * `conversation.started`. `alreadyEnded`: whether `conversation.ended` was recorded for it before.
  */
-export function conversationEventDraft(change: ConversationChange, alreadyEnded: boolean): EventDraft<OutboundConversationData> {
+export function conversationEventDraft(
+  change: ConversationChange,
+  alreadyEnded: boolean,
+  publicBaseUrl?: string,
+): EventDraft<OutboundConversationData | OutboundConversationEndedData> {
   const conversation = change.conversation;
   const ended = conversation.status !== 'in_progress';
-  const data: OutboundConversationData = { conversation, sequence: change.version };
   const type: OutboundEventType = ended && !alreadyEnded ? 'conversation.ended' : change.type === 'conversation.created' && !ended ? 'conversation.started' : 'conversation.updated';
+  const data = type === 'conversation.ended' && change.ended_detail
+    ? endedData(change, change.ended_detail, publicBaseUrl)
+    : { conversation, sequence: change.version };
   return {
     account_id: change.account_id,
     type,
@@ -78,6 +132,23 @@ export function conversationEventDraft(change: ConversationChange, alreadyEnded:
     data,
     ...(type === 'conversation.updated' && !ended ? { coalesced: true } : {}),
   };
+}
+
+/**
+ * conversation.ended's data: the call's full record, whole while the body stays within 256 KiB; else without its
+ * transcript, and `transcript_url` says where to fetch it (absolute under the deployment's public base URL when
+ * one is set, else the API path).
+ */
+export function endedData(change: Pick<ConversationChange, 'version'>, detail: OutboundConversationEndedData['conversation'], publicBaseUrl?: string): OutboundConversationEndedData {
+  const conversation = endedDetailForEvent(detail);
+  const data: OutboundConversationEndedData = { conversation, sequence: change.version };
+  if (conversation.content.transcript === undefined) data.transcript_url = transcriptUrl(conversation.id, publicBaseUrl);
+  return data;
+}
+
+export function transcriptUrl(conversationId: string, publicBaseUrl?: string): string {
+  const path = conversationTranscriptPath(conversationId);
+  return publicBaseUrl ? `${publicBaseUrl.replace(/\/+$/, '')}${path}` : path;
 }
 
 export interface EndpointFilter {

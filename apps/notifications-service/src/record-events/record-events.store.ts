@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentIntegrationEvent, ConversationChange, OutboundEvent } from '@voice/contracts';
+import type { AgentStreamMessage, ConversationChange, OutboundEvent } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { agentEventDraft, coalescedFirstAttempt, conversationEventDraft, endpointsFor, type EndpointFilter, type EventDraft } from './outbound-event.rules.js';
+import { agentStreamDraft, coalescedFirstAttempt, conversationEventDraft, endpointsFor, type EndpointFilter, type EventDraft } from './outbound-event.rules.js';
 
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
 export const newDeliveryId = () => `dlv_${randomBytes(12).toString('hex')}`;
@@ -17,12 +17,12 @@ export class RecordEventsStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** `firstDelayMs`: the retry schedule's first entry, the wait before the first attempt. Returns how many events were new. */
-  recordAgentEvents(events: readonly AgentIntegrationEvent[], firstDelayMs: number): Promise<number> {
+  recordAgentEvents(events: readonly AgentStreamMessage[], firstDelayMs: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const plan = new DeliveryPlanner(em, firstDelayMs);
       let recorded = 0;
       for (const event of events) {
-        const draft = agentEventDraft(event);
+        const draft = agentStreamDraft(event);
         if (draft && (await plan.record(draft))) recorded++;
       }
       return recorded;
@@ -31,9 +31,9 @@ export class RecordEventsStore {
 
   /**
    * Changes are drafted in the order given, under a lock per conversation, so two replicas never both call the
-   * same conversation's end `conversation.ended`.
+   * same conversation's end `conversation.ended`. `publicBaseUrl`: the root of a `transcript_url` (PUBLIC_URL).
    */
-  recordConversationChanges(changes: readonly ConversationChange[], firstDelayMs: number): Promise<number> {
+  recordConversationChanges(changes: readonly ConversationChange[], firstDelayMs: number, publicBaseUrl?: string): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const ids = [...new Set(changes.map((change) => change.conversation.id))].sort();
       for (const id of ids) await em.query(`SELECT pg_advisory_xact_lock(hashtext('notifications-conversation:' || $1))`, [id]);
@@ -44,7 +44,7 @@ export class RecordEventsStore {
       const plan = new DeliveryPlanner(em, firstDelayMs);
       let recorded = 0;
       for (const change of changes) {
-        const draft = conversationEventDraft(change, ended.has(change.conversation.id));
+        const draft = conversationEventDraft(change, ended.has(change.conversation.id), publicBaseUrl);
         if (!(await plan.record(draft))) continue;
         recorded++;
         if (draft.type === 'conversation.ended') ended.add(change.conversation.id);

@@ -5,7 +5,7 @@ import {
 import type { MessageStreams, RunningConsumer, StreamMessage } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import type { RecordEventsStore } from './record-events.store.js';
-import { isAgentEvent, isConversationChange } from './source-message.rules.js';
+import { isAgentStreamMessage, isConversationChange } from './source-message.rules.js';
 
 export const AGENT_EVENTS_DURABLE = 'notifications-service-agents';
 export const CONVERSATION_CHANGES_DURABLE = 'notifications-service-conversations';
@@ -17,6 +17,8 @@ export interface SourceEventsSettings {
   store: RecordEventsStore;
   /** The wait before a new delivery's first attempt (the retry schedule's first entry). */
   firstDelayMs: number;
+  /** PUBLIC_URL: the API's public address, the root of conversation.ended's `transcript_url` (the bare path without it). */
+  publicBaseUrl?: string;
   batchSize?: number;
   ackWaitMs?: number;
 }
@@ -32,15 +34,15 @@ export class SourceEventsConsumers {
   constructor(private readonly settings: SourceEventsSettings) {}
 
   async start(): Promise<void> {
-    const { streams, namespace, store, firstDelayMs } = this.settings;
+    const { streams, namespace, store, firstDelayMs, publicBaseUrl } = this.settings;
     // Created here with the retention its publisher gives it, in case this service starts first.
     await streams.ensureStream(
       namespacedStream(namespace, CONVERSATION_CHANGES_STREAM), [namespacedSubject(namespace, `${CONVERSATION_CHANGES_SUBJECT_ROOT}.>`)], CONVERSATION_CHANGES_RETENTION,
     );
-    this.running.push(await this.consume(AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, AGENT_EVENTS_DURABLE, isAgentEvent, (events) => store.recordAgentEvents(events, firstDelayMs)));
+    this.running.push(await this.consume(AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECT_ROOT, AGENT_EVENTS_DURABLE, isAgentStreamMessage, (events) => store.recordAgentEvents(events, firstDelayMs)));
     this.running.push(
       await this.consume(CONVERSATION_CHANGES_STREAM, CONVERSATION_CHANGES_SUBJECT_ROOT, CONVERSATION_CHANGES_DURABLE, isConversationChange, (changes) =>
-        store.recordConversationChanges(changes, firstDelayMs)),
+        store.recordConversationChanges(changes, firstDelayMs, publicBaseUrl)),
     );
   }
 

@@ -1,11 +1,40 @@
 /** The shapes this service reads from the bus, checked before anything is recorded from them. Pure. */
-import type { AgentIntegrationEvent, ConversationChange } from '@voice/contracts';
+import {
+  AgentNoticeTypes, isVoicePlatform, type AgentIntegrationEvent, type AgentStreamMessage, type AgentSyncFailedNotice, type ConversationChange,
+  type IntegrationCredentialsRefusedNotice,
+} from '@voice/contracts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function isAgentEvent(value: unknown): value is AgentIntegrationEvent {
   return isObject(value) && typeof value.id === 'string' && typeof value.type === 'string' && isObject(value.agent)
     && typeof value.agent.account_id === 'string' && typeof value.agent.agent_id === 'string';
+}
+
+/** A failed sync: the agent as its change events carry it, and the failure's code, words, permanence and platform. */
+export function isSyncFailedNotice(value: unknown): value is AgentSyncFailedNotice {
+  if (!isAgentEvent(value)) return false;
+  const notice = value as unknown as Record<string, unknown>;
+  return notice.type === AgentNoticeTypes.syncFailed && Number.isInteger(notice.version) && typeof notice.occurred_at === 'string'
+    && isObject(notice.failure) && isSyncFailure(notice.failure as unknown as AgentSyncFailedNotice['failure']);
+}
+
+function isSyncFailure(failure: AgentSyncFailedNotice['failure']): boolean {
+  return typeof failure.code === 'string' && typeof failure.message === 'string' && typeof failure.permanent === 'boolean' && isVoicePlatform(failure.platform)
+    && (failure.field === undefined || typeof failure.field === 'string') && (failure.attempt === undefined || Number.isInteger(failure.attempt));
+}
+
+export function isCredentialsRefusedNotice(value: unknown): value is IntegrationCredentialsRefusedNotice {
+  return isObject(value) && value.type === AgentNoticeTypes.credentialsRefused && typeof value.id === 'string' && typeof value.account_id === 'string'
+    && isVoicePlatform(value.platform) && typeof value.occurred_at === 'string' && typeof value.reason === 'string';
+}
+
+/** Any message of AGENT_EVENTS: an agent's change or one of agents-service's notices, each of its own shape. */
+export function isAgentStreamMessage(value: unknown): value is AgentStreamMessage {
+  if (!isObject(value)) return false;
+  if (value.type === AgentNoticeTypes.syncFailed) return isSyncFailedNotice(value);
+  if (value.type === AgentNoticeTypes.credentialsRefused) return isCredentialsRefusedNotice(value);
+  return isAgentEvent(value);
 }
 
 export function isConversationChange(value: unknown): value is ConversationChange {
