@@ -3,7 +3,7 @@ import { startSystem, type RunningSystem, type TestAccount } from './support/sys
 
 const AGENT_FIELDS = [
   'business_hours', 'created_at', 'id', 'language', 'metadata', 'name', 'phone_number', 'pii_redaction', 'platform_sync', 'recording_enabled',
-  'status', 'store_content', 'system_prompt', 'transcription_enabled', 'transfer_number', 'updated_at', 'voice_id', 'voice_platform', 'welcome_message',
+  'retention', 'status', 'store_content', 'system_prompt', 'transcription_enabled', 'transfer_number', 'updated_at', 'voice_id', 'voice_platform', 'welcome_message',
 ];
 
 /**
@@ -158,6 +158,36 @@ describe('agents over HTTP', () => {
       const res = await account.api.patch(`/v1/agents/${id}`, body);
       expect([field, res.status, res.body.error?.field]).toEqual([field, 400, field]);
     }
+  });
+
+  it('retention: keep by default, PATCH replaces it whole, days 1–3650 with the field named', async () => {
+    const created = await account.api.post('/v1/agents', { name: 'Retention desk', voice_platform: 'platform_a', retention: { conversations_days: 365 } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.retention).toEqual({ conversations_days: 365, recordings_days: null });
+    const id = created.body.data.id;
+    const keepsAll = await account.api.post('/v1/agents', { name: 'Keeps all', voice_platform: 'platform_a' });
+    expect(keepsAll.body.data.retention).toEqual({ conversations_days: null, recordings_days: null });
+
+    const patched = await account.api.patch(`/v1/agents/${id}`, { retention: { recordings_days: 30 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.retention).toEqual({ conversations_days: null, recordings_days: 30 });
+    expect((await account.api.get(`/v1/agents/${id}`)).body.data.retention).toEqual({ conversations_days: null, recordings_days: 30 });
+
+    for (const [body, field] of [
+      [{ retention: { conversations_days: 0 } }, 'retention.conversations_days'],
+      [{ retention: { conversations_days: 3651 } }, 'retention.conversations_days'],
+      [{ retention: { recordings_days: 7.5 } }, 'retention.recordings_days'],
+      [{ retention: { recordings_days: '30' } }, 'retention.recordings_days'],
+      [{ retention: { days: 30 } }, 'retention.days'],
+      [{ retention: null }, 'retention'],
+    ] as const) {
+      const res = await account.api.patch(`/v1/agents/${id}`, body);
+      expect([field, res.status, res.body.error?.field]).toEqual([field, 400, field]);
+    }
+    const refused = await account.api.post('/v1/agents', { name: 'Too long', voice_platform: 'platform_a', retention: { recordings_days: 4000 } });
+    expect([refused.status, refused.body.error?.field]).toEqual([400, 'retention.recordings_days']);
+    // The account's agent limit is shared by the whole file.
+    for (const agentId of [id, keepsAll.body.data.id]) expect((await account.api.delete(`/v1/agents/${agentId}`)).status).toBe(204);
   });
 
   it('PATCH honours If-Match: current version → 200 + new ETag; stale or weak → 412; malformed → 400', async () => {

@@ -241,3 +241,29 @@ describe('agent privacy settings', () => {
     expect(findUpdateAgentProblem({ store_content: null })).toMatchObject({ field: 'store_content' });
   });
 });
+
+describe('agent retention setting', () => {
+  it('accepts days from 1 to 3650, null or omitted limits, and null for the whole setting on create', () => {
+    expect(findCreateAgentProblem({ ...valid, retention: { conversations_days: 1, recordings_days: 3650 } })).toBeUndefined();
+    expect(findCreateAgentProblem({ ...valid, retention: { conversations_days: null } })).toBeUndefined();
+    expect(findCreateAgentProblem({ ...valid, retention: null })).toBeUndefined();
+    expect(findUpdateAgentProblem({ retention: {} })).toBeUndefined();
+  });
+
+  it.each([
+    [{ retention: 30 }, 'retention'],
+    [{ retention: { conversations_days: 0 } }, 'retention.conversations_days'],
+    [{ retention: { conversations_days: 3651 } }, 'retention.conversations_days'],
+    [{ retention: { conversations_days: 1.5 } }, 'retention.conversations_days'],
+    [{ retention: { recordings_days: '30' } }, 'retention.recordings_days'],
+    [{ retention: { recordings_days: -1 } }, 'retention.recordings_days'],
+    [{ retention: { conversation_days: 30 } }, 'retention.conversation_days'],
+  ])('names the field of a wrong retention %#', (body, field) => {
+    expect(findCreateAgentProblem({ ...valid, ...body })).toMatchObject({ code: 'invalid_parameter', field });
+    expect(findUpdateAgentProblem(body)).toMatchObject({ code: 'invalid_parameter', field });
+  });
+
+  it('refuses null on PATCH: the setting is replaced, not cleared', () => {
+    expect(findUpdateAgentProblem({ retention: null })).toMatchObject({ field: 'retention' });
+  });
+});

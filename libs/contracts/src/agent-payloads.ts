@@ -18,13 +18,15 @@
  *   once, `open`/`close` are 00:00–23:59 and `close` is after `open` (no overnight spans).
  * - `pii_redaction` replaces the whole setting on PATCH; an omitted `enabled` is false and omitted `categories`
  *   are every detected category (not `caller_number`). Categories are listed at most once; `[]` redacts nothing.
+ * - `retention` replaces the whole setting on PATCH, like `pii_redaction`; an omitted or null number of days keeps
+ *   that data (`{}` keeps everything). Days are whole numbers from 1 to 3650.
  */
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches,
+  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, Min,
   ValidateIf, ValidateNested, registerDecorator, type ValidationArguments,
 } from 'class-validator';
-import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
+import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, RETENTION_DAYS, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import type { ServiceError } from './errors.js';
 import { findProblem, MaxChars } from './validation.js';
 
@@ -163,6 +165,18 @@ export class PiiRedactionPayload {
   @IsOptional() @IsArray(message(`must be an array of categories (${PII_REDACTION_CATEGORIES.join(', ')}).`)) categories?: string[];
 }
 
+const RetentionDaysRules = all(
+  IsOptional(),
+  IsInt(message(`must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep.`)),
+  Min(RETENTION_DAYS.min, message(`must be at least ${RETENTION_DAYS.min} day, or null to keep.`)),
+  Max(RETENTION_DAYS.max, message(`must be at most ${RETENTION_DAYS.max} days (10 years), or null to keep.`)),
+);
+
+export class RetentionPayload {
+  @RetentionDaysRules conversations_days?: number | null;
+  @RetentionDaysRules recordings_days?: number | null;
+}
+
 // ---- field rules shared by create and update ----
 const NameRules = all(
   trim,
@@ -204,6 +218,11 @@ const PiiRedactionRules = all(
   ValidateNested(),
   NestedAs(() => PiiRedactionPayload),
 );
+const RetentionRules = all(
+  IsObject(message('must be an object with conversations_days and recordings_days.')),
+  ValidateNested(),
+  NestedAs(() => RetentionPayload),
+);
 
 /** Present and not null: PATCH fields that cannot be cleared are validated whenever they are sent. */
 const sent = (property: string) => ValidateIf((o: Record<string, unknown>) => o[property] !== undefined);
@@ -228,6 +247,7 @@ export class CreateAgentPayload {
   @IsOptional() @BooleanRules transcription_enabled?: boolean | null;
   @IsOptional() @PiiRedactionRules pii_redaction?: PiiRedactionPayload | null;
   @IsOptional() @BooleanRules store_content?: boolean | null;
+  @IsOptional() @RetentionRules retention?: RetentionPayload | null;
   @IsOptional() @MetadataRules metadata?: Record<string, string> | null;
 }
 
@@ -245,6 +265,7 @@ export class UpdateAgentPayload {
   @sent('transcription_enabled') @BooleanRules transcription_enabled?: boolean;
   @sent('pii_redaction') @PiiRedactionRules pii_redaction?: PiiRedactionPayload;
   @sent('store_content') @BooleanRules store_content?: boolean;
+  @sent('retention') @RetentionRules retention?: RetentionPayload;
   @IsOptional() @MetadataRules metadata?: Record<string, string> | null;
 
   @sent('status')

@@ -1,7 +1,7 @@
 /** The agent as the API returns it (interface 2.1), with where it stands on its voice platform: one schema per view, its type derived. */
 import { Type, type Static } from '@sinclair/typebox';
 import { AGENT_LIMITS, E164_PATTERN, ISO_639_1_CODES, METADATA_KEY_PATTERN } from './agent-payloads.js';
-import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, PLATFORM_NUMBER_DRIFTS, PLATFORM_SYNC_STATES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
+import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, RETENTION_DAYS, PLATFORM_NUMBER_DRIFTS, PLATFORM_SYNC_STATES, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import { RESERVED_KEYS } from './validation.js';
 import { ClosedObject, DateTime, Nullable, NullableString, StringEnum } from './view-schema.js';
 
@@ -98,6 +98,18 @@ export const PiiRedactionSchema = ClosedObject(
 );
 export type PiiRedaction = Static<typeof PiiRedactionSchema>;
 
+const retentionDays = (description: string) =>
+  Nullable(Type.Integer({ minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max, description: `${description} Default null.` }));
+
+export const RetentionSchema = ClosedObject(
+  {
+    conversations_days: retentionDays('Days a conversation is kept after its call; past them it is erased from every store. null keeps it.'),
+    recordings_days: retentionDays('Days a recording URL is kept after its call; past them it is removed (has_recording false). null keeps it.'),
+  },
+  { description: 'How long the agent’s conversations and recordings are kept.' },
+);
+export type Retention = Static<typeof RetentionSchema>;
+
 /** The agent as returned by the API: every field of 2.1, nulls where unset. */
 export const AgentViewSchema = ClosedObject(
   {
@@ -118,6 +130,7 @@ export const AgentViewSchema = ClosedObject(
     store_content: Type.Boolean({
       description: 'false: zero-retention mode, only metadata and analytics are stored (no transcript, summary, analysis text, topics or recording URL). Default true.',
     }),
+    retention: RetentionSchema,
     status: StringEnum(AGENT_STATUSES),
     metadata: AgentMetadataSchema,
     created_at: DateTime(),

@@ -55,6 +55,7 @@ describe('creating an agent', () => {
       transcription_enabled: true,
       pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
       store_content: true,
+      retention: { conversations_days: null, recordings_days: null },
       metadata: {},
       status: 'active',
       created_at: '2026-01-01T00:00:00.000Z',
@@ -170,10 +171,23 @@ describe('privacy settings', () => {
     expect(decide(update({ pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] } }), agent)).toEqual([]);
   });
 
+  it('keeps retention as sent on create, an omitted or null limit keeping that data', () => {
+    expect(created({ retention: { conversations_days: 30 } as never }).retention).toEqual({ conversations_days: 30, recordings_days: null });
+    expect(created({ retention: null as never }).retention).toEqual({ conversations_days: null, recordings_days: null });
+  });
+
+  it('replaces retention whole on update, and records nothing when it is the same', () => {
+    const agent = created({ retention: { conversations_days: 365, recordings_days: 30 } });
+    expect(decide(update({ retention: { recordings_days: 7 } }), agent)).toEqual([
+      { type: 'AgentUpdated', data: { changes: { retention: { conversations_days: null, recordings_days: 7 } }, updated_at: '2026-01-02T00:00:00.000Z' } },
+    ]);
+    expect(decide(update({ retention: { recordings_days: 30, conversations_days: 365 } }), agent)).toEqual([]);
+  });
+
   it('gives an agent created before the settings existed their defaults', () => {
-    const { pii_redaction: _p, store_content: _s, ...older } = (decide(create(), undefined)[0] as Extract<AgentEvent, { type: 'AgentCreated' }>).data;
+    const { pii_redaction: _p, store_content: _s, retention: _r, ...older } = (decide(create(), undefined)[0] as Extract<AgentEvent, { type: 'AgentCreated' }>).data;
     const agent = evolve(undefined, { type: 'AgentCreated', data: older as never });
-    expect(agent).toMatchObject({ pii_redaction: { enabled: false, categories: detected }, store_content: true });
+    expect(agent).toMatchObject({ pii_redaction: { enabled: false, categories: detected }, store_content: true, retention: { conversations_days: null, recordings_days: null } });
   });
 });
 

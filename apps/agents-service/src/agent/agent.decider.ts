@@ -8,7 +8,7 @@
  * for every command). Asking for the status the agent already has is a no-op.
  */
 import { AgentEventTypes, type AgentStatus } from '@voice/contracts';
-import { DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, piiRedactionOf, type AgentFields, type AgentState } from './agent.js';
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE_IDS, piiRedactionOf, retentionOf, type AgentFields, type AgentState } from './agent.js';
 import type { AgentEvent } from './agent.events.js';
 import { agentMustBeNew, agentMustExist, nameMustBeFree, platformMustBeConfigured, quotaMustAllow, versionMustMatch } from './agent.rules.js';
 
@@ -129,11 +129,20 @@ function decideCreate(command: CreateAgent, state: AgentState | undefined): Agen
         transcription_enabled: input.transcription_enabled ?? true,
         pii_redaction: piiRedactionOf(input.pii_redaction),
         store_content: input.store_content ?? true,
+        retention: retentionOf(input.retention),
         metadata: input.metadata ?? {},
         created_at: command.now,
       },
     },
   ];
+}
+
+/** What a PATCH field becomes on the agent: null metadata is {}, the privacy settings are replaced whole with their defaults filled in. */
+function settingOf(key: keyof AgentFields, value: unknown): unknown {
+  if (key === 'metadata' && value === null) return {};
+  if (key === 'pii_redaction') return piiRedactionOf(value as AgentChanges['pii_redaction']);
+  if (key === 'retention') return retentionOf(value as AgentChanges['retention']);
+  return value;
 }
 
 function decideUpdate(command: UpdateAgent, state: AgentState | undefined): AgentEvent[] {
@@ -142,8 +151,7 @@ function decideUpdate(command: UpdateAgent, state: AgentState | undefined): Agen
   const wanted: Partial<AgentFields> = {};
   for (const [key, value] of Object.entries(command.changes) as Array<[keyof AgentFields, unknown]>) {
     if (value === undefined) continue;
-    (wanted as Record<string, unknown>)[key] =
-      key === 'metadata' && value === null ? {} : key === 'pii_redaction' ? piiRedactionOf(value as AgentChanges['pii_redaction']) : value;
+    (wanted as Record<string, unknown>)[key] = settingOf(key, value);
   }
   const platform = wanted.voice_platform;
   if (platform !== undefined && platform !== state.voice_platform) {

@@ -3,16 +3,16 @@
  * Pure; the store folds what it loads and what it appends, the relay what it publishes.
  */
 import { AgentEventTypes } from '@voice/contracts';
-import { piiRedactionOf, type AgentState } from './agent.js';
+import { piiRedactionOf, retentionOf, type AgentState } from './agent.js';
 import type { AgentEvent } from './agent.events.js';
 
 export function evolve(state: AgentState | undefined, event: AgentEvent): AgentState {
   const version = (state?.version ?? 0) + 1;
   if (event.type === AgentEventTypes.created) {
-    const { agent_id, account_id, created_at, pii_redaction, store_content, ...fields } = event.data;
+    const { agent_id, account_id, created_at, pii_redaction, store_content, retention, ...fields } = event.data;
     // Agents created before the privacy settings existed have the settings' defaults.
     return {
-      ...fields, pii_redaction: pii_redaction ?? piiRedactionOf(undefined), store_content: store_content ?? true,
+      ...fields, pii_redaction: pii_redaction ?? piiRedactionOf(undefined), store_content: store_content ?? true, retention: retention ?? retentionOf(undefined),
       id: agent_id, account_id, status: 'active', created_at, updated_at: created_at, version,
     };
   }

@@ -34,6 +34,7 @@ const agent = (over: Partial<AgentState> = {}): AgentState => ({
   transcription_enabled: true,
   pii_redaction: { enabled: false, categories: [] },
   store_content: true,
+  retention: { conversations_days: null, recordings_days: null },
   metadata: {},
   status: 'active',
   created_at: '2026-01-01T00:00:00.000Z',

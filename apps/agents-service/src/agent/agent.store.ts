@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendToStream, currentRequestId, inTransaction, readStream, type StoredEvent } from '@voice/service-kit';
+import { appendToStream, currentRequestOrigin, inTransaction, readStream, type StoredEvent } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
@@ -46,9 +46,11 @@ export interface SyncHandover {
 
 export const AGENT_COLUMNS = [
   'id', 'account_id', 'name', 'voice_platform', 'phone_number', 'voice_id', 'language', 'system_prompt', 'welcome_message',
-  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'pii_redaction', 'store_content', 'status',
-  'metadata', 'created_at', 'updated_at', 'version',
+  'transfer_number', 'business_hours', 'recording_enabled', 'transcription_enabled', 'pii_redaction', 'store_content', 'retention',
+  'status', 'metadata', 'created_at', 'updated_at', 'version',
 ] as const satisfies ReadonlyArray<keyof AgentState>;
+
+const JSON_COLUMNS = new Set<string>(['business_hours', 'metadata', 'pii_redaction', 'retention']);
 
 /** What one command writes: the events the decider returned, appended after `before`, and the agent they fold to. */
 export interface AgentWrite {
@@ -96,15 +98,18 @@ export class AgentTransaction {
    * for every write), and tells the platform sync the platforms are behind (its work row: the sync's outbox).
    */
   async write({ before, events, after, command, handover }: AgentWrite): Promise<void> {
-    const requestId = currentRequestId() ?? null;
+    const origin = currentRequestOrigin();
     // correlation: the request the whole exchange belongs to; causation: the one command that produced these
     // events (a command id minted here, so events of one command group together even within one request).
+    // actor_key_id and client_address: who asked, as the gateway saw it, for the audit log.
     const metadata = {
-      request_id: requestId,
-      correlation_id: requestId,
+      request_id: origin.request_id,
+      correlation_id: origin.request_id,
       causation_id: `cmd_${randomUUID()}`,
       account_id: after.account_id,
       command,
+      actor_key_id: origin.actor_key_id,
+      client_address: origin.client_address,
     };
     await appendToStream(
       this.runner,
@@ -121,7 +126,7 @@ export class AgentTransaction {
   private async project(state: AgentState): Promise<void> {
     const values = AGENT_COLUMNS.map((column) => {
       const value = state[column];
-      if (column === 'business_hours' || column === 'metadata' || column === 'pii_redaction') return value === null ? null : JSON.stringify(value);
+      if (JSON_COLUMNS.has(column)) return value === null ? null : JSON.stringify(value);
       return value;
     });
     const placeholders = AGENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');

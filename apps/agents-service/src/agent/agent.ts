@@ -1,4 +1,7 @@
-import { DEFAULT_PII_REDACTION_CATEGORIES, type AgentStatus, type AgentView, type BusinessHours, type PiiRedactionSettings, type ServiceError, type VoicePlatform } from '@voice/contracts';
+import {
+  DEFAULT_PII_REDACTION_CATEGORIES, type AgentStatus, type AgentView, type BusinessHours, type PiiRedactionSettings, type RetentionSettings, type ServiceError,
+  type VoicePlatform,
+} from '@voice/contracts';
 import { VOICE_PLATFORM_DEFINITIONS } from '@voice/voice-platforms';
 
 /** The client-settable part of an agent: the API view without what the service sets. */
@@ -28,6 +31,11 @@ export const DEFAULT_LANGUAGE = 'en';
  */
 export function piiRedactionOf(sent: Partial<PiiRedactionSettings> | null | undefined): PiiRedactionSettings {
   return { enabled: sent?.enabled ?? false, categories: [...(sent?.categories ?? DEFAULT_PII_REDACTION_CATEGORIES)] };
+}
+
+/** The retention setting an agent keeps from what a client sent: replaced whole, an omitted or null limit keeps that data. */
+export function retentionOf(sent: Partial<RetentionSettings> | null | undefined): RetentionSettings {
+  return { conversations_days: sent?.conversations_days ?? null, recordings_days: sent?.recordings_days ?? null };
 }
 
 /**

@@ -21,6 +21,7 @@ export function toAgentView(state: AgentState, sync: PlatformSyncSummary | null)
     transcription_enabled: state.transcription_enabled,
     pii_redaction: state.pii_redaction,
     store_content: state.store_content,
+    retention: state.retention,
     status: state.status,
     metadata: state.metadata,
     created_at: state.created_at,
@@ -45,5 +46,6 @@ export function toSnapshot(state: AgentState): AgentSnapshot {
     transcription_enabled: state.transcription_enabled,
     pii_redaction: state.pii_redaction,
     store_content: state.store_content,
+    retention: state.retention,
   };
 }

@@ -64,6 +64,7 @@ describe('agents.create over NATS', () => {
       transcription_enabled: true,
       pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
       store_content: true,
+      retention: { conversations_days: null, recordings_days: null },
       status: 'active',
       metadata: {},
       created_at: expect.any(String),
@@ -105,6 +106,7 @@ describe('agents.create over NATS', () => {
       transcription_enabled: false,
       pii_redaction: { enabled: true, categories: ['credit_card', 'caller_number'] },
       store_content: false,
+      retention: { conversations_days: 90, recordings_days: 30 },
       metadata: { team: 'emea' },
     };
     const result = await create(await h.account(), body);

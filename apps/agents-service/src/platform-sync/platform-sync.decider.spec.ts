@@ -217,7 +217,8 @@ describe('desiredPlatformAgent', () => {
   const agent = {
     id: 'agt_1', account_id: 'acc_1', name: 'Desk', voice_platform: 'platform_b' as const, phone_number: null, voice_id: 'platform_b-default-voice',
     language: 'en', system_prompt: 'Be kind.', welcome_message: 'Hi', transfer_number: '+13125550100', business_hours: null, recording_enabled: true,
-    transcription_enabled: true, pii_redaction: { enabled: false, categories: [] }, store_content: true, status: 'paused' as const, metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', version: 2,
+    transcription_enabled: true, pii_redaction: { enabled: false, categories: [] }, store_content: true,
+    retention: { conversations_days: null, recordings_days: null }, status: 'paused' as const, metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', version: 2,
   };
 
   it('carries the agent’s fields, our id as external id and the integration’s webhook URL; maps old default voice ids', () => {

@@ -7,7 +7,8 @@ import { acquiredNumber, driftFoundEvent, numberToAssign, progressedEvent, repai
 const agent: AgentState = {
   id: 'agt_1', account_id: 'acc_1', name: 'Desk', voice_platform: 'platform_a', phone_number: '+14155550100', voice_id: 'pa-voice-default',
   language: 'en', system_prompt: null, welcome_message: null, transfer_number: null, business_hours: null, recording_enabled: true,
-  transcription_enabled: true, pii_redaction: { enabled: false, categories: [] }, store_content: true, status: 'active', metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', version: 3,
+  transcription_enabled: true, pii_redaction: { enabled: false, categories: [] }, store_content: true,
+  retention: { conversations_days: null, recordings_days: null }, status: 'active', metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', version: 3,
 };
 const number = { phone_number: '+14155550100', platform_number_id: 'pn-1', purchased: true, bound_to: 'pa-1' };
 const facts: SyncFacts = { platform_a: { platform_agent_id: 'pa-1', spec: null, number } };

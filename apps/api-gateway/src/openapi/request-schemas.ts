@@ -8,6 +8,7 @@ import {
   PII_REDACTION_CATEGORIES,
   PiiRedactionPayload,
   RESERVED_KEYS,
+  RetentionPayload,
   ScheduleItemPayload,
   UpdateAgentPayload,
   type BusinessHours,
@@ -77,6 +78,15 @@ const piiRedaction = payloadSchema(PiiRedactionPayload, {
   examples: [{ enabled: true, categories: ['credit_card', 'ssn', 'phone_number', 'email'] }],
 });
 
+const retention = payloadSchema(RetentionPayload, {
+  description: 'Replaced whole on PATCH: an omitted or null limit keeps that data.',
+  annotations: {
+    conversations_days: { description: 'Days a conversation is kept after its call; past them it is erased from every store. null keeps it.' },
+    recordings_days: { description: 'Days a recording URL is kept after its call; past them it is removed (has_recording false). null keeps it.' },
+  },
+  examples: [{ conversations_days: 365, recordings_days: 30 }],
+});
+
 /** Annotations shared by create and update. */
 const agentAnnotations: Record<string, JsonSchema> = {
   name: { description: 'Trimmed; unique within the account.' },
@@ -88,7 +98,7 @@ const agentAnnotations: Record<string, JsonSchema> = {
 
 const createAgent = payloadSchema(CreateAgentPayload, {
   description: 'id, status, created_at and updated_at are read-only and refused. null means "omitted".',
-  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest' },
+  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest', retention: 'RetentionRequest' },
   annotations: { ...agentAnnotations, phone_number: { ...phoneNumberExample, description: 'Omitted → a number is provisioned.' } },
   examples: requestExamples('CreateAgentRequest'),
 });
@@ -96,7 +106,7 @@ const createAgent = payloadSchema(CreateAgentPayload, {
 const updateAgent = payloadSchema(UpdateAgentPayload, {
   description:
     'Partial update. null clears system_prompt, welcome_message, transfer_number, business_hours and metadata (→ {}); it is invalid for every other field. metadata replaces the whole object.',
-  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest' },
+  nested: { business_hours: 'BusinessHours', pii_redaction: 'PiiRedactionRequest', retention: 'RetentionRequest' },
   annotations: { ...agentAnnotations, phone_number: phoneNumberExample, status: { description: 'Pause or resume the agent.' } },
   examples: requestExamples('UpdateAgentRequest'),
 });
@@ -128,6 +138,7 @@ export function requestComponents(): Record<string, JsonSchema> {
     BusinessHours: businessHours,
     ScheduleItem: scheduleItem,
     PiiRedactionRequest: piiRedaction,
+    RetentionRequest: retention,
     CreateAgentRequest: createAgent,
     UpdateAgentRequest: updateAgent,
     CreateApiKeyRequest: createApiKey,

@@ -17,6 +17,8 @@ import {
   CONVERSATIONS_PAGE_EXAMPLE, CREATED_ACCOUNT_EXAMPLE, CREATED_API_KEY_EXAMPLE, HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE,
   INTEGRATION_VIEW_EXAMPLES, listExample, META_EXAMPLE, PAUSED_AGENT_EXAMPLE, REQUEST_ID_EXAMPLE, requestExamples, TRANSCRIPT_EXAMPLE,
 } from './examples.js';
+import { auditEventComponents } from './audit-event-schemas.js';
+import { dataRequestComponents } from './data-request-schemas.js';
 import { arrayOf, ref, type JsonSchema } from './json-schema.js';
 import { requestComponents } from './request-schemas.js';
 import { viewComponent } from './view-component.js';
@@ -85,6 +87,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     BusinessHours: requests.BusinessHours,
     ScheduleItem: requests.ScheduleItem,
     PiiRedactionRequest: requests.PiiRedactionRequest,
+    RetentionRequest: requests.RetentionRequest,
     CreateAgentRequest: requests.CreateAgentRequest,
     UpdateAgentRequest: requests.UpdateAgentRequest,
     ConversationListItem: conversationListItem,
@@ -100,6 +103,8 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreatedAccount: createdAccount,
     Integration: integration,
     ...webhookEndpointComponents(),
+    ...dataRequestComponents(),
+    ...auditEventComponents(),
     ConfigureIntegrationRequest: requests.ConfigureIntegrationRequest,
     Health: health,
     Meta: meta,

@@ -43,6 +43,20 @@ describe('agent knowledge from AGENT_EVENTS', () => {
     expect(await known()).toEqual({ name: 'Front Desk', version: 3, recording_enabled: true });
   });
 
+  it('keeps each agent’s retention limits for the retention sweep: null (keep) for events from before the setting', async () => {
+    const limited = `agt_${randomUUID()}`;
+    const older = `agt_${randomUUID()}`;
+    const retention = async (id: string) =>
+      (await h.db.query(`SELECT retention_conversations_days, retention_recordings_days FROM conversations.agents WHERE agent_id = $1`, [id])).rows[0];
+    await h.publishKnownAgent({ agent_id: limited, account_id: account, retention: { conversations_days: 365, recordings_days: 30 } });
+    await h.publishKnownAgent({ agent_id: older, account_id: account });
+    expect(await retention(limited)).toEqual({ retention_conversations_days: 365, retention_recordings_days: 30 });
+    expect(await retention(older)).toEqual({ retention_conversations_days: null, retention_recordings_days: null });
+
+    await h.publishKnownAgent({ agent_id: limited, account_id: account, retention: { conversations_days: null, recordings_days: 7 } }, 2, 'AgentUpdated');
+    expect(await retention(limited)).toEqual({ retention_conversations_days: null, retention_recordings_days: 7 });
+  });
+
   it('a deleted agent keeps its conversations readable', async () => {
     await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', status: 'deleted' }, 4, 'AgentDeleted');
     await h.eventually(async () => expect((await known()).version).toBe(4));

@@ -1,4 +1,4 @@
-import { AgentEventTypes, defaultPiiRedaction, type AgentIntegrationEvent } from '@voice/contracts';
+import { AgentEventTypes, defaultPiiRedaction, defaultRetention, type AgentIntegrationEvent } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { KnownAgent } from '../conversation/agent-policy.rules.js';
 
@@ -26,20 +26,24 @@ export async function findAgents(db: DataSource | QueryRunner, agentIds: string[
  */
 export async function rememberAgent(db: DataSource | QueryRunner, event: AgentIntegrationEvent): Promise<boolean> {
   const a = event.agent;
+  const retention = a.retention ?? defaultRetention();
   const rows = await db.query(
     `INSERT INTO conversations.agents AS k (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled,
-                                            pii_redaction, store_content, status, version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
+                                            pii_redaction, store_content, retention_conversations_days, retention_recordings_days,
+                                            status, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)
      ON CONFLICT (agent_id) DO UPDATE SET
        account_id = EXCLUDED.account_id, name = EXCLUDED.name, voice_platform = EXCLUDED.voice_platform,
        recording_enabled = EXCLUDED.recording_enabled, transcription_enabled = EXCLUDED.transcription_enabled,
        pii_redaction = EXCLUDED.pii_redaction, store_content = EXCLUDED.store_content,
+       retention_conversations_days = EXCLUDED.retention_conversations_days, retention_recordings_days = EXCLUDED.retention_recordings_days,
        status = EXCLUDED.status, version = EXCLUDED.version, updated_at = now()
      WHERE k.version < EXCLUDED.version
      RETURNING agent_id`,
     [
       a.agent_id, a.account_id, a.name, a.voice_platform, a.recording_enabled, a.transcription_enabled,
-      JSON.stringify(a.pii_redaction ?? defaultPiiRedaction()), a.store_content ?? true, a.status, event.version,
+      JSON.stringify(a.pii_redaction ?? defaultPiiRedaction()), a.store_content ?? true,
+      retention.conversations_days, retention.recordings_days, a.status, event.version,
     ],
   );
   if (event.type !== AgentEventTypes.updated && event.type !== AgentEventTypes.phoneNumberAssigned) {
