@@ -24,11 +24,11 @@ function callBodies(platform: VoicePlatform, outcome: CallOutcome, withheld: boo
     const reason = platformAReason(outcome, undefined);
     const timeline = buildCallTimeline(options, !PLATFORM_A_DIAL_FAILURES.includes(reason), STARTED_AT);
     const agent = { agent_id: 'agent_0123456789abcdef0123456789abcdef', metadata: { external_id: AGENT } } as never;
-    return platformACallEvents(timeline, { callId: 'call_conv', agent, toNumber: '+14155550199', reason, recorded: true }).map((e) => JSON.stringify(e.body));
+    return platformACallEvents(timeline, { callId: 'call_conv', agent, toNumber: '+14155550199', reason, recordingUrl: 'http://127.0.0.1:4010/recordings/call_conv.wav' }).map((e) => JSON.stringify(e.body));
   }
   const reason = platformBReason(outcome, undefined);
   const timeline = buildCallTimeline(options, !PLATFORM_B_DIAL_FAILURES.includes(reason), STARTED_AT);
-  return platformBCallEvents(timeline, { callId: '5b0e8c2a-3f1d-4e6a-9b7c-2d4e6f8a0b1c', assistantId: 'assistant-1', toNumber: '+14155550199', reason, recorded: true }).map((e) =>
+  return platformBCallEvents(timeline, { callId: '5b0e8c2a-3f1d-4e6a-9b7c-2d4e6f8a0b1c', assistantId: 'assistant-1', toNumber: '+14155550199', reason, recordingUrl: 'http://127.0.0.1:4020/recordings/5b0e8c2a.wav' }).map((e) =>
     JSON.stringify(e.body),
   );
 }

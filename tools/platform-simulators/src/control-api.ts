@@ -27,7 +27,8 @@ export const CONTROL_ROUTES = [
   'GET    /__sim/api-keys                the valid keys',
   'PUT    /__sim/api-keys                { keys: [..] }: replaces them',
   'PUT    /__sim/webhook-secret          { secret }: the secret call webhooks are signed with',
-  'POST   /__sim/calls                   placeCall options as JSON: places a call, answers the deliveries',
+  'POST   /__sim/calls                   placeCall options as JSON: places a call, answers the deliveries (live: true → 202 at once, delivered as the call unfolds)',
+  'PUT    /__sim/recordings/{id}         { turns: [{ role, text, startMs, endMs }], durationMs }: a recording served at /recordings/{id}.wav, synthesised on first request',
   'POST   /__sim/reset                   forgets agents, numbers, requests and faults',
 ] as const;
 
@@ -82,13 +83,23 @@ export async function handleControlRequest(simulator: SimulatorServer, request: 
         if (typeof body.secret !== 'string' || body.secret === '') return refuse(400, 'secret must be a non-empty string');
         simulator.setWebhookSecret(body.secret);
         return { status: 204 };
-      case 'POST /calls':
-        return ok(await simulator.placeCall(body as unknown as PlaceCallOptions));
+      case 'POST /calls': {
+        const options = body as unknown as PlaceCallOptions;
+        if (!options.live) return ok(await simulator.placeCall(options));
+        const begun = simulator.beginCall(options);
+        // The caller learns of the deliveries from its own webhook receiver, as it would from a real platform.
+        begun.settled.catch(() => undefined);
+        return { status: 202, body: { platform: begun.platform, callId: begun.callId, ...(begun.recordingUrl ? { recordingUrl: begun.recordingUrl } : {}) } };
+      }
       case 'POST /reset':
         simulator.reset();
         return { status: 204 };
     }
     if (request.method === 'DELETE' && request.segments.length === 3 && request.segments[1] === 'faults') return clearFault(simulator, request);
+    if (request.method === 'PUT' && request.segments.length === 3 && request.segments[1] === 'recordings') {
+      simulator.recordings.register(request.segments[2], request.body);
+      return { status: 200, body: { url: simulator.recordingUrl(request.segments[2]) } };
+    }
     return refuse(404, `no control route ${request.method} ${request.path}; GET ${'/__sim'} lists them`);
   } catch (error) {
     if (error instanceof PlaceCallError) return refuse(error.status, error.message);

@@ -11,9 +11,12 @@ export { PLATFORM_B_DEFAULT_VOICE, PLATFORM_B_VOICES, PLATFORM_B_LIMITS, type Pl
 export { PLATFORM_A_DIAL_FAILURES, PLATFORM_A_UNKNOWN_EVENT_TYPE } from './platform-a/call-events.js';
 export { PLATFORM_B_DIAL_FAILURES, PLATFORM_B_UNKNOWN_EVENT_TYPE } from './platform-b/call-events.js';
 export { DEFAULT_CONVERSATION } from './calls/call-timeline.js';
+export { RecordingLibrary, RECORDINGS_PREFIX } from './recordings/recording-library.js';
+export { byteRange, RECORDING_SAMPLE_RATE, wavFile, type RecordingScript, type RecordingTurn } from './recordings/call-audio.js';
 export {
   CALL_OUTCOMES,
   PlaceCallError,
+  type BegunCall,
   type CallAnalysisOptions,
   type CallChaosOptions,
   type CallOutcome,

@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './control-api.js';
 import { FaultSwitches, type DownMode, type FaultState } from './faults.js';
 import { bearerKey, closeServer, sleep, toSimulatorRequest, writeReply, type Reply, type SimulatorRequest } from './http-io.js';
-import type { PlaceCallOptions, PlacedCall } from './calls/call-options.js';
+import type { BegunCall, PlaceCallOptions, PlacedCall } from './calls/call-options.js';
+import type { CallTimeline } from './calls/call-timeline.js';
+import { voicesFor } from './recordings/call-audio.js';
+import { RecordingLibrary, RECORDINGS_PREFIX } from './recordings/recording-library.js';
 
 export const DEFAULT_API_KEY = 'sim-api-key';
 export const DEFAULT_WEBHOOK_SECRET = 'sim-webhook-secret';
@@ -23,6 +26,12 @@ export interface SimulatorOptions {
    * forget its agents when we restart; absent (the default), the state lives in memory only.
    */
   stateFile?: string;
+  /**
+   * The calls' recordings (shared by the two simulators of `startSimulators`); by default the simulator's own,
+   * kept in `recordingsDir` when given, else in memory.
+   */
+  recordings?: RecordingLibrary;
+  recordingsDir?: string;
 }
 
 /** What a state file holds, whatever the platform. */
@@ -71,9 +80,14 @@ export abstract class SimulatorServer {
   private upTimer: NodeJS.Timeout | null = null;
   private readonly stateFile: string | undefined;
   private stateLoaded = false;
+  /** Recordings of the calls placed here, served at `<url>/recordings/<call id>.wav`. */
+  readonly recordings: RecordingLibrary;
+  private readonly ownsRecordings: boolean;
 
   protected constructor(options: SimulatorOptions) {
     this.stateFile = options.stateFile;
+    this.recordings = options.recordings ?? new RecordingLibrary(options.recordingsDir);
+    this.ownsRecordings = options.recordings === undefined;
     this.apiKeys = new Set(options.apiKeys ?? [DEFAULT_API_KEY]);
     this.webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
     this.faults.onDownChange((down) => {
@@ -99,6 +113,7 @@ export abstract class SimulatorServer {
     const server = this.server;
     this.server = null;
     if (server) await closeServer(server);
+    if (this.ownsRecordings) await this.recordings.close();
   }
 
   get url(): string {
@@ -167,7 +182,26 @@ export abstract class SimulatorServer {
 
   abstract agents(): unknown[];
   abstract phoneNumbers(): unknown[];
-  abstract placeCall(options: PlaceCallOptions): Promise<PlacedCall>;
+  /** Places a call and starts delivering its webhooks (`live`: as the call unfolds). Throws PlaceCallError for bad options. */
+  abstract beginCall(options: PlaceCallOptions): BegunCall;
+
+  /** Places a call; resolves once every delivery is settled. */
+  async placeCall(options: PlaceCallOptions): Promise<PlacedCall> {
+    return this.beginCall(options).settled;
+  }
+
+  /** Where a recording of `id` is (or would be) served. */
+  recordingUrl(id: string): string {
+    return `${this.url}${RECORDINGS_PREFIX}${encodeURIComponent(id)}.wav`;
+  }
+
+  /** A connected, recorded call's script kept for its recording; its URL, or undefined when there is none. */
+  protected recordCall(callId: string, timeline: CallTimeline, recorded: boolean): string | undefined {
+    if (!recorded || !timeline.connected) return undefined;
+    const turns = timeline.turns.map(({ role, text, startMs, endMs }) => ({ role, text, startMs, endMs }));
+    this.recordings.register(callId, { turns, durationMs: Math.max(timeline.durationMs, turns.at(-1)?.endMs ?? 0), voices: voicesFor(callId) });
+    return this.recordingUrl(callId);
+  }
   protected abstract resetState(): void;
   /** The platform's state as plain JSON, and back (the subclasses' fields are set up only after the base constructor, hence not there). */
   protected abstract persistedState(): Omit<PersistedState, 'platform'>;
@@ -176,6 +210,13 @@ export abstract class SimulatorServer {
   protected abstract errorReply(status: number, message: string): Reply;
 
   private async handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Recordings are files on the platform's storage, as a signed URL would serve them: no key, no faults, not logged.
+    const path = new URL(incoming.url ?? '/', 'http://simulator.local').pathname;
+    if (path.startsWith(RECORDINGS_PREFIX)) {
+      incoming.resume();
+      await this.recordings.serve(incoming, response, path);
+      return;
+    }
     const request = await toSimulatorRequest(incoming);
     if (request.path === CONTROL_PREFIX || request.path.startsWith(`${CONTROL_PREFIX}/`)) {
       writeReply(response, await handleControlRequest(this, request, response));

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PlatformASimulator } from './platform-a/platform-a-simulator.js';
 import { PlatformBSimulator } from './platform-b/platform-b-simulator.js';
+import { RecordingLibrary } from './recordings/recording-library.js';
 
 export interface StartSimulatorsOptions {
   /** Ports to listen on; 0 (the default) picks a free one. */
@@ -18,7 +19,8 @@ export interface StartSimulatorsOptions {
   voicesB?: readonly string[];
   /**
    * A directory for the platforms' state files (`platform-a.json`, `platform-b.json`, see SimulatorOptions.stateFile):
-   * agents and numbers then survive a restart. Absent: in memory only.
+   * agents and numbers then survive a restart. Absent: in memory only. The calls' recordings (scripts and
+   * synthesised WAV files) are kept in its `recordings` folder.
    */
   stateDir?: string;
 }
@@ -38,14 +40,20 @@ export interface RunningSimulators {
 export async function startSimulators(options: StartSimulatorsOptions = {}): Promise<RunningSimulators> {
   const { host, apiKeys } = options;
   const files = options.stateDir === undefined ? undefined : simulatorStateFiles(options.stateDir);
-  const platformA = new PlatformASimulator({ apiKeys, webhookSecret: options.webhookSecretA ?? options.webhookSecret, voices: options.voicesA, stateFile: files?.platformA });
-  const platformB = new PlatformBSimulator({ apiKeys, webhookSecret: options.webhookSecretB ?? options.webhookSecret, voices: options.voicesB, stateFile: files?.platformB });
+  // One library, so one speech synthesiser, for both platforms.
+  const recordings = new RecordingLibrary(options.stateDir === undefined ? undefined : join(options.stateDir, 'recordings'));
+  const platformA = new PlatformASimulator({ apiKeys, webhookSecret: options.webhookSecretA ?? options.webhookSecret, voices: options.voicesA, stateFile: files?.platformA, recordings });
+  const platformB = new PlatformBSimulator({ apiKeys, webhookSecret: options.webhookSecretB ?? options.webhookSecret, voices: options.voicesB, stateFile: files?.platformB, recordings });
+  const stopBoth = async () => {
+    await Promise.all([platformA.stop(), platformB.stop()]);
+    await recordings.close();
+  };
   try {
     const urls = { platformA: await platformA.start(options.portA ?? 0, host), platformB: await platformB.start(options.portB ?? 0, host) };
-    return { platformA, platformB, urls, stop: async () => void (await Promise.all([platformA.stop(), platformB.stop()])) };
+    return { platformA, platformB, urls, stop: stopBoth };
   } catch (error) {
     // One port taken must not leave the other simulator listening.
-    await Promise.all([platformA.stop(), platformB.stop()]);
+    await stopBoth();
     throw error;
   }
 }

@@ -69,7 +69,8 @@ describe('a completed platform_a call', () => {
       to_number: '+14155550123',
       call_status: 'ended',
       disconnection_reason: 'agent_hangup',
-      recording_url: expect.stringMatching(/^https:\/\//),
+      // Served by the simulator itself, so a player can play it.
+      recording_url: `${simulator.url}/recordings/${placed.callId}.wav`,
       metadata: { external_id: 'agt_9' },
     });
     expect(ended.end_timestamp - ended.start_timestamp).toBe(ended.duration_ms);

@@ -75,7 +75,7 @@ describe('a completed platform_b call', () => {
   });
 
   it('reports the call at its end: times, cost and breakdown, artifact messages, analysis and metrics', async () => {
-    await simulator.placeCall({ agentId: assistant.id, analysis: { outcome: 'resolved', topics: ['billing'], sentiment: 'positive' } });
+    const placed = await simulator.placeCall({ agentId: assistant.id, analysis: { outcome: 'resolved', topics: ['billing'], sentiment: 'positive' } });
     const ended = report(receiver.received);
 
     expect(ended.endedReason).toBe('assistant-ended-call');
@@ -93,7 +93,7 @@ describe('a completed platform_b call', () => {
     }
     expect(ended.artifact.messages[0]).toMatchObject({ role: 'bot' });
     expect(ended.artifact.transcript.split('\n')[0]).toMatch(/^AI: /);
-    expect(ended.artifact.recordingUrl).toMatch(/^https:\/\//);
+    expect(ended.artifact.recordingUrl).toBe(`${simulator.url}/recordings/${placed.callId}.wav`);
     expect(ended.analysis).toEqual({ summary: expect.any(String), structuredData: { sentiment: 'positive', outcome: 'resolved', topics: ['billing'] }, successEvaluation: 'true' });
     expect(Object.keys(ended.performanceMetrics).sort()).toEqual(['modelLatencyAverage', 'transcriberLatencyAverage', 'turnLatencyAverage', 'voiceLatencyAverage']);
   });

@@ -13,6 +13,12 @@ export type CallSentiment = 'positive' | 'neutral' | 'negative' | 'unknown';
 export interface CallTurn {
   role: 'agent' | 'user';
   text: string;
+  /**
+   * When the turn is said, ms from the moment the call connected: give both on every turn or on none (then
+   * each word takes 350 ms and turns follow each other 700 ms apart).
+   */
+  startMs?: number;
+  endMs?: number;
 }
 
 export interface CallAnalysisOptions {
@@ -56,8 +62,17 @@ export interface PlaceCallOptions {
   toNumber?: string;
   /** What is said; a short order-status conversation by default (only for calls that connect). */
   turns?: CallTurn[];
-  /** When the call started (Unix ms); by default so that it ends now. */
+  /** When the call started (Unix ms); by default so that it ends now (`live`: it starts now). */
   startedAt?: number;
+  /** How long the connected call lasts, ms; by default 800 ms after the last word (2.5 s when nobody speaks). */
+  durationMs?: number;
+  /**
+   * Deliver each event when it happens rather than all at once: the start when the call connects, each turn
+   * as it is finished being said, the end at the hang-up, the analysis `analysisDelayMs` later.
+   */
+  live?: boolean;
+  /** With `live`: how long after the hang-up the analysis arrives (4,000 ms by default). */
+  analysisDelayMs?: number;
   analysis?: CallAnalysisOptions;
   /** Whether the call has a recording URL; true by default. */
   recorded?: boolean;
@@ -81,6 +96,16 @@ export interface EventDelivery {
   rawBody: string;
   attempts: DeliveryAttempt[];
   delivered: boolean;
+}
+
+/** A call placed, its webhooks still being delivered (`live` calls take as long as the call). */
+export interface BegunCall {
+  platform: 'platform_a' | 'platform_b';
+  callId: string;
+  /** Where its recording is served, for a connected recorded call. */
+  recordingUrl?: string;
+  /** Resolves once every delivery is settled. */
+  settled: Promise<PlacedCall>;
 }
 
 export interface PlacedCall {

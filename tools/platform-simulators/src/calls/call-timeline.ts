@@ -9,6 +9,8 @@ export interface CallTimeline {
   startedAt: number;
   endedAt: number;
   durationMs: number;
+  /** How long after the end the analysis comes (0 unless the call is delivered live). */
+  analysisDelayMs: number;
   fromNumber: string | null;
   turns: TimedTurn[];
   analysis: Required<CallAnalysisOptions>;
@@ -30,6 +32,8 @@ const PAUSE_BETWEEN_TURNS_MS = 700;
 const HANG_UP_AFTER_LAST_TURN_MS = 800;
 /** A call that connects but where nobody speaks still lasts a moment before the hang-up or the failure. */
 const SILENT_CALL_MS = 2_500;
+/** A platform's analysis (an LLM reading the transcript) takes a few seconds after the hang-up. */
+const DEFAULT_LIVE_ANALYSIS_DELAY_MS = 4_000;
 
 export const DEFAULT_CONVERSATION: readonly CallTurn[] = [
   { role: 'agent', text: 'Hello, thanks for calling. How can I help you today?' },
@@ -69,8 +73,25 @@ export function validatePlaceCallOptions(options: PlaceCallOptions): void {
     const valid = Array.isArray(options.turns) && options.turns.every((turn) => (turn?.role === 'agent' || turn?.role === 'user') && typeof turn.text === 'string' && turn.text.trim() !== '');
     if (!valid) throw new PlaceCallError('turns must be an array of { role: "agent" | "user", text: non-empty string }');
   }
+  if (options.turns !== undefined) validateTurnTimes(options.turns, options.durationMs);
   if (options.startedAt !== undefined && !Number.isFinite(options.startedAt)) throw new PlaceCallError('startedAt must be Unix milliseconds');
+  if (options.durationMs !== undefined && (!Number.isFinite(options.durationMs) || options.durationMs < 0)) throw new PlaceCallError('durationMs must be a non-negative number of milliseconds');
+  if (options.analysisDelayMs !== undefined && (!Number.isFinite(options.analysisDelayMs) || options.analysisDelayMs < 0)) throw new PlaceCallError('analysisDelayMs must be a non-negative number of milliseconds');
   if (options.webhookUrl !== undefined && !isHttpUrl(options.webhookUrl)) throw new PlaceCallError('webhookUrl must be an http(s) URL');
+}
+
+function validateTurnTimes(turns: CallTurn[], durationMs: number | undefined): void {
+  const timed = turns.filter((turn) => turn.startMs !== undefined || turn.endMs !== undefined);
+  if (timed.length === 0) return;
+  if (timed.length !== turns.length) throw new PlaceCallError('turns: give startMs and endMs on every turn or on none');
+  let previousEnd = 0;
+  for (const turn of turns) {
+    if (!Number.isFinite(turn.startMs) || !Number.isFinite(turn.endMs) || turn.startMs! < previousEnd || turn.endMs! <= turn.startMs!) {
+      throw new PlaceCallError('turns: each startMs must follow the previous turn\'s endMs, and each endMs its startMs');
+    }
+    previousEnd = turn.endMs!;
+  }
+  if (durationMs !== undefined && durationMs < previousEnd) throw new PlaceCallError('durationMs must not end the call before its last turn');
 }
 
 /**
@@ -82,24 +103,30 @@ export function buildCallTimeline(options: PlaceCallOptions, connected: boolean,
   const script = connected ? scriptFor(outcome, options.turns) : [];
   const turns: TimedTurn[] = [];
   let cursor = FIRST_TURN_AT_MS;
-  for (const { role, text } of script) {
-    const words = text.split(/\s+/).filter((word) => word !== '').map((word, index) => ({
+  for (const { role, text, startMs, endMs } of script) {
+    const said = text.split(/\s+/).filter((word) => word !== '');
+    const from = startMs ?? cursor;
+    // Timed turns share their time out among their words; untimed ones take MS_PER_WORD a word.
+    const perWord = startMs !== undefined && endMs !== undefined ? (endMs - startMs) / said.length : MS_PER_WORD;
+    const words = said.map((word, index) => ({
       word,
-      startMs: cursor + index * MS_PER_WORD,
-      endMs: cursor + (index + 1) * MS_PER_WORD - 50,
+      startMs: Math.round(from + index * perWord),
+      endMs: Math.round(from + (index + 1) * perWord - Math.min(50, perWord / 4)),
     }));
-    const endMs = words[words.length - 1].endMs;
-    turns.push({ role, text, startMs: cursor, endMs, words });
-    cursor = endMs + PAUSE_BETWEEN_TURNS_MS;
+    const to = endMs ?? words[words.length - 1].endMs;
+    turns.push({ role, text, startMs: from, endMs: to, words });
+    cursor = to + PAUSE_BETWEEN_TURNS_MS;
   }
-  const durationMs = !connected ? 0 : turns.length === 0 ? SILENT_CALL_MS : turns[turns.length - 1].endMs + HANG_UP_AFTER_LAST_TURN_MS;
-  const startedAt = options.startedAt ?? now - durationMs;
+  const spokenUntil = turns.length === 0 ? 0 : turns[turns.length - 1].endMs;
+  const durationMs = !connected ? 0 : options.durationMs ?? (turns.length === 0 ? SILENT_CALL_MS : spokenUntil + HANG_UP_AFTER_LAST_TURN_MS);
+  const startedAt = options.startedAt ?? (options.live ? now : now - durationMs);
   return {
     outcome,
     connected,
     startedAt,
     endedAt: startedAt + durationMs,
     durationMs,
+    analysisDelayMs: options.analysisDelayMs ?? (options.live ? DEFAULT_LIVE_ANALYSIS_DELAY_MS : 0),
     fromNumber: options.fromNumber === undefined ? DEFAULT_CALLER : options.fromNumber,
     turns,
     analysis: analysisFor(outcome, options.analysis),

@@ -6,6 +6,8 @@ import { sleep } from '../http-io.js';
 export interface OutgoingEvent {
   type: string;
   body: unknown;
+  /** When it happens, ms from the call's start: a live call's events are sent then. */
+  atMs?: number;
 }
 
 export interface DeliveryPolicy {
@@ -18,11 +20,19 @@ export interface DeliveryPolicy {
 
 /**
  * Sends the events one after the other, each until a 2xx or its retries run out. Every attempt is signed
- * anew (a fresh timestamp) over the same bytes, as a platform re-sending an event does.
+ * anew (a fresh timestamp) over the same bytes, as a platform re-sending an event does. With `liveFrom` (the
+ * call's start, Unix ms), each event waits for its moment (`atMs`) first.
  */
-export async function deliverEvents(url: string, events: OutgoingEvent[], sign: (rawBody: string) => Record<string, string>, policy: DeliveryPolicy): Promise<EventDelivery[]> {
+export async function deliverEvents(
+  url: string,
+  events: OutgoingEvent[],
+  sign: (rawBody: string) => Record<string, string>,
+  policy: DeliveryPolicy,
+  liveFrom?: number,
+): Promise<EventDelivery[]> {
   const deliveries: EventDelivery[] = [];
   for (const event of events) {
+    if (liveFrom !== undefined && event.atMs !== undefined) await sleep(liveFrom + event.atMs - Date.now());
     const rawBody = JSON.stringify(event.body);
     const attempts: DeliveryAttempt[] = [];
     let delivered = false;

@@ -28,7 +28,8 @@ export interface PlatformACallContext {
   agent: PlatformAAgent;
   toNumber: string;
   reason: string;
-  recorded: boolean;
+  /** Where the simulator serves the call's recording; absent when it was not recorded. */
+  recordingUrl?: string;
 }
 
 /**
@@ -47,10 +48,10 @@ export function platformACallEvents(timeline: CallTimeline, context: PlatformACa
   };
   const events: OutgoingEvent[] = [];
   if (timeline.connected) {
-    events.push({ type: 'call_started', body: { event: 'call_started', call: { ...base, call_status: 'ongoing' } } });
+    events.push({ type: 'call_started', body: { event: 'call_started', call: { ...base, call_status: 'ongoing' } }, atMs: 0 });
     for (let spoken = 1; spoken <= timeline.turns.length; spoken += 1) {
       const call = { ...base, call_status: 'ongoing', transcript_object: transcriptObject(timeline.turns.slice(0, spoken)) };
-      events.push({ type: 'transcript_updated', body: { event: 'transcript_updated', call } });
+      events.push({ type: 'transcript_updated', body: { event: 'transcript_updated', call }, atMs: timeline.turns[spoken - 1].endMs });
     }
   }
   const ended = {
@@ -60,14 +61,14 @@ export function platformACallEvents(timeline: CallTimeline, context: PlatformACa
     duration_ms: timeline.durationMs,
     disconnection_reason: context.reason,
     transcript_object: transcriptObject(timeline.turns),
-    ...(context.recorded && timeline.connected ? { recording_url: `https://recordings.platform-a.example/${context.callId}.wav` } : {}),
+    ...(context.recordingUrl !== undefined && timeline.connected ? { recording_url: context.recordingUrl } : {}),
     call_cost: callCost(timeline.durationMs),
     latency: timeline.turns.some((turn) => turn.role === 'agent') ? LATENCY : {},
   };
-  events.push({ type: 'call_ended', body: { event: 'call_ended', call: ended } });
+  events.push({ type: 'call_ended', body: { event: 'call_ended', call: ended }, atMs: timeline.durationMs });
   const { summary, sentiment, successful, outcome, topics } = timeline.analysis;
   const callAnalysis = { call_summary: summary, user_sentiment: SENTIMENT[sentiment], call_successful: successful, custom_analysis_data: { outcome, topics } };
-  events.push({ type: 'call_analyzed', body: { event: 'call_analyzed', call: { ...ended, call_analysis: callAnalysis } } });
+  events.push({ type: 'call_analyzed', body: { event: 'call_analyzed', call: { ...ended, call_analysis: callAnalysis } }, atMs: timeline.durationMs + timeline.analysisDelayMs });
   return events;
 }
 

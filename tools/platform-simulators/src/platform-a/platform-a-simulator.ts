@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PlaceCallError, type PlaceCallOptions, type PlacedCall } from '../calls/call-options.js';
+import { PlaceCallError, type BegunCall, type PlaceCallOptions, type PlacedCall } from '../calls/call-options.js';
 import { buildCallTimeline, validatePlaceCallOptions } from '../calls/call-timeline.js';
 import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-delivery.js';
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
@@ -52,8 +52,8 @@ export class PlatformASimulator extends SimulatorServer {
     return [...this.numbers.values()].map((number) => ({ ...number }));
   }
 
-  /** Places an inbound call to the agent and delivers its webhooks; resolves when every delivery is settled. */
-  async placeCall(options: PlaceCallOptions): Promise<PlacedCall> {
+  /** Places an inbound call to the agent and starts delivering its webhooks. */
+  beginCall(options: PlaceCallOptions): BegunCall {
     validatePlaceCallOptions(options);
     const agent = this.agentsById.get(options.agentId);
     if (!agent) throw new PlaceCallError(`platform_a has no agent ${options.agentId}`, 404);
@@ -64,17 +64,20 @@ export class PlatformASimulator extends SimulatorServer {
     const reason = platformAReason(outcome, options.reason);
     const timeline = buildCallTimeline(options, !PLATFORM_A_DIAL_FAILURES.includes(reason));
     const boundNumber = [...this.numbers.values()].find((number) => number.inbound_agent_id === agent.agent_id)?.phone_number;
+    const callId = `call_${randomBytes(16).toString('hex')}`;
     const context = {
-      callId: `call_${randomBytes(16).toString('hex')}`,
+      callId,
       agent: structuredClone(agent),
       toNumber: options.toNumber ?? boundNumber ?? FALLBACK_CALLED_NUMBER,
       reason,
-      recorded: options.recorded ?? true,
+      recordingUrl: this.recordCall(callId, timeline, options.recorded ?? true),
     };
     const events = applyChaos(platformACallEvents(timeline, context), options.chaos, platformAUnknownEvent(context), (event) => event.type === 'call_ended');
     const secret = this.webhookSecret;
-    const deliveries = await deliverEvents(webhookUrl, events, (rawBody) => signPlatformAWebhook(rawBody, secret), policy);
-    return { platform: this.platform, callId: context.callId, agentId: agent.agent_id, outcome, reason, webhookUrl, deliveries };
+    const settled = deliverEvents(webhookUrl, events, (rawBody) => signPlatformAWebhook(rawBody, secret), policy, options.live ? timeline.startedAt : undefined).then(
+      (deliveries): PlacedCall => ({ platform: this.platform, callId, agentId: agent.agent_id, outcome, reason, webhookUrl, deliveries }),
+    );
+    return { platform: this.platform, callId, recordingUrl: context.recordingUrl, settled };
   }
 
   protected resetState(): void {

@@ -26,7 +26,8 @@ export interface PlatformBCallContext {
   assistantId: string;
   toNumber: string;
   reason: string;
-  recorded: boolean;
+  /** Where the simulator serves the call's recording; absent when it was not recorded. */
+  recordingUrl?: string;
 }
 
 /**
@@ -35,7 +36,11 @@ export interface PlatformBCallContext {
  */
 export function platformBCallEvents(timeline: CallTimeline, context: PlatformBCallContext): OutgoingEvent[] {
   const call = callObject(timeline, context);
-  const message = (type: string, timestamp: number, extra: Record<string, unknown>): OutgoingEvent => ({ type, body: { message: { type, timestamp, call, ...extra } } });
+  const message = (type: string, timestamp: number, extra: Record<string, unknown>): OutgoingEvent => ({
+    type,
+    body: { message: { type, timestamp, call, ...extra } },
+    atMs: timestamp - timeline.startedAt,
+  });
   const events: OutgoingEvent[] = [message('status-update', timeline.startedAt, { status: 'ringing' })];
   if (timeline.connected) {
     events.push(message('status-update', timeline.startedAt, { status: 'in-progress' }));
@@ -49,7 +54,7 @@ export function platformBCallEvents(timeline: CallTimeline, context: PlatformBCa
     }
   }
   events.push(message('status-update', timeline.endedAt, { status: 'ended', endedReason: context.reason }));
-  events.push(message('end-of-call-report', timeline.endedAt, endOfCallReport(timeline, context)));
+  events.push(message('end-of-call-report', timeline.endedAt + timeline.analysisDelayMs, endOfCallReport(timeline, context)));
   return events;
 }
 
@@ -86,7 +91,7 @@ function endOfCallReport(timeline: CallTimeline, context: PlatformBCallContext) 
     artifact: {
       messages: timeline.turns.map((turn) => artifactMessage(turn, timeline.startedAt)),
       transcript: transcriptText(timeline.turns, 'AI', 'User'),
-      ...(context.recorded && timeline.connected ? { recordingUrl: `https://storage.platform-b.example/recordings/${context.callId}.wav` } : {}),
+      ...(context.recordingUrl !== undefined && timeline.connected ? { recordingUrl: context.recordingUrl } : {}),
     },
     analysis: { summary, structuredData: { sentiment, outcome, topics }, successEvaluation: String(successful) },
     performanceMetrics: assistantSpoke

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { PlaceCallError, type PlaceCallOptions, type PlacedCall } from '../calls/call-options.js';
+import { PlaceCallError, type BegunCall, type PlaceCallOptions, type PlacedCall } from '../calls/call-options.js';
 import { buildCallTimeline, validatePlaceCallOptions } from '../calls/call-timeline.js';
 import { applyChaos, deliverEvents, deliveryPolicy } from '../calls/webhook-delivery.js';
 import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from '../http-io.js';
@@ -53,8 +53,8 @@ export class PlatformBSimulator extends SimulatorServer {
     return [...this.numbersById.values()].map((number) => ({ ...number }));
   }
 
-  /** Places an inbound call to the assistant and delivers its messages; resolves when every delivery is settled. */
-  async placeCall(options: PlaceCallOptions): Promise<PlacedCall> {
+  /** Places an inbound call to the assistant and starts delivering its messages. */
+  beginCall(options: PlaceCallOptions): BegunCall {
     validatePlaceCallOptions(options);
     const assistant = this.assistantsById.get(options.agentId);
     if (!assistant) throw new PlaceCallError(`platform_b has no assistant ${options.agentId}`, 404);
@@ -65,17 +65,20 @@ export class PlatformBSimulator extends SimulatorServer {
     const reason = platformBReason(outcome, options.reason);
     const timeline = buildCallTimeline(options, !PLATFORM_B_DIAL_FAILURES.includes(reason));
     const boundNumber = [...this.numbersById.values()].find((number) => number.assistantId === assistant.id)?.number;
+    const callId = randomUUID();
     const context = {
-      callId: randomUUID(),
+      callId,
       assistantId: assistant.id,
       toNumber: options.toNumber ?? boundNumber ?? FALLBACK_CALLED_NUMBER,
       reason,
-      recorded: options.recorded ?? true,
+      recordingUrl: this.recordCall(callId, timeline, options.recorded ?? true),
     };
     const events = applyChaos(platformBCallEvents(timeline, context), options.chaos, platformBUnknownEvent(timeline, context), isPlatformBEndEvent);
     const secret = this.webhookSecret;
-    const deliveries = await deliverEvents(webhookUrl, events, (rawBody) => signPlatformBWebhook(rawBody, secret), policy);
-    return { platform: this.platform, callId: context.callId, agentId: assistant.id, outcome, reason, webhookUrl, deliveries };
+    const settled = deliverEvents(webhookUrl, events, (rawBody) => signPlatformBWebhook(rawBody, secret), policy, options.live ? timeline.startedAt : undefined).then(
+      (deliveries): PlacedCall => ({ platform: this.platform, callId, agentId: assistant.id, outcome, reason, webhookUrl, deliveries }),
+    );
+    return { platform: this.platform, callId, recordingUrl: context.recordingUrl, settled };
   }
 
   protected resetState(): void {
