@@ -7,6 +7,11 @@ import { AccountsStore } from './accounts/accounts.store.js';
 import { AdminAccountsController } from './accounts/admin-accounts.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { AgentEventsAudit } from './audit/agent-events-audit.consumer.js';
+import { AuditEventsController } from './audit/audit-events.controller.js';
+import { AuditEventsStore } from './audit/audit-events.store.js';
+import { AuditLog } from './audit/audit-log.js';
+import { AuditRetention } from './audit/audit-retention.js';
 import { AccessGuard } from './auth/access.guard.js';
 import { ApiKeysStore } from './auth/api-keys.store.js';
 import { CallEventPublisher } from './call-events/call-event-publisher.js';
@@ -58,6 +63,7 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     WebhookEndpointsController,
     EndpointDeliveriesController,
     EventsController,
+    AuditEventsController,
     ...(settings.adminToken ? [AdminAccountsController] : []),
     DocsController,
   ];
@@ -94,6 +100,10 @@ export class GatewayModule {
         RateLimiter,
         StreamLeasesStore,
         ConversationStreams,
+        AuditEventsStore,
+        AuditLog,
+        AuditRetention,
+        AgentEventsAudit,
       ],
     };
   }

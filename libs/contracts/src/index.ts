@@ -16,4 +16,5 @@ export * from './agent-payloads.js';
 export * from './integrations.js';
 export * from './webhook-deliveries.js';
 export * from './outbound-events.js';
+export * from './audit.js';
 export * from './data-requests.js';

@@ -72,4 +72,8 @@ export const Headers = {
    * (what the gateway sets): platform event ids are unique only within an account.
    */
   msgId: 'Nats-Msg-Id',
+  /** The API key a command was made with (the gateway sets it on changes the audit log records). */
+  actorKeyId: 'x-actor-key-id',
+  /** The address of the client that sent the command to the gateway. */
+  clientAddress: 'x-client-address',
 } as const;

@@ -1,6 +1,6 @@
 import { VOICE_PLATFORMS } from '@voice/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { inTransaction } from '@voice/service-kit';
 import type { CreatedApiKey } from '../auth/api-key.views.js';
 import { ApiKeysStore } from '../auth/api-keys.store.js';
@@ -17,8 +17,14 @@ export class AccountsStore {
     private readonly keys: ApiKeysStore,
   ) {}
 
-  /** The account and its first, all-scopes key commit together: an account is never left without a way in. */
-  async create(body: CreateAccountBody): Promise<CreatedAccount> {
+  /**
+   * The account and its first, all-scopes key commit together: an account is never left without a way in.
+   * `firstKeyCreated` runs in the same transaction (the key's audit entry commits with it).
+   */
+  async create(
+    body: CreateAccountBody,
+    firstKeyCreated?: (created: { accountId: string; keyId: string }, runner: QueryRunner) => Promise<void>,
+  ): Promise<CreatedAccount> {
     return inTransaction(this.db, async (runner) => {
       const id = newAccountId();
       const voicePlatforms = body.voice_platforms ?? [...VOICE_PLATFORMS];
@@ -28,6 +34,7 @@ export class AccountsStore {
         [id, body.name.trim(), body.plan.trim(), body.agent_limit, voicePlatforms],
       )) as Array<{ created_at: Date }>;
       const key: CreatedApiKey = await this.keys.create(id, [...SCOPES], 'bootstrap', runner);
+      await firstKeyCreated?.({ accountId: id, keyId: key.id }, runner);
       return {
         id,
         name: body.name.trim(),

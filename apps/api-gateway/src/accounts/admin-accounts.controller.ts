@@ -1,6 +1,7 @@
 import { Body, Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { validateBody } from '@voice/service-kit';
+import { AuditLog } from '../audit/audit-log.js';
 import { AdminOnly } from '../auth/access.decorators.js';
 import { success } from '../http/envelope.js';
 import { ref } from '../openapi/json-schema.js';
@@ -12,7 +13,10 @@ import { Idempotent } from '../idempotency/idempotent.decorator.js';
 /** Operator bootstrap; registered only when ADMIN_TOKEN is set, so without it the route does not exist. */
 @Controller('v1/admin/accounts')
 export class AdminAccountsController {
-  constructor(private readonly accounts: AccountsStore) {}
+  constructor(
+    private readonly accounts: AccountsStore,
+    private readonly audit: AuditLog,
+  ) {}
 
   @Post()
   @AdminOnly()
@@ -26,6 +30,9 @@ export class AdminAccountsController {
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field')
   async create(@Req() req: Request, @Body() body: unknown) {
     const input = validateBody(CreateAccountBody, body);
-    return success(req, await this.accounts.create(input));
+    const created = await this.accounts.create(input, ({ accountId, keyId }, runner) =>
+      this.audit.record(req, { action: 'api_key.created', targetId: keyId, accountId }, runner),
+    );
+    return success(req, created);
   }
 }

@@ -18,7 +18,7 @@ import {
 import { RequireScope } from '../auth/access.decorators.js';
 import { apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
-import { callerOf, requestIdOf } from '../http/gateway-request.js';
+import { callerOf, clientAddressOf, requestIdOf } from '../http/gateway-request.js';
 import { etagOf, ifMatchHolds, parseIfMatch } from '../http/if-match.js';
 import { AGENT_EXAMPLE } from '../openapi/examples.js';
 import { enumOf, ref, string } from '../openapi/json-schema.js';
@@ -85,7 +85,13 @@ export class AgentsController {
 
   /** The RPC options of a command that reaches the voice platform. */
   private syncing(req: Request) {
-    return { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS, reportsProgress: true };
+    return {
+      requestId: requestIdOf(req),
+      timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS,
+      reportsProgress: true,
+      // The agent's events keep who made the change; the audit log reads it from them.
+      actor: { keyId: callerOf(req).key_id, clientAddress: clientAddressOf(req) },
+    };
   }
 
   @Post()

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Re
 import type { Request } from 'express';
 import { findUnknownParameter } from '@voice/contracts';
 import { validateBody } from '@voice/service-kit';
+import { AuditLog } from '../audit/audit-log.js';
 import { RequireScope } from '../auth/access.decorators.js';
 import { ApiKeysStore } from '../auth/api-keys.store.js';
 import { isApiKeyId } from '../auth/resource-ids.js';
@@ -17,7 +18,10 @@ import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 @Controller('v1/api-keys')
 export class ApiKeysController {
-  constructor(private readonly keys: ApiKeysStore) {}
+  constructor(
+    private readonly keys: ApiKeysStore,
+    private readonly audit: AuditLog,
+  ) {}
 
   @Post()
   @RequireScope('api_keys:write')
@@ -40,6 +44,7 @@ export class ApiKeysController {
       });
     }
     const key = await this.keys.create(caller.account.id, input.scopes, input.name?.trim() ?? null);
+    await this.audit.record(req, { action: 'api_key.created', targetId: key.id });
     return success(req, key);
   }
 
@@ -76,6 +81,7 @@ export class ApiKeysController {
       throw apiFailure('insufficient_permissions', `A key can only revoke keys whose scopes it holds itself; this key lacks ${beyond.join(', ')}.`);
     }
     await this.keys.revoke(caller.account.id, id);
+    await this.audit.record(req, { action: 'api_key.revoked', targetId: id });
   }
 }
 

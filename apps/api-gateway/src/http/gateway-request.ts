@@ -25,3 +25,8 @@ export function callerOf(req: Request): Caller {
   if (!caller) throw new Error('route has no authenticated caller');
   return caller;
 }
+
+/** The address the request came from (the connection's peer: a proxy in front is not looked through). */
+export function clientAddressOf(req: Request): string | undefined {
+  return req.socket.remoteAddress ?? undefined;
+}

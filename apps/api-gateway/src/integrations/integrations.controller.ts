@@ -15,6 +15,7 @@ import {
   type StoredIntegration,
   type IntegrationView,
 } from '@voice/contracts';
+import { AuditLog } from '../audit/audit-log.js';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
@@ -42,6 +43,7 @@ export class IntegrationsController {
     private readonly services: ServiceClient,
     private readonly deliveries: WebhookDeliveriesStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The views, with the refused webhook deliveries the gateway counted for each. */
@@ -92,6 +94,8 @@ export class IntegrationsController {
     // The service checks the key with the platform (one call, its own deadline) before answering: allow for it.
     const timeoutMs = this.settings.rpcTimeoutMs + PLATFORM_CHECK_ALLOWANCE_MS;
     const reply = await this.services.send<IntegrationReply>(IntegrationsRpc.configure, payload, { requestId: requestIdOf(req), timeoutMs });
+    // An integration is one per platform, and a removal names only the platform: the platform is the target.
+    await this.audit.record(req, { action: 'integration.configured', targetId: platform });
     const [view] = await this.views(payload.account.id, [reply.integration]);
     return success(req, view);
   }
@@ -106,5 +110,6 @@ export class IntegrationsController {
   async remove(@Req() req: Request, @Param('platform') platform: string): Promise<void> {
     const payload: RemoveIntegrationRequest = { account_id: callerOf(req).account.id, platform };
     await this.services.send<unknown>(IntegrationsRpc.remove, payload, { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'integration.removed', targetId: platform });
   }
 }

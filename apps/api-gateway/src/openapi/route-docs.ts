@@ -92,6 +92,8 @@ export const API_TAGS = {
     'Where the account’s own systems are told about its calls and agents: signed outbound events (Standard Webhooks), retried on a schedule. Scopes webhooks:read and webhooks:write.',
   Events: 'The account’s outbound events (what its webhook endpoints are sent), newest first, with filters. Scope webhooks:read.',
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
+  'Audit log':
+    'Who changed what in the account (keys, integrations, agents with the names of changed fields, webhook endpoints, data requests), from which request and address; append-only, kept 365 days. Scope audit:read.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',
 } as const;

@@ -17,6 +17,7 @@ import {
   CONVERSATIONS_PAGE_EXAMPLE, CREATED_ACCOUNT_EXAMPLE, CREATED_API_KEY_EXAMPLE, HEALTH_EXAMPLE, HEALTH_UNAVAILABLE_EXAMPLE,
   INTEGRATION_VIEW_EXAMPLES, listExample, META_EXAMPLE, PAUSED_AGENT_EXAMPLE, REQUEST_ID_EXAMPLE, requestExamples, TRANSCRIPT_EXAMPLE,
 } from './examples.js';
+import { auditEventComponents } from './audit-event-schemas.js';
 import { arrayOf, ref, type JsonSchema } from './json-schema.js';
 import { requestComponents } from './request-schemas.js';
 import { viewComponent } from './view-component.js';
@@ -101,6 +102,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreatedAccount: createdAccount,
     Integration: integration,
     ...webhookEndpointComponents(),
+    ...auditEventComponents(),
     ConfigureIntegrationRequest: requests.ConfigureIntegrationRequest,
     Health: health,
     Meta: meta,

@@ -29,6 +29,8 @@ export class ServiceClient {
     const wait = options.reportsProgress ? progressWait(Math.min(this.settings.rpcTimeoutMs, timeoutMs), timeoutMs) : fixedWait(timeoutMs);
     const h = natsHeaders();
     h.set(Headers.requestId, options.requestId);
+    if (options.actor?.keyId) h.set(Headers.actorKeyId, options.actor.keyId);
+    if (options.actor?.clientAddress) h.set(Headers.clientAddress, options.actor.clientAddress);
     const record = new NatsRecordBuilder(payload).setHeaders(h).build();
     let watch: ReplyWatch<TReply>;
     try {
@@ -157,6 +159,12 @@ function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () 
   };
 }
 
+/** The API key and client address of a request, as a service keeps them in the metadata of what it records. */
+export interface RequestActor {
+  keyId?: string;
+  clientAddress?: string;
+}
+
 /** What a caller does with the reply of a request it already answered 503 because the reply was late. */
 export interface LateReply<TReply> {
   waitMs: number;
@@ -165,6 +173,8 @@ export interface LateReply<TReply> {
 
 export interface SendOptions<TReply> {
   requestId: string;
+  /** Who asks, carried to a service whose events the audit log reads (see actorOf). */
+  actor?: RequestActor;
   /** The absolute bound (RPC_TIMEOUT_MS when absent). */
   timeoutMs?: number;
   /**

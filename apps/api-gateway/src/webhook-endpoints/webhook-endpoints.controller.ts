@@ -4,6 +4,7 @@ import {
   NotificationsRpc, type CreatedWebhookEndpoint, type CreateWebhookEndpointRequest, type ListWebhookEndpointsRequest, type PageResult, type RawQuery,
   type UpdateWebhookEndpointRequest, type WebhookEndpointRequest, type WebhookEndpointSecretReply, type WebhookEndpointView, type WebhookTestResult,
 } from '@voice/contracts';
+import { AuditLog } from '../audit/audit-log.js';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
@@ -26,6 +27,7 @@ export class WebhookEndpointsController {
   constructor(
     private readonly services: ServiceClient,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly audit: AuditLog,
   ) {}
 
   private one(req: Request, id: string): WebhookEndpointRequest {
@@ -50,6 +52,7 @@ export class WebhookEndpointsController {
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
     const payload: CreateWebhookEndpointRequest = { account: callerOf(req).account, body };
     const created = await this.services.send<CreatedWebhookEndpoint>(NotificationsRpc.createEndpoint, payload, { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'webhook_endpoint.created', targetId: created.id });
     res.set('Location', `/v1/webhook-endpoints/${encodeURIComponent(created.id)}`);
     return success(req, created);
   }
@@ -83,7 +86,9 @@ export class WebhookEndpointsController {
   @ApiEnvelope(200, 'WebhookEndpointSecret', { description: 'The signing secret.' })
   @ApiErrors('not_found')
   async secret(@Req() req: Request, @Param('id') id: string) {
-    return success(req, await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.endpointSecret, this.one(req, id), { requestId: requestIdOf(req) }));
+    const secret = await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.endpointSecret, this.one(req, id), { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'webhook_endpoint.secret_revealed', targetId: id });
+    return success(req, secret);
   }
 
   @Post(':id/rotate-secret')
@@ -99,7 +104,9 @@ export class WebhookEndpointsController {
   @ApiEnvelope(200, 'WebhookEndpointSecret', { description: 'The new signing secret.' })
   @ApiErrors('not_found')
   async rotate(@Req() req: Request, @Param('id') id: string) {
-    return success(req, await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.rotateSecret, this.one(req, id), { requestId: requestIdOf(req) }));
+    const secret = await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.rotateSecret, this.one(req, id), { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'webhook_endpoint.secret_rotated', targetId: id });
+    return success(req, secret);
   }
 
   @Post(':id/test')
@@ -128,7 +135,10 @@ export class WebhookEndpointsController {
   @ApiErrors('invalid_request', 'invalid_parameter', 'not_found')
   async update(@Req() req: Request, @Param('id') id: string, @Body() body: unknown) {
     const payload: UpdateWebhookEndpointRequest = { ...this.one(req, id), body };
-    return success(req, await this.services.send<WebhookEndpointView>(NotificationsRpc.updateEndpoint, payload, { requestId: requestIdOf(req) }));
+    const updated = await this.services.send<WebhookEndpointView>(NotificationsRpc.updateEndpoint, payload, { requestId: requestIdOf(req) });
+    // The service accepted the body, so its keys are the fields sent: their names only, never the values (a URL can carry a token).
+    await this.audit.record(req, { action: 'webhook_endpoint.updated', targetId: id, changedFields: Object.keys(body as object) });
+    return success(req, updated);
   }
 
   @Delete(':id')
@@ -140,5 +150,6 @@ export class WebhookEndpointsController {
   @ApiErrors('not_found')
   async remove(@Req() req: Request, @Param('id') id: string): Promise<void> {
     await this.services.send<unknown>(NotificationsRpc.deleteEndpoint, this.one(req, id), { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'webhook_endpoint.deleted', targetId: id });
   }
 }

@@ -7,11 +7,21 @@ import type { LogFormatSetting } from '../config/config.js';
 /** Per-request context so every log line of a request carries its request id. */
 export interface RequestContext {
   requestId: string;
+  /** The API key the request was made with, when the gateway passed it on (x-actor-key-id). */
+  actorKeyId?: string;
+  /** The client's address as the gateway saw it (x-client-address). */
+  clientAddress?: string;
 }
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** Who made the current request, for the metadata of what it records; nulls outside a request. */
+export function currentRequestOrigin(): { request_id: string | null; actor_key_id: string | null; client_address: string | null } {
+  const context = requestContext.getStore();
+  return { request_id: context?.requestId ?? null, actor_key_id: context?.actorKeyId ?? null, client_address: context?.clientAddress ?? null };
 }
 
 /**
