@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CallEvent, PiiRedactionCategory } from '@voice/contracts';
 import { applyAgentPolicy, type AgentSwitches } from './agent-policy.rules.js';
-import { maskCallerNumber } from './privacy-policy.rules.js';
+import { maskCallerNumber, parkedForm } from './privacy-policy.rules.js';
 
 const CARD_SAID = 'four one one one, one one one one, one one one one, one one one one';
 const base = { id: 'evt_1', conversation_id: 'conv_1', agent_id: 'agt_1', occurred_at: '2026-01-01T10:00:00.000Z' };
@@ -118,5 +118,13 @@ describe('zero retention (store_content false)', () => {
     const both = agent({ store_content: false, pii_redaction: { enabled: true, categories: [...all, 'caller_number'] } });
     expect(applyAgentPolicy(ended, both).data).toMatchObject({ caller_number: '**23', topics: ['billing', 'ssn [SSN]'] });
     expect(applyAgentPolicy(ended, both).data).not.toHaveProperty('summary');
+  });
+});
+
+describe('an event parked while its agent is not known', () => {
+  it('is redacted of every detected category, its content and the caller’s number kept', () => {
+    expect(parkedForm(transcript).data).toEqual(applyAgentPolicy(transcript, redacting()).data);
+    expect(parkedForm(ended).data).toMatchObject({ summary: 'Caller paid with card [CREDIT_CARD] and asked for a call back on [PHONE_NUMBER].', caller_number: '+14155550123', recording_url: 'https://rec.example/1.mp3' });
+    expect(parkedForm(started)).toEqual(started);
   });
 });

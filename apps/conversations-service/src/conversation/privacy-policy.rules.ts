@@ -5,7 +5,7 @@
  * after it only ever see the redacted text, and nothing unredacted is kept anywhere.
  */
 import { PII_CATEGORIES, redactPii, type PiiCategory } from '@voice/pii';
-import type { CallEvent, FollowUpTask, PiiRedactionCategory, PiiRedactionSettings, TranscriptSegment } from '@voice/contracts';
+import { DEFAULT_PII_REDACTION_CATEGORIES, type CallEvent, type FollowUpTask, type PiiRedactionCategory, type PiiRedactionSettings, type TranscriptSegment } from '@voice/contracts';
 
 export interface PrivacySettings {
   pii_redaction: PiiRedactionSettings;
@@ -61,4 +61,15 @@ export function applyPrivacy(event: CallEvent, settings: PrivacySettings): CallE
     data.caller_number = maskCallerNumber(data.caller_number);
   }
   return { ...event, data } as CallEvent;
+}
+
+/**
+ * What is kept of an event parked while its agent is not known yet: the agent's settings are not known either, so
+ * every detected category is redacted (its content is kept: the agent may store it). When the agent is known the
+ * event is recorded through the agent's own settings, which can only take more away.
+ */
+const WHILE_AGENT_UNKNOWN: PrivacySettings = { pii_redaction: { enabled: true, categories: [...DEFAULT_PII_REDACTION_CATEGORIES] }, store_content: true };
+
+export function parkedForm(event: CallEvent): CallEvent {
+  return applyPrivacy(event, WHILE_AGENT_UNKNOWN);
 }

@@ -8,6 +8,7 @@ import { addToAccountTotals, projectConversations } from '../conversation/conver
 import { toChange } from '../conversation/conversation.views.js';
 import { ConversationChangesPublisher } from '../publish-conversation-changes/conversation-changes.publisher.js';
 import { lockConversations } from '../database/locks.js';
+import { parkedForm } from '../conversation/privacy-policy.rules.js';
 import {
   planCallRecording, plannedAppends, recordingScope, settleCallRecording, type IncomingEvent, type LoadedForRecording, type RecordOutcome,
 } from './call-recording.decider.js';
@@ -89,7 +90,7 @@ export async function recordInTransaction(runner: QueryRunner, incoming: readonl
   for (const [index, outcome] of plan.outcomes) outcomes[index] = outcome;
   // The subject's account is parked with the event: the replay checks it once the agent is known.
   const publisherOf = new Map(items.map((i) => [i.event, i.publisherAccount]));
-  await parkEvents(runner, plan.parked.map((event) => ({ event, publisherAccount: publisherOf.get(event) })));
+  await parkEvents(runner, plan.parked.map((event) => ({ event: parkedForm(event), publisherAccount: publisherOf.get(event) })));
   await rememberRefusals(runner, plan.refusals);
   const appends = plannedAppends(plan);
   if (appends.length === 0) return [];
