@@ -18,6 +18,13 @@ export interface LeasedDelivery {
   body: string;
 }
 
+/** An attempt made under a lease, and what the schedule decided for its delivery. */
+export interface Settlement {
+  delivery: LeasedDelivery;
+  attempt: AttemptRecord;
+  decision: DeliveryDecision;
+}
+
 export interface AttemptRecord {
   attempted_at: Date;
   status_code: number | null;
@@ -42,19 +49,27 @@ export interface DeliveriesSettings {
 export class DeliveriesStore {
   constructor(private readonly dataSource: DataSource, private readonly settings: DeliveriesSettings) {}
 
+  /**
+   * Leases up to `limit` due deliveries, oldest first, never more than `perEndpoint` leased per endpoint. Each
+   * enabled endpoint with something due is looked at through its own index entries (its leased count, its first
+   * due deliveries), so the cost follows the endpoints, not the backlog.
+   */
   async claim(limit: number, perEndpoint: number, leaseToken: string, leaseMs: number): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
     return this.dataSource.query(
-      `WITH busy AS (
-         SELECT endpoint_id, count(*) AS n FROM notifications.deliveries
-          WHERE status = 'pending' AND lease_until > now() GROUP BY endpoint_id
-       ), ranked AS (
-         SELECT d.id, d.endpoint_id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
-           FROM notifications.deliveries d JOIN notifications.endpoints e ON e.id = d.endpoint_id AND e.enabled
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
+      `WITH due_endpoints AS (
+         SELECT e.id, $2 - (SELECT count(*) FROM notifications.deliveries b
+                             WHERE b.endpoint_id = e.id AND b.lease_until IS NOT NULL AND b.lease_until > now() AND b.status = 'pending') AS room
+           FROM notifications.endpoints e
+          WHERE e.enabled
+            AND EXISTS (SELECT 1 FROM notifications.deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())
        ), picked AS (
-         SELECT r.id FROM ranked r LEFT JOIN busy b ON b.endpoint_id = r.endpoint_id
-          WHERE r.rank <= $2 - coalesce(b.n, 0) LIMIT $1
+         SELECT p.id FROM due_endpoints de CROSS JOIN LATERAL (
+           SELECT d.id, d.next_attempt_at FROM notifications.deliveries d
+            WHERE d.endpoint_id = de.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
+            ORDER BY d.next_attempt_at, d.id LIMIT greatest(de.room, 0)
+         ) p
+          ORDER BY p.next_attempt_at LIMIT $1
        ), locked AS (
          SELECT d.id FROM notifications.deliveries d
           WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
@@ -64,36 +79,50 @@ export class DeliveriesStore {
            FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.lease_token, d.attempts, d.endpoint_id, d.event_id
        )
-       SELECT l.id, l.lease_token, l.attempts, l.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, l.event_id, ev.body
-         FROM leased l JOIN notifications.endpoints e ON e.id = l.endpoint_id JOIN notifications.events ev ON ev.id = l.event_id`,
+       SELECT l.id, l.lease_token, l.attempts, l.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, l.event_id,
+              -- One primary-key read per leased delivery, whatever the planner believes of the events table's size.
+              (SELECT ev.body FROM notifications.events ev WHERE ev.id = l.event_id) AS body
+         FROM leased l JOIN notifications.endpoints e ON e.id = l.endpoint_id`,
       [limit, perEndpoint, leaseToken, String(leaseMs)],
     );
   }
 
   /**
-   * Stores the attempt and, while the lease is still this worker's, the delivery's new state. A worker whose
-   * lease expired meanwhile (another may be attempting) records its attempt and changes nothing else.
+   * Stores each attempt and, for each delivery whose lease is still the worker's, its new state, all in one
+   * transaction (attempts ending together share a commit). A worker whose lease expired meanwhile (another may be
+   * attempting) records its attempt and changes nothing else.
    */
-  async settle(delivery: LeasedDelivery, attempt: AttemptRecord, decision: DeliveryDecision): Promise<void> {
+  async settle(settlements: readonly Settlement[]): Promise<void> {
+    if (settlements.length === 0) return;
+    const column = <T>(pick: (s: Settlement) => T) => settlements.map(pick);
     await this.dataSource.transaction(async (em) => {
       await em.query(
-        `INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [delivery.id, attempt.attempted_at, attempt.status_code, attempt.error, attempt.duration_ms, attempt.response_body],
+        `INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body)
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::int[], $6::text[])`,
+        [
+          column((s) => s.delivery.id), column((s) => s.attempt.attempted_at), column((s) => s.attempt.status_code), column((s) => s.attempt.error),
+          column((s) => s.attempt.duration_ms), column((s) => s.attempt.response_body),
+        ],
       );
-      const delayMs = decision.status === 'pending' ? String(decision.delayMs) : null;
       // TypeORM answers an UPDATE with [rows, row count].
-      const [, settled]: [unknown[], number] = await em.query(
-        `UPDATE notifications.deliveries
-            SET status = $3, attempts = attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
-                next_attempt_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() + ($4::text || ' milliseconds')::interval END
-          WHERE id = $1 AND lease_token = $2 RETURNING id`,
-        [delivery.id, delivery.lease_token, decision.status, delayMs],
+      const [settledRows]: [Array<{ id: string }>, number] = await em.query(
+        `UPDATE notifications.deliveries d
+            SET status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
+                next_attempt_at = CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS s(id, lease_token, status, delay_ms)
+          WHERE d.id = s.id AND d.lease_token = s.lease_token RETURNING d.id`,
+        [
+          column((s) => s.delivery.id), column((s) => s.delivery.lease_token), column((s) => s.decision.status),
+          column((s) => (s.decision.status === 'pending' ? s.decision.delayMs : null)),
+        ],
       );
-      if (settled === 0) return;
-      if (decision.status === 'succeeded') {
-        await em.query('UPDATE notifications.endpoints SET failed_in_a_row = 0, failing_since = NULL WHERE id = $1 AND failed_in_a_row > 0', [delivery.endpoint_id]);
+      const settled = new Set(settledRows.map((row) => row.id));
+      const kept = settlements.filter((s) => settled.has(s.delivery.id));
+      const succeeded = [...new Set(kept.filter((s) => s.decision.status === 'succeeded').map((s) => s.delivery.endpoint_id))];
+      if (succeeded.length > 0) {
+        await em.query('UPDATE notifications.endpoints SET failed_in_a_row = 0, failing_since = NULL WHERE id = ANY($1) AND failed_in_a_row > 0', [succeeded]);
       }
-      if (decision.status === 'failed') await this.countFailure(em, delivery.endpoint_id);
+      for (const failed of kept.filter((s) => s.decision.status === 'failed')) await this.countFailure(em, failed.delivery.endpoint_id);
     });
   }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { signingSecrets } from '../webhook-endpoints/webhook-endpoint.rules.js';
 import { previousSecretContext, secretContext } from '../webhook-endpoints/webhook-endpoints.settings.js';
-import type { DeliveriesStore, LeasedDelivery } from './deliveries.store.js';
+import type { DeliveriesStore, LeasedDelivery, Settlement } from './deliveries.store.js';
 import { afterAttempt, DELIVERY_TIMEOUT_MS } from './delivery-schedule.rules.js';
 import type { SentAttempt, WebhookSender } from './webhook-sender.js';
 
@@ -18,7 +18,14 @@ export interface DeliveryWorkerSettings {
   pollIntervalMs: number;
 }
 
-export const DEFAULT_DELIVERY_WORKER: Omit<DeliveryWorkerSettings, 'retryScheduleMs'> = { concurrency: 32, perEndpointConcurrency: 4, pollIntervalMs: 250 };
+/**
+ * An attempt ending looks for more at once; the timer only finds what became due while nothing was in flight, so
+ * its interval is the worst wait of a new event on an idle worker (a claim with nothing due is a few index probes).
+ */
+export const DEFAULT_DELIVERY_WORKER: Omit<DeliveryWorkerSettings, 'retryScheduleMs'> = { concurrency: 32, perEndpointConcurrency: 4, pollIntervalMs: 50 };
+
+/** The most settlements one commit holds. */
+const MAX_SETTLEMENTS_PER_COMMIT = 256;
 
 /** A lease outlives the attempt's deadline, so only a worker that died loses it. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 15_000;
@@ -40,6 +47,9 @@ export class DeliveryWorker implements DeliveryAttempts {
   private polling = false;
   /** A poll was asked for while one ran: run another right after it. */
   private again = false;
+  /** Settlements waiting for the commit in progress to end; they share the next one. */
+  private readonly unsettled: Array<{ settlement: Settlement; done: (err?: unknown) => void }> = [];
+  private committing = false;
 
   constructor(
     private readonly store: DeliveriesStore,
@@ -102,13 +112,42 @@ export class DeliveryWorker implements DeliveryAttempts {
     const attemptedAt = new Date();
     const sent = await this.sender.send(delivery.url, this.secretsOf(delivery, attemptedAt), delivery.event_id, delivery.body);
     const decision = afterAttempt(delivery.attempts + 1, sent, this.settings.retryScheduleMs, Math.random());
-    await this.store.settle(
+    await this.settle({
       delivery,
-      { attempted_at: attemptedAt, status_code: sent.statusCode ?? null, error: sent.error ?? null, duration_ms: sent.durationMs, response_body: sent.responseBody },
+      attempt: { attempted_at: attemptedAt, status_code: sent.statusCode ?? null, error: sent.error ?? null, duration_ms: sent.durationMs, response_body: sent.responseBody },
       decision,
-    );
+    });
     if (decision.status === 'failed') this.logger.warn({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook delivery failed after its last attempt');
     return sent;
+  }
+
+  /**
+   * Stored with the settlements of the attempts that ended meanwhile, in one transaction: at hundreds of attempts
+   * a second a commit each (and its WAL flush) would be most of the work.
+   */
+  private settle(settlement: Settlement): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.unsettled.push({ settlement, done: (err) => (err ? reject(err) : resolve()) });
+      void this.commitSettlements();
+    });
+  }
+
+  private async commitSettlements(): Promise<void> {
+    if (this.committing) return;
+    this.committing = true;
+    try {
+      while (this.unsettled.length > 0) {
+        const batch = this.unsettled.splice(0, MAX_SETTLEMENTS_PER_COMMIT);
+        try {
+          await this.store.settle(batch.map((waiting) => waiting.settlement));
+          for (const waiting of batch) waiting.done();
+        } catch (err) {
+          for (const waiting of batch) waiting.done(err);
+        }
+      }
+    } finally {
+      this.committing = false;
+    }
   }
 
   private async run(delivery: LeasedDelivery): Promise<void> {
