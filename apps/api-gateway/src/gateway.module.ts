@@ -17,6 +17,8 @@ import { ApiKeysStore } from './auth/api-keys.store.js';
 import { CallEventPublisher } from './call-events/call-event-publisher.js';
 import { CallEventsController } from './call-events/call-events.controller.js';
 import { ConversationsController } from './conversations/conversations.controller.js';
+import { DataRequestsController } from './data-requests/data-requests.controller.js';
+import { DeliveryLogErasure } from './erase-conversations/delivery-log-erasure.js';
 import { ConversationStreams } from './conversation-stream/conversation-streams.js';
 import { StreamLeasesStore } from './conversation-stream/stream-leases.store.js';
 import { HealthController } from './health/health.controller.js';
@@ -55,6 +57,7 @@ export function gatewayControllers(settings: GatewaySettings): Type[] {
     HealthController,
     AgentsController,
     ConversationsController,
+    DataRequestsController,
     CallEventsController,
     ApiKeysController,
     IntegrationsController,
@@ -92,6 +95,7 @@ export class GatewayModule {
         PlatformAgentDirectory,
         WebhookIngestHandler,
         DeliveryRetention,
+        DeliveryLogErasure,
         OpenApiDocumentHolder,
         IdempotencyStore,
         IdempotencyInterceptor,

@@ -1,5 +1,5 @@
 export const SCOPES = [
-  'agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write', 'webhooks:read', 'webhooks:write', 'audit:read',
+  'agents:read', 'agents:write', 'conversations:read', 'call_events:write', 'api_keys:write', 'integrations:read', 'integrations:write', 'webhooks:read', 'webhooks:write', 'privacy:read', 'privacy:write', 'audit:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -94,6 +94,8 @@ export const API_TAGS = {
   'API keys': 'Keys of the calling account: create (the secret is shown once), list and revoke. Scope api_keys:write.',
   'Audit log':
     'Who changed what in the account (keys, integrations, agents with the names of changed fields, webhook endpoints, data requests), from which request and address; append-only, kept 365 days. Scope audit:read.',
+  Privacy:
+    'Requests about one caller’s data: erasure (from every store, with tombstones) and access (one JSON document, downloadable for 24 hours). Scopes privacy:read and privacy:write.',
   Admin: 'Operator routes, authenticated with ADMIN_TOKEN instead of an API key; absent when no token is configured.',
   Documentation: 'This OpenAPI document and the interactive docs page. No authentication.',
 } as const;

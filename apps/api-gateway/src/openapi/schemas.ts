@@ -18,6 +18,7 @@ import {
   INTEGRATION_VIEW_EXAMPLES, listExample, META_EXAMPLE, PAUSED_AGENT_EXAMPLE, REQUEST_ID_EXAMPLE, requestExamples, TRANSCRIPT_EXAMPLE,
 } from './examples.js';
 import { auditEventComponents } from './audit-event-schemas.js';
+import { dataRequestComponents } from './data-request-schemas.js';
 import { arrayOf, ref, type JsonSchema } from './json-schema.js';
 import { requestComponents } from './request-schemas.js';
 import { viewComponent } from './view-component.js';
@@ -102,6 +103,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     CreatedAccount: createdAccount,
     Integration: integration,
     ...webhookEndpointComponents(),
+    ...dataRequestComponents(),
     ...auditEventComponents(),
     ConfigureIntegrationRequest: requests.ConfigureIntegrationRequest,
     Health: health,
