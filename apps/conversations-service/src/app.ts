@@ -14,6 +14,7 @@ import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './database/conver
 import { CallEventsConsumer } from './record-call-events/call-events.consumer.js';
 import { ParkedEventsReplayer } from './replay-parked-events/parked-events.replayer.js';
 import { DataRequestsWorker } from './data-requests/data-requests.worker.js';
+import { RetentionSweeper } from './sweep-retention/retention.sweeper.js';
 
 export interface ConversationsServiceOptions {
   databaseUrl: string;
@@ -78,7 +79,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
   // Agent knowledge first, so the first call events find their agents where possible; the replay of
   // events parked for unknown agents runs beside it. Stopped in the same order.
   const workers: Array<{ start(): void | Promise<void>; stop(): Promise<void> }> = [
-    app.get(AgentEventsConsumer), app.get(ParkedEventsReplayer), app.get(CallEventsConsumer), app.get(DataRequestsWorker),
+    app.get(AgentEventsConsumer), app.get(ParkedEventsReplayer), app.get(CallEventsConsumer), app.get(DataRequestsWorker), app.get(RetentionSweeper),
   ];
   for (const worker of workers) await worker.start();
 

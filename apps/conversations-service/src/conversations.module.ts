@@ -10,6 +10,7 @@ import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.j
 import { DataRequestsMessageController } from './data-requests/data-requests.message.controller.js';
 import { DataRequestsWorker } from './data-requests/data-requests.worker.js';
 import { ErasureNoticesPublisher } from './erase-conversations/erasure-notices.publisher.js';
+import { RetentionSweeper } from './sweep-retention/retention.sweeper.js';
 import { GetConversationHandler } from './get-conversation/get-conversation.handler.js';
 import { GetConversationMessageController } from './get-conversation/get-conversation.message.controller.js';
 import { GetTranscriptHandler } from './get-transcript/get-transcript.handler.js';
@@ -57,6 +58,7 @@ export class ConversationsModule {
         CheckStreamFilterHandler,
         ErasureNoticesPublisher,
         DataRequestsWorker,
+        RetentionSweeper,
       ],
     };
   }
