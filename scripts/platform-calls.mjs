@@ -6,46 +6,27 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const { prng } = await import(pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'tools', 'call-generator', 'dist', 'index.js')).href);
+const { prng, scenarioCall, pickScenario, SCENARIO_MIX } = await import(pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'tools', 'call-generator', 'dist', 'index.js')).href);
 
-const OUTCOMES = [
-  ['completed', 0.72],
-  ['caller-hangup', 0.08],
-  ['busy', 0.07],
-  ['no-answer', 0.07],
-  ['failed', 0.06],
-];
-const TOPICS = [['appointments', 'scheduling'], ['billing', 'insurance'], ['orders', 'shipping'], ['hours'], ['payment plan', 'billing']];
-const SENTIMENTS = ['positive', 'positive', 'neutral', 'negative'];
-
-function pick(random, weighted) {
-  let r = random();
-  for (const [value, weight] of weighted) {
-    if ((r -= weight) < 0) return value;
-  }
-  return weighted[0][0];
-}
-
-/** What one simulated call looks like: outcome, analysis, a little chaos (as real platforms deliver). */
+/**
+ * What one simulated call looks like: a demo scenario suited to the agent (a booking on the front desk, a dispute
+ * on the billing line…), its transcript timed as spoken and the analysis that matches it, and a little chaos (as
+ * real platforms deliver).
+ */
 export function callPlan(random, agent, { now = Date.now(), spanMs = 0 } = {}) {
-  const outcome = pick(random, OUTCOMES);
-  const topics = TOPICS[Math.floor(random() * TOPICS.length)];
-  const successful = random() < 0.8;
+  const call = scenarioCall(random, pickScenario(random, agent.department === 'billing' ? SCENARIO_MIX.billing : SCENARIO_MIX.front_desk));
   const chaos = {};
   if (random() < 0.2) chaos.duplicate = true;
   if (random() < 0.1) chaos.reorder = 'end-before-start';
   return {
     agentId: agent.platformAgentId,
-    outcome,
-    fromNumber: random() < 0.1 ? null : `+1415555${String(Math.floor(random() * 10_000)).padStart(4, '0')}`,
+    outcome: call.end,
+    fromNumber: call.callerNumber,
+    turns: call.turns,
+    ...(call.connected ? { durationMs: call.durationMs } : {}),
     // Spread over the span, ending at least ten minutes ago so no call ends in the future.
     ...(spanMs > 0 ? { startedAt: Math.floor(now - 600_000 - random() * spanMs) } : {}),
-    analysis: {
-      summary: `Caller asked about ${topics.join(' and ')}; ${successful ? 'resolved on the call' : 'follow-up needed'}.`,
-      sentiment: SENTIMENTS[Math.floor(random() * SENTIMENTS.length)],
-      successful,
-      topics,
-    },
+    analysis: call.analysis,
     ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
   };
 }
@@ -55,7 +36,7 @@ export async function agentsOnPlatforms(request, onlyIds = []) {
   const page = await request('GET', '/v1/agents?per_page=100&status=active');
   return page.data
     .filter((a) => typeof a.platform_sync?.platform_agent_id === 'string' && (onlyIds.length === 0 || onlyIds.includes(a.id)))
-    .map((a) => ({ id: a.id, platform: a.voice_platform, platformAgentId: a.platform_sync.platform_agent_id }));
+    .map((a) => ({ id: a.id, platform: a.voice_platform, platformAgentId: a.platform_sync.platform_agent_id, department: a.metadata?.department }));
 }
 
 /**

@@ -34,27 +34,27 @@ export const DEMO_AGENTS = [
   },
 ];
 
-const TERMINAL = { 'call.ended': 'completed', 'call.failed': 'failed', 'call.abandoned': 'abandoned' };
-const statusOf = (call) => TERMINAL[call.events.map((e) => e.type).filter((t) => t in TERMINAL).at(-1)] ?? 'in_progress';
-
 /**
- * `calls` conversations as a real account would have them: finished calls spread over
- * the last two weeks (ending an hour ago, so none ends in the future), and only a
- * handful still in progress, started in the last quarter of an hour. The generator
- * leaves ~15% of its calls in progress wherever they start — fine for load, not for a
- * demo, where a call "in progress" for days looks broken — so its output is sorted by
- * status here. Deterministic: the same seeds every time.
+ * `calls` finished conversations as a real account would have them, spread over the last two weeks and ending
+ * an hour ago at the latest: the demo's scenarios (bookings on the front desk, disputes on the billing line…),
+ * each a coherent transcript with the analysis that matches it. None is left in progress: the live calls are the
+ * demo traffic's (scripts/start/demo-traffic.mjs), which end. Deterministic: the same seed every time.
+ * `recordingUrlFor(conversationId, agentIndex)` gives a connected call its recording's URL.
  */
-export function demoCalls({ generateCalls, agentIds, calls, inProgress = Math.min(3, calls), now = Date.now() }) {
+export function demoHistory({ prng, scenarioCall, pickScenario, SCENARIO_MIX, agentIds, calls, now = Date.now(), recordingUrlFor = () => undefined }) {
+  const random = prng(20261122);
   const hour = 3_600_000;
-  const finished = generateCalls({ count: Math.ceil(calls * 1.4) + 10, seed: 20261122, agentIds, from: new Date(now - 14 * 24 * hour).toISOString(), spanDays: 14 - 1 / 24, idPrefix: 'demo' })
-    .filter((c) => statusOf(c) !== 'in_progress')
-    .slice(0, calls - inProgress);
-  // Started 25 to 15 minutes ago: their mid-call events (at most ~8 minutes in) are already in the past.
-  const live = generateCalls({ count: 40 * inProgress + 10, seed: 20261123, agentIds, from: new Date(now - 25 * 60_000).toISOString(), spanDays: 10 / 1440, idPrefix: 'demo-live' })
-    .filter((c) => statusOf(c) === 'in_progress')
-    .slice(0, inProgress);
-  return [...finished, ...live];
+  const from = now - 14 * 24 * hour;
+  const span = 14 * 24 * hour - hour - 5 * 60_000;
+  return Array.from({ length: calls }, (_, n) => {
+    const agentIndex = Math.floor(random() * agentIds.length);
+    const mix = DEMO_AGENTS[agentIndex]?.metadata?.department === 'billing' ? SCENARIO_MIX.billing : SCENARIO_MIX.front_desk;
+    const call = scenarioCall(random, pickScenario(random, mix));
+    const conversationId = `demo-${n.toString(36)}-${Math.floor(random() * 1e9).toString(36)}`;
+    const startedAt = from + Math.floor((random() * span) / 1000) * 1000;
+    const recordingUrl = call.turns.length > 0 ? recordingUrlFor(conversationId, agentIndex) : undefined;
+    return { conversationId, agentId: agentIds[agentIndex], agentIndex, call, startedAt, recordingUrl, usdPerMinute: 0.07 + random() * 0.05 };
+  });
 }
 
 async function api(baseUrl, token, method, path, body) {
@@ -95,7 +95,11 @@ async function placePlatformCalls(baseUrl, apiKey, platforms) {
   return result.placed;
 }
 
-export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, calls = 200, log = () => undefined }) {
+/**
+ * `simulators` (the running platform simulators, when `npm start` runs them): the history's recordings are
+ * registered there, to be synthesised from the transcript when first played.
+ */
+export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, simulators, calls = 200, log = () => undefined }) {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
@@ -118,8 +122,16 @@ export async function seedDemoData({ baseUrl, adminToken, dataDir, platforms, ca
   const agentIds = [];
   for (const agent of DEMO_AGENTS) agentIds.push((await api(baseUrl, account.api_key, 'POST', '/v1/agents', agent)).data.id);
 
-  const { generateCalls } = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
-  const events = demoCalls({ generateCalls, agentIds, calls }).flatMap((c) => c.events);
+  const generator = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
+  const simulatorOf = (agentIndex) => (DEMO_AGENTS[agentIndex].voice_platform === 'platform_a' ? simulators?.platformA : simulators?.platformB);
+  const history = demoHistory({ ...generator, agentIds, calls, recordingUrlFor: (id, agentIndex) => simulatorOf(agentIndex)?.recordingUrl(id) });
+  for (const { conversationId, call, agentIndex, recordingUrl } of history) {
+    if (!recordingUrl) continue;
+    simulatorOf(agentIndex).recordings.register(conversationId, { turns: call.turns, durationMs: call.durationMs });
+  }
+  const events = history.flatMap(({ call, conversationId, agentId, startedAt, recordingUrl, usdPerMinute }) =>
+    generator.historyCallEvents(call, { conversationId, agentId, startedAt, recordingUrl, usdPerMinute }),
+  );
   for (let i = 0; i < events.length; i += 500) {
     await api(baseUrl, account.api_key, 'POST', '/v1/call-events', { events: events.slice(i, i + 500) });
   }

@@ -7,6 +7,7 @@
 import { startApps } from './start/apps.mjs';
 import { banner, seedDemo } from './start/banner.mjs';
 import { build, loadServiceKit } from './start/build.mjs';
+import { demoTrafficSettings, startDemoTraffic } from './start/demo-traffic.mjs';
 import { adminTokenFile, adminTokenOf, applyLocalDefaults, readStartConfig } from './start/config.mjs';
 import { startEmbeddedPostgres } from './start/embedded-postgres.mjs';
 import { die, say } from './start/output.mjs';
@@ -21,6 +22,7 @@ installSignalHandlers();
 build();
 const kit = await loadServiceKit();
 const config = readStartConfig(kit, env);
+const traffic = demoTrafficSettings(env);
 await ensurePortFree(config.port, config.host, 'PORT');
 
 let databaseUrl = config.databaseUrl;
@@ -42,5 +44,13 @@ const system = await startApps(kit, config, env, databaseUrl, adminToken);
 recordPorts(config.dataDir, system, simulators);
 
 const { demo, seedProblem } = await seedDemo(config, system, simulators, adminToken);
-process.stdout.write(banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, tokenFile: adminTokenFile(config.dataDir), demo, seedProblem }));
+// The demo's calls keep coming while it runs: placed on the simulators, delivered as their webhooks.
+const trafficOn = Boolean(demo && simulators && traffic.enabled);
+if (trafficOn) {
+  launched.traffic = await startDemoTraffic({ simulators, baseUrl: system.url, apiKey: demo.apiKey, callsPerMinute: traffic.callsPerMinute, log: say }).catch((err) => {
+    say(`demo traffic did not start: ${err.message}`);
+    return undefined;
+  });
+}
+process.stdout.write(banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, tokenFile: adminTokenFile(config.dataDir), demo, seedProblem, traffic: launched.traffic && traffic }));
 system.resumeInfoLogs?.();

@@ -10,13 +10,13 @@ export async function seedDemo(config, system, simulators, adminToken) {
     platform_b: { api_key: simulators.credentials.apiKey, webhook_secret: simulators.credentials.webhookSecret, base_url: simulators.urls.platformB },
   };
   try {
-    return { demo: await seedDemoData({ baseUrl: system.url, adminToken, dataDir: config.dataDir, platforms, log: say }) };
+    return { demo: await seedDemoData({ baseUrl: system.url, adminToken, dataDir: config.dataDir, platforms, simulators, log: say }) };
   } catch (err) {
     return { seedProblem: err.message };
   }
 }
 
-export function banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, tokenFile, demo, seedProblem }) {
+export function banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, tokenFile, demo, seedProblem, traffic }) {
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   const lines = [
     '',
@@ -29,6 +29,7 @@ export function banner({ kit, config, startedAt, system, embedded, databaseUrl, 
     `  health:    ${system.url}/health`,
   ];
   if (simulators) lines.push(`  platforms: simulated — platform_a ${simulators.urls.platformA}, platform_b ${simulators.urls.platformB} (PLATFORM_SIMULATORS=false to leave out)`);
+  if (traffic) lines.push(`  traffic:   a demo call every ~${Math.round(60 / traffic.callsPerMinute)} s through the simulators (DEMO_TRAFFIC=false to stop, DEMO_CALLS_PER_MINUTE)`);
   if (!config.adminToken) lines.push(`  admin:     token in ${shown(tokenFile)}`);
   if (demo) {
     lines.push(

@@ -11,6 +11,8 @@ export const launched = {
   system: undefined,
   /** The bundled voice-platform simulators (zero-setup), stopped after the apps. */
   simulators: undefined,
+  /** The demo traffic (scripts/start/demo-traffic.mjs), stopped first. */
+  traffic: undefined,
   /** The one-process start in progress, which a Ctrl-C lets finish (bounded) before closing it. */
   starting: undefined,
   stopping: false,
@@ -20,6 +22,7 @@ export async function shutdown(code) {
   if (launched.stopping) return;
   launched.stopping = true;
   say('shutting down…');
+  launched.traffic?.stop();
   if (!launched.system && launched.starting) {
     launched.system = await Promise.race([launched.starting.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
   }

@@ -7,7 +7,7 @@ import { SpeechSynthesizer, SpeechUnavailableError } from './speech-synthesizer.
 /** Where recordings are served, under a simulator's base URL: `/recordings/<id>.wav`. */
 export const RECORDINGS_PREFIX = '/recordings/';
 /** Synthesised files kept on disk; the oldest go first (their scripts stay, so they can be made again). */
-const CACHED_RECORDINGS = 300;
+const CACHED_RECORDINGS = 120;
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 export interface RecordingTiming {
@@ -31,10 +31,13 @@ export class RecordingLibrary {
 
   constructor(private readonly directory?: string) {}
 
-  /** Registers what the call said; its audio is made on the first request. Throws a message for an invalid script or id. */
+  /**
+   * Registers what the call said (`{ turns, durationMs, voices? }`; voices picked from the id when absent); its
+   * audio is made on the first request. Throws a RangeError for an invalid script or id.
+   */
   register(id: string, script: unknown): void {
     if (!ID_PATTERN.test(id)) throw new RangeError('a recording id is 1–200 letters, digits or _.:-');
-    const checked = checkRecordingScript(script);
+    const checked = checkRecordingScript(id, script);
     if (typeof checked === 'string') throw new RangeError(checked);
     this.scripts.set(id, checked);
     if (this.directory) writeAtomically(join(this.directory, `${id}.json`), JSON.stringify(checked));
@@ -80,6 +83,14 @@ export class RecordingLibrary {
       ...(range ? { 'content-range': `bytes ${range.start}-${range.end}/${file.length}` } : {}),
     });
     response.end(request.method === 'HEAD' ? undefined : body);
+  }
+
+  /**
+   * Loads the synthesiser ahead of the first request (a second or more on a busy machine, in its worker thread):
+   * the first recording played then starts as quickly as the later ones.
+   */
+  warmUp(): void {
+    this.synthesizer.speak('ready', 'en-us', 175).catch(() => undefined);
   }
 
   async close(): Promise<void> {

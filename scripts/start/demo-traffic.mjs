@@ -1,0 +1,138 @@
+// The living demo: calls on the demo agents, placed on the platform simulators and delivered as their signed
+// webhooks — the real ingest path — as they unfold (the start, each turn as it is said, the end, the analysis a
+// few seconds later), one every ~20–60 s. DEMO_TRAFFIC=false stops it; DEMO_CALLS_PER_MINUTE sets its rate.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { die, root } from './output.mjs';
+
+/** A call every 40 s on average: the overview and the list move while a newcomer watches, without burying the history. */
+export const DEFAULT_CALLS_PER_MINUTE = 1.5;
+/** The demo account stops getting calls at this many: past it, a forgotten `npm start` would fill the disk. */
+export const DEMO_CALL_CAP = 5_000;
+/** A call still in progress this long after its start was cut off by a stop of `npm start`: no demo call lasts as long. */
+const STALE_CALL_MS = 10 * 60_000;
+
+export function demoTrafficSettings(env) {
+  const raw = env.DEMO_TRAFFIC?.trim() ?? '';
+  if (raw !== '' && !/^(true|false|1|0|yes|no)$/i.test(raw)) die(`DEMO_TRAFFIC must be true or false, got "${raw}"`);
+  const rate = env.DEMO_CALLS_PER_MINUTE?.trim() ?? '';
+  const callsPerMinute = rate === '' ? DEFAULT_CALLS_PER_MINUTE : Number(rate);
+  if (!Number.isFinite(callsPerMinute) || callsPerMinute <= 0 || callsPerMinute > 600) die(`DEMO_CALLS_PER_MINUTE must be a number above 0 and at most 600, got "${rate}"`);
+  return { enabled: !/^(false|0|no)$/i.test(raw), callsPerMinute };
+}
+
+async function api(baseUrl, apiKey, method, path, body) {
+  const res = await fetch(new URL(path, baseUrl), {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const json = await res.json().catch(() => undefined);
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${json?.error?.message ?? ''}`);
+  return json;
+}
+
+/**
+ * Calls left in progress by an earlier run (stopped mid-call, or the three "live" calls older demo data was
+ * seeded with) end as failed, saying why, through the call-event ingest: a call in progress for hours looks broken.
+ */
+export async function endStaleCalls({ baseUrl, apiKey, now = Date.now() }) {
+  const page = await api(baseUrl, apiKey, 'GET', '/v1/conversations?status=in_progress&per_page=100');
+  const stale = page.data.filter((call) => now - Date.parse(call.start_time) > STALE_CALL_MS);
+  if (stale.length === 0) return 0;
+  const endedAt = (call) => new Date(Math.min(now, Date.parse(call.start_time) + 5 * 60_000)).toISOString();
+  const events = stale.map((call) => ({
+    id: `${call.id}:demo-interrupted`,
+    type: 'call.failed',
+    conversation_id: call.id,
+    agent_id: call.agent_id,
+    occurred_at: endedAt(call),
+    data: {
+      failure_reason: 'demo_interrupted',
+      end_time: endedAt(call),
+      error: { code: 'demo_interrupted', message: 'The demo traffic stopped before this simulated call ended.' },
+    },
+  }));
+  await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events });
+  return stale.length;
+}
+
+/** What the simulator is asked to place for one scenario call. */
+export function liveCallOptions(call, platformAgentId) {
+  return {
+    agentId: platformAgentId,
+    outcome: call.end,
+    fromNumber: call.callerNumber,
+    turns: call.turns,
+    ...(call.connected ? { durationMs: call.durationMs } : {}),
+    analysis: call.analysis,
+    live: true,
+  };
+}
+
+/**
+ * Starts the traffic; resolves with `{ stop(), placed() }`. The demo agents' platform ids come from the API
+ * (they are created on the simulators by the seed); a call's scenario suits its agent (billing or front desk).
+ */
+export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMinute, log, firstCallInMs = 1_000 }) {
+  const { prng, scenarioCall, pickScenario, SCENARIO_MIX } = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
+  const random = prng(Date.now() % 2 ** 31);
+  const interrupted = await endStaleCalls({ baseUrl, apiKey }).catch((err) => log(`demo traffic: could not end stale calls (${err.message})`));
+  if (interrupted) log(`demo traffic: ${interrupted} call(s) left in progress by an earlier run ended as failed (demo_interrupted)`);
+  const page = await api(baseUrl, apiKey, 'GET', '/v1/agents?per_page=100&status=active');
+  const agents = page.data
+    .filter((agent) => typeof agent.platform_sync?.platform_agent_id === 'string')
+    .map((agent) => ({
+      platform: agent.voice_platform,
+      platformAgentId: agent.platform_sync.platform_agent_id,
+      mix: agent.metadata?.department === 'billing' ? SCENARIO_MIX.billing : SCENARIO_MIX.front_desk,
+    }));
+  const simulatorOf = { platform_a: simulators.platformA, platform_b: simulators.platformB };
+  let timer;
+  let stopped = false;
+  let placed = 0;
+  let problemShown = false;
+  const meanGapMs = 60_000 / callsPerMinute;
+
+  const placeOne = async () => {
+    const { meta } = await api(baseUrl, apiKey, 'GET', '/v1/conversations?per_page=1');
+    if (meta.total >= DEMO_CALL_CAP) {
+      log(`demo traffic: the demo account has ${meta.total} calls (cap ${DEMO_CALL_CAP}); no more are placed (remove the data directory to start afresh)`);
+      stopped = true;
+      return;
+    }
+    const agent = agents[Math.floor(random() * agents.length)];
+    const call = scenarioCall(random, pickScenario(random, agent.mix));
+    const begun = simulatorOf[agent.platform].beginCall(liveCallOptions(call, agent.platformAgentId));
+    placed += 1;
+    // Deliveries the service refused are in its webhook-delivery log; nothing to do here.
+    begun.settled.catch(() => undefined);
+  };
+  const schedule = (inMs) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      placeOne()
+        .then(() => {
+          problemShown = false;
+        })
+        .catch((err) => {
+          if (!problemShown) log(`demo traffic: a call could not be placed (${err.message}); trying again with the next one`);
+          problemShown = true;
+        })
+        .finally(() => schedule(meanGapMs * (0.5 + random())));
+    }, inMs);
+    // The traffic never keeps the launcher alive on its own.
+    timer.unref();
+  };
+  if (agents.length > 0) schedule(firstCallInMs);
+  simulators.platformA.recordings.warmUp();
+  return {
+    agents: agents.length,
+    placed: () => placed,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
