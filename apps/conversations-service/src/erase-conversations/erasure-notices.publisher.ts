@@ -3,7 +3,7 @@ import {
   CONVERSATIONS_ERASED_RETENTION, CONVERSATIONS_ERASED_STREAM, CONVERSATIONS_ERASED_SUBJECT_ROOT, conversationsErasedSubject,
   namespacedStream, namespacedSubject, type ConversationsErased, type ErasureReason,
 } from '@voice/contracts';
-import { OutboxRelay, type CommittedPosition } from '@voice/service-kit';
+import { OutboxRelay, readCommittedRowsAfter, type CommittedPosition } from '@voice/service-kit';
 import type { QueryRunner } from 'typeorm';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { CONVERSATIONS_SCHEMA } from '../database/conversations-database.js';
@@ -19,15 +19,12 @@ interface ErasureNoticeRow extends CommittedPosition {
 }
 
 function readCommittedNotices(runner: QueryRunner, after: CommittedPosition, limit: number): Promise<ErasureNoticeRow[]> {
-  return runner.query(
-    `SELECT global_position::text, transaction_id::text, account_id, conversation_ids, reason,
-            to_char(erased_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS erased_at
-       FROM conversations.erasure_notices
-      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY transaction_id, global_position
-      LIMIT $3`,
-    [after.transaction_id, after.global_position, limit],
+  return readCommittedRowsAfter<ErasureNoticeRow>(
+    runner,
+    'conversations.erasure_notices',
+    `r.account_id, r.conversation_ids, r.reason, to_char(r.erased_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS erased_at`,
+    after,
+    limit,
   );
 }
 

@@ -90,6 +90,27 @@ describe('conversation changes on the bus', () => {
     await mine.stop();
   });
 
+  it('a backlog of several batches is published whole: the checkpoint follows positions as numbers, never as text', async () => {
+    const jsm = await jetstreamManager(h.nc);
+    const { config, state } = await jsm.streams.info(stream());
+    // The stream refuses while 1,200 changes (over two batches, positions across a digit boundary) wait in the outbox.
+    await jsm.streams.update(stream(), { ...config, max_msgs: Math.max(1, state.messages), discard: DiscardPolicy.New });
+    const mine = await follow(account);
+    const ids = Array.from({ length: 1_200 }, (_, i) => `conv-backlog-${i}-${randomUUID()}`);
+    await h.db.query(
+      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
+       SELECT id, $2, $3, 'in_progress', now(), '{}'::jsonb, 1 FROM unnest($1::text[]) AS id`,
+      [ids, account, agent],
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await jsm.streams.update(stream(), { ...config });
+    await h.service.app.get(ConversationChangesPublisher).settled();
+    await h.eventually(async () => expect(new Set(mine.seen.map((m) => m.data.conversation.id)).size).toBeGreaterThanOrEqual(ids.length), 30_000);
+    const seen = new Set(mine.seen.map((m) => m.data.conversation.id));
+    expect(ids.filter((id) => !seen.has(id))).toEqual([]);
+    await mine.stop();
+  });
+
   it('publishes a change only once its transaction committed, never one rolled back', async () => {
     const mine = await follow(account);
     const kept = `conv-${randomUUID()}`;

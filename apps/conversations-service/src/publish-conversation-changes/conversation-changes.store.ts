@@ -1,5 +1,5 @@
 /** The read model's outbox (migration 1764500000000): what the relay reads, and what it deletes once published. */
-import type { CommittedPosition } from '@voice/service-kit';
+import { readCommittedRowsAfter, type CommittedPosition } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationState } from '../conversation/conversation.evolve.js';
 
@@ -14,14 +14,8 @@ export interface RecordedChange extends CommittedPosition {
 
 /** Changes committed after `after`, in commit order; never one of a transaction still in flight. */
 export function readCommittedChanges(runner: QueryRunner, after: CommittedPosition, limit: number): Promise<RecordedChange[]> {
-  return runner.query(
-    `SELECT global_position::text, transaction_id::text, account_id, conversation_id, version, created, item
-       FROM conversations.conversation_changes
-      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY transaction_id, global_position
-      LIMIT $3`,
-    [after.transaction_id, after.global_position, limit],
+  return readCommittedRowsAfter<RecordedChange>(
+    runner, 'conversations.conversation_changes', 'r.account_id, r.conversation_id, r.version, r.created, r.item', after, limit,
   );
 }
 

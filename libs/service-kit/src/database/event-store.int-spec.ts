@@ -60,6 +60,21 @@ describe('event store', () => {
     expect(await readStream(dataSource, 'probe', 's-4')).toHaveLength(0);
   });
 
+  it('a checkpointed reader hands out a backlog in position order, numerically, batch after batch', async () => {
+    const start = await readCommittedAfter(dataSource, 'probe', { transaction_id: '0', global_position: '0' }, 100_000).then((rows) => rows.at(-1)!);
+    // Positions cross digit boundaries (…99 → 100…), where text order differs from numeric order.
+    const ids = Array.from({ length: 250 }, (_, i) => `backlog-${i}`);
+    await inTransaction(dataSource, (r) => appendToStream(r, 'probe', 's-backlog', 0, ids.map((id) => event(id))));
+    const read: string[] = [];
+    for (let after = start; ; ) {
+      const batch = await readCommittedAfter(dataSource, 'probe', after, 40);
+      if (batch.length === 0) break;
+      read.push(...batch.map((e) => e.event_id));
+      after = batch.at(-1)!;
+    }
+    expect(read).toEqual(ids);
+  });
+
   it('a checkpointed reader never passes a transaction still in flight, so a late commit is not skipped', async () => {
     const start = { transaction_id: '0', global_position: '0' };
     const seen = (await readCommittedAfter(dataSource, 'probe', start, 1000)).map((e) => e.event_id);

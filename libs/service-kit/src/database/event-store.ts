@@ -106,23 +106,39 @@ export async function readStream(db: DataSource | QueryRunner, schema: string, s
 }
 
 /**
- * Read events committed after a checkpoint. Only rows whose transaction is older
- * than every transaction still in flight are returned, so a row that commits
- * after a later-numbered one is never skipped (emmett's remedy).
+ * Rows of an append-only table with `transaction_id xid8` and `global_position` columns committed after a
+ * checkpoint, in commit order. Only rows whose transaction is older than every transaction still in flight are
+ * returned, so a row that commits after a later-numbered one is never skipped (emmett's remedy). `columns` is the
+ * select list over the alias `r`; the positions come back as text.
  */
-export async function readCommittedAfter(
+export function readCommittedRowsAfter<Row>(
+  db: DataSource | QueryRunner,
+  table: string,
+  columns: string,
+  after: { transaction_id: string; global_position: string },
+  limit: number,
+): Promise<Row[]> {
+  return db.query(
+    // ORDER BY names the table's columns: a bare name would mean the text output columns, sorting "1000" before
+    // "917", and a checkpoint taken from such a batch would pass rows never handed out.
+    `SELECT r.global_position::text AS global_position, r.transaction_id::text AS transaction_id, ${columns}
+       FROM ${table} r
+      WHERE (r.transaction_id, r.global_position) > ($1::xid8, $2::bigint)
+        AND r.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY r.transaction_id, r.global_position
+      LIMIT $3`,
+    [after.transaction_id, after.global_position, limit],
+  );
+}
+
+/** Events committed after a checkpoint, in commit order (see readCommittedRowsAfter). */
+export function readCommittedAfter(
   db: DataSource | QueryRunner,
   schema: string,
   after: { transaction_id: string; global_position: string },
   limit: number,
 ): Promise<StoredEvent[]> {
-  return db.query(
-    `SELECT global_position::text, transaction_id::text, stream_id, stream_version, event_id, type, data, metadata, created_at
-       FROM ${quoteIdent(schema)}.events
-      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY transaction_id, global_position
-      LIMIT $3`,
-    [after.transaction_id, after.global_position, limit],
+  return readCommittedRowsAfter<StoredEvent>(
+    db, `${quoteIdent(schema)}.events`, 'r.stream_id, r.stream_version, r.event_id, r.type, r.data, r.metadata, r.created_at', after, limit,
   );
 }
