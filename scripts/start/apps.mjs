@@ -32,7 +32,7 @@ async function startInProcess(kit, config, env, databaseUrl, adminToken) {
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     const gateway = await startGateway({
       port, host, databaseUrl, local, namespace, adminToken, rpcTimeoutMs, publicUrl: config.publicUrl, webhookRetentionDays: config.webhookRetentionDays,
-      rateLimits: config.rateLimits, conversationStreams: config.conversationStreams,
+      callEventsMaxAgeMs: config.callEventsMaxAgeMs, rateLimits: config.rateLimits, conversationStreams: config.conversationStreams,
     });
     running.push(gateway);
     return { url: gateway.url, close };

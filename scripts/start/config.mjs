@@ -20,6 +20,7 @@ export function readStartConfig(kit, env) {
     publicUrl: rules.publicUrl(c),
     rpcTimeoutMs: rules.rpcTimeoutMs(c),
     webhookRetentionDays: rules.webhookRetentionDays(c),
+    callEventsMaxAgeMs: rules.callEventsMaxAgeMs(c),
     rateLimits: rules.rateLimits(c),
     conversationStreams: rules.conversationStreams(c),
     batchSize: rules.callEventsBatchSize(c),

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import {
   CALL_EVENTS_STREAM, CALL_EVENTS_SUBJECT_ROOT, CONVERSATION_CHANGES_RETENTION, CONVERSATION_CHANGES_STREAM, CONVERSATION_CHANGES_SUBJECT_ROOT,
-  namespacedStream, namespacedSubject,
+  DEFAULT_CALL_EVENTS_MAX_AGE_MS, namespacedStream, namespacedSubject,
 } from '@voice/contracts';
 import {
   closeNats,
@@ -18,6 +18,7 @@ import {
   PinoNestLogger,
   redeemClaims,
   ReplyClaims,
+  StreamUpdateRefused,
   type InProcessBus,
   type MessageStreams,
 } from '@voice/service-kit';
@@ -52,6 +53,8 @@ export interface GatewayOptions {
   publicUrl?: string;
   /** WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default). */
   webhookRetentionDays?: number;
+  /** CALL_EVENTS_MAX_AGE_MS: how long the CALL_EVENTS stream keeps a call event (DEFAULT_CALL_EVENTS_MAX_AGE_MS, 7 days, by default). */
+  callEventsMaxAgeMs?: number;
   /** Where logs go; defaults to JSON lines on stdout. */
   logger?: Logger;
   /** One-process mode (no NATS server): the in-process bus and streams shared with the services. */
@@ -133,10 +136,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const dataSource = await openGatewayDatabase(options.databaseUrl, options.databaseMigrationUrl);
     cleanups.push(() => dataSource.destroy());
     const bus = await openBus(options, settings.namespace, cleanups);
-    // The gateway publishes call events, so it makes sure their stream exists even if conversations-service has not started yet.
-    await bus.streams.ensureStream(namespacedStream(settings.namespace, CALL_EVENTS_STREAM), [
-      namespacedSubject(settings.namespace, `${CALL_EVENTS_SUBJECT_ROOT}.>`),
-    ]);
+    // The gateway publishes call events, so it makes sure their stream exists even if conversations-service has not started
+    // yet, with the max age the operator chose, also for a stream created before with another one.
+    await bus.streams
+      .ensureStream(namespacedStream(settings.namespace, CALL_EVENTS_STREAM), [namespacedSubject(settings.namespace, `${CALL_EVENTS_SUBJECT_ROOT}.>`)], {
+        maxAgeMs: options.callEventsMaxAgeMs ?? DEFAULT_CALL_EVENTS_MAX_AGE_MS,
+        updateMaxAge: true,
+      })
+      .catch((err: unknown) => {
+        // The stream is there: the gateway can work, but the stream keeps call events for longer than asked.
+        if (!(err instanceof StreamUpdateRefused)) throw err;
+        logger.warn({ reason: err.message }, 'CALL_EVENTS keeps its previous max age: give the gateway the stream\'s UPDATE permission or change it with the nats CLI');
+      });
     // Live streams follow the conversation changes conversations-service publishes; they open even before it has started.
     await bus.streams.ensureStream(
       namespacedStream(settings.namespace, CONVERSATION_CHANGES_STREAM),

@@ -14,11 +14,13 @@ runService('api-gateway', async (config) => {
   const rpcTimeoutMs = environment.rpcTimeoutMs(config) ?? DEFAULT_RPC_TIMEOUT_MS;
   const publicUrl = environment.publicUrl(config);
   const webhookRetentionDays = environment.webhookRetentionDays(config);
+  const callEventsMaxAgeMs = environment.callEventsMaxAgeMs(config);
   const rateLimits = environment.rateLimits(config);
   const conversationStreams = environment.conversationStreams(config);
   config.done();
   const service = await startGateway({
-    port, host, databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, adminToken, rpcTimeoutMs, publicUrl, webhookRetentionDays, rateLimits, conversationStreams,
+    port, host, databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, adminToken, rpcTimeoutMs, publicUrl, webhookRetentionDays, callEventsMaxAgeMs, rateLimits,
+    conversationStreams,
   });
   return {
     service,

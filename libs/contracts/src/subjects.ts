@@ -31,6 +31,12 @@ export const ConversationsRpc = {
 
 /** JetStream stream that voice-platform ingestors publish call events to. */
 export const CALL_EVENTS_STREAM = 'CALL_EVENTS';
+/**
+ * How long CALL_EVENTS keeps a call event (CALL_EVENTS_MAX_AGE_MS): conversations-service records each one in
+ * PostgreSQL, the system of record, within seconds, so the stream only needs to hold what waits for it through an
+ * outage of the service, and a copy of what callers said should not outlive a redaction or an erasure by long.
+ */
+export const DEFAULT_CALL_EVENTS_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const CALL_EVENTS_SUBJECT_ROOT = 'call_events';
 /** Publish subject for one call event: `call_events.<type>`, e.g. `call_events.call.started`. */
 export const callEventSubject = (type: string) => `${CALL_EVENTS_SUBJECT_ROOT}.${type}`;

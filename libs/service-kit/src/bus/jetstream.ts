@@ -33,10 +33,18 @@ export async function closeNats(nc: NatsConnection | undefined, drainTimeoutMs =
  */
 export const DEFAULT_JETSTREAM_REPLICAS = 1;
 
+/** The stream exists, but its max age could not be changed to the one asked for (the user may not edit it). */
+export class StreamUpdateRefused extends Error {
+  constructor(readonly stream: string, readonly maxAgeMs: number, reason: string) {
+    super(`could not change the max age of stream ${stream} to ${maxAgeMs} ms: ${reason}`);
+  }
+}
+
 /**
  * Create the stream if it does not exist (file storage, limits retention), on `replicas` servers.
  * An existing stream keeps its replica count: the services' NATS users may create streams, not edit
- * them, so an operator scales one that predates the cluster (docs/operations.md).
+ * them, so an operator scales one that predates the cluster (docs/operations.md). Only its max age is
+ * changed, and only when `updateMaxAge` asks for it (a user with the stream's UPDATE permission).
  * The duplicate window de-duplicates Nats-Msg-Id re-publishes; the real
  * guarantee is the unique event id in PostgreSQL.
  */
@@ -44,13 +52,20 @@ export async function ensureStream(
   nc: NatsConnection,
   name: string,
   subjects: string[],
-  limits: { maxAgeMs?: number; maxMessages?: number } = {},
+  limits: { maxAgeMs?: number; maxMessages?: number; updateMaxAge?: boolean } = {},
   replicas = DEFAULT_JETSTREAM_REPLICAS,
 ): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   try {
-    await jsm.streams.info(name);
-  } catch {
+    const { config } = await jsm.streams.info(name);
+    const maxAge = limits.maxAgeMs === undefined ? undefined : limits.maxAgeMs * 1_000_000;
+    if (limits.updateMaxAge && maxAge !== undefined && config.max_age !== maxAge) {
+      await jsm.streams.update(name, { max_age: maxAge }).catch((err: Error) => {
+        throw new StreamUpdateRefused(name, limits.maxAgeMs as number, err.message);
+      });
+    }
+  } catch (err) {
+    if (err instanceof StreamUpdateRefused) throw err;
     try {
       await jsm.streams.add({
         name,

@@ -163,7 +163,10 @@ export const environment = {
   /** The address platforms reach the gateway at (webhook URLs); unset → the gateway's own address. */
   publicUrl: (c: ConfigReader) => c.optionalUrl('PUBLIC_URL', ['http', 'https']),
   rpcTimeoutMs: (c: ConfigReader) => c.optionalInt('RPC_TIMEOUT_MS', { min: 100, max: 120_000 }),
-  webhookRetentionDays: (c: ConfigReader) => c.optionalInt('WEBHOOK_DELIVERY_RETENTION_DAYS', { min: 1, max: 3650 }),
+  /** Inbound webhook deliveries (raw bodies) are kept at most 30 days: a platform's own retries are over within a day or two. */
+  webhookRetentionDays: (c: ConfigReader) => c.optionalInt('WEBHOOK_DELIVERY_RETENTION_DAYS', { min: 1, max: 30 }),
+  /** gateway: how long the CALL_EVENTS stream keeps a call event (PostgreSQL is the system of record): 1 minute to 1 year. */
+  callEventsMaxAgeMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_MAX_AGE_MS', { min: 60_000, max: 365 * 86_400_000 }),
   callEventsBatchSize: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_BATCH_SIZE', { min: 1, max: 5_000 }),
   callEventsAckWaitMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_ACK_WAIT_MS', { min: 1_000, max: 3_600_000 }),
   /** conversations-service: the accounts whose stats come from columns in memory, and how many conversations those hold. */

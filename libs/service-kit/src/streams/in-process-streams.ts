@@ -51,7 +51,9 @@ export class InProcessStreams implements MessageStreams {
   constructor(private readonly duplicateWindowMs = 120_000) {}
 
   async ensureStream(stream: string, subjects: string[], limits: StreamLimits = {}): Promise<void> {
-    if (!this.streams.has(stream)) this.streams.set(stream, { subjects, limits, log: [], lastSequence: 0, createdMs: Date.now(), durables: new Map(), followers: new Set() });
+    const existing = this.streams.get(stream);
+    if (!existing) this.streams.set(stream, { subjects, limits, log: [], lastSequence: 0, createdMs: Date.now(), durables: new Map(), followers: new Set() });
+    else if (limits.updateMaxAge) existing.limits = { ...existing.limits, maxAgeMs: limits.maxAgeMs };
   }
 
   async bounds(stream: string): Promise<StreamBounds> {

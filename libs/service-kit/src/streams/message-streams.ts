@@ -52,6 +52,12 @@ export interface RunningConsumer {
 export interface StreamLimits {
   maxAgeMs?: number;
   maxMessages?: number;
+  /**
+   * An existing stream with another max age is changed to maxAgeMs (otherwise an existing stream keeps its
+   * configuration). Needs the stream's UPDATE permission; refused, ensureStream throws StreamUpdateRefused
+   * after making sure the stream exists.
+   */
+  updateMaxAge?: boolean;
 }
 
 /** Where a stream's kept messages start and end (sequences; `first` is `last + 1` when it keeps none). */
