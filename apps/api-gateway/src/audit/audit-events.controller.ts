@@ -24,9 +24,17 @@ export class AuditEventsController {
       'endpoints and data requests. Entries are never changed and are kept 365 days; they hold no secrets and nothing a caller said.',
   )
   @ApiPagination()
-  @ApiFilter('action', enumOf(AUDIT_ACTIONS), 'Only this action.')
-  @ApiFilter('actor_key_id', string({ pattern: '^key_[0-9a-f]{24}$' }), 'Only changes made with this API key.')
-  @ApiFilter('target_id', string({ minLength: 1, maxLength: 128 }), 'Only changes to this agent, key, endpoint, integration (platform) or data request.')
+  @ApiFilter('action', enumOf(AUDIT_ACTIONS, { examples: ['agent.privacy_settings_changed'] }), 'Only this action.')
+  @ApiFilter(
+    'actor_key_id',
+    string({ pattern: '^key_[0-9a-f]{24}$', maxLength: 28, examples: ['key_0123456789abcdef01234567'] }),
+    'Only changes made with this API key.',
+  )
+  @ApiFilter(
+    'target_id',
+    string({ minLength: 1, maxLength: 128, examples: ['agt_5f0c3b8a9d2e4f6a7b8c9d0e'] }),
+    'Only changes to this agent, key, endpoint, integration (platform) or data request.',
+  )
   @ApiFilter('created_after', string({ maxLength: 35 }), 'On or after (ISO 8601 date or timestamp).')
   @ApiFilter('created_before', string({ maxLength: 35 }), 'On or before (a date alone: the whole day).')
   @ApiEnvelope(200, 'AuditEvent', { description: 'One page of audit events.', list: true })
