@@ -9,6 +9,7 @@ import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ACCESS_DOCUMENT_EXAMPLE } from '../openapi/data-request-schemas.js';
 import { ref } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiIdParam, ApiJsonBody, ApiPagination, ApiRoute, RESPONSE_HEADERS } from '../openapi/route-docs.js';
 import { ServiceClient } from '../rpc/service-client.js';
@@ -87,7 +88,7 @@ export class DataRequestsController {
     status: 200,
     description: 'The document, as an attachment.',
     headers: { 'Content-Disposition': RESPONSE_HEADERS['Content-Disposition'] },
-    content: { 'application/json': { schema: ref('AccessDocument') as never } },
+    content: { 'application/json': { schema: ref('AccessDocument') as never, example: ACCESS_DOCUMENT_EXAMPLE } },
   })
   @ApiErrors('not_found', 'export_not_ready', 'export_expired')
   async download(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {

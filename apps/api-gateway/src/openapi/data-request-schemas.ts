@@ -19,6 +19,11 @@ const REQUEST_EXAMPLE: DataRequestView = {
   download_expires_at: null,
 };
 
+/** An access request's document, as GET /v1/data-requests/{id}/download serves it. */
+export const ACCESS_DOCUMENT_EXAMPLE = {
+  request_id: 'dr_0c1d2e3f4a5b6c7d8e9f0a1b', caller_number: '**********23', generated_at: '2025-03-01T10:00:04.000Z', conversations: [CONVERSATION_DETAIL_EXAMPLE],
+};
+
 export function dataRequestComponents(): Record<string, JsonSchema> {
   return {
     DataRequest: viewComponent(DataRequestViewSchema, NAMED, [REQUEST_EXAMPLE]),
@@ -43,7 +48,7 @@ export function dataRequestComponents(): Record<string, JsonSchema> {
         conversations: arrayOf(ref('ConversationDetail')),
       },
       additionalProperties: false,
-      examples: [{ request_id: 'dr_0c1d2e3f4a5b6c7d8e9f0a1b', caller_number: '**********23', generated_at: '2025-03-01T10:00:04.000Z', conversations: [CONVERSATION_DETAIL_EXAMPLE] }],
+      examples: [ACCESS_DOCUMENT_EXAMPLE],
     },
   };
 }

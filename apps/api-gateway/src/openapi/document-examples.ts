@@ -31,6 +31,8 @@ const PARAMETER_EXAMPLES: Record<string, unknown> = {
   '/v1/webhook-deliveries/{id} id': 'whd_0c1d2e3f4a5b6c7d8e9f0a1b',
   '/v1/webhook-deliveries/{id}/replay id': 'whd_0c1d2e3f4a5b6c7d8e9f0a1b',
   '/v1/webhook-deliveries outcome': 'ignored',
+  '/v1/data-requests/{id} id': 'dr_0c1d2e3f4a5b6c7d8e9f0a1b',
+  '/v1/data-requests/{id}/download id': 'dr_0c1d2e3f4a5b6c7d8e9f0a1b',
   '/v1/webhook-endpoints/{id} id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
   '/v1/webhook-endpoints/{id}/secret id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',
   '/v1/webhook-endpoints/{id}/deliveries id': 'we_5f0c3b8a9d2e4f6a7b8c9d0e',

@@ -3,6 +3,7 @@ import { ACCESS_EXPORT_TTL_MS, type DataRequestType } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { StoredConversation } from '../conversation/conversation.store.js';
+import { callerConversations } from '../erase-conversations/erase-conversations.store.js';
 import { maskCallerNumber } from '@voice/contracts';
 import type { DataRequestRow, NewDataRequest } from './data-request.rules.js';
 
@@ -137,11 +138,18 @@ export async function deleteExpiredExports(db: DataSource): Promise<number> {
 export async function conversationsOfCallerAfter(
   runner: QueryRunner, accountId: string, callerNumber: string, after: string, limit: number,
 ): Promise<Array<StoredConversation & { id: string }>> {
+  const { where, params } = callerConversations(accountId, callerNumber, after);
   return runner.query(
     `SELECT c.id, c.detail AS state, a.name AS agent_name, c.voice_platform, c.created_at, c.updated_at
        FROM conversations.conversations c LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id
-      WHERE c.account_id = $1 AND c.caller_number = $2 AND c.id > $3
-      ORDER BY c.id LIMIT $4`,
-    [accountId, callerNumber, after, limit],
+      WHERE ${where}
+      ORDER BY c.id LIMIT ${Number(limit)}`,
+    params,
   );
+}
+
+/** How many of its conversations a request has done. */
+export async function conversationsDone(runner: QueryRunner, id: string): Promise<number> {
+  const [row]: Array<{ done: number }> = await runner.query('SELECT conversations_done AS done FROM conversations.data_requests WHERE id = $1', [id]);
+  return row.done;
 }

@@ -9,7 +9,7 @@ import {
 } from '../erase-conversations/erase-conversations.store.js';
 import { ErasureNoticesPublisher } from '../erase-conversations/erasure-notices.publisher.js';
 import {
-  claimNextDataRequest, completeDataRequest, conversationsOfCallerAfter, deleteExpiredExports, failDataRequest, holdLease, insertExportDocuments,
+  claimNextDataRequest, completeDataRequest, conversationsDone, conversationsOfCallerAfter, deleteExpiredExports, failDataRequest, holdLease, insertExportDocuments,
   recordProgress, type ClaimedRequest,
 } from './data-requests.store.js';
 
@@ -117,8 +117,7 @@ export class DataRequestsWorker {
         return 'done';
       }
       const erased = await eraseConversations(runner, accountId, ids, 'erasure_request');
-      const [{ done }] = await runner.query('SELECT conversations_done AS done FROM conversations.data_requests WHERE id = $1', [id]);
-      await recordProgress(runner, id, { done: erased, found: done + remaining });
+      await recordProgress(runner, id, { done: erased, found: (await conversationsDone(runner, id)) + remaining });
       return 'more';
     });
     this.notices.nudge();
@@ -141,13 +140,8 @@ export class DataRequestsWorker {
         document: toDetail(row.state, { name: row.agent_name, voice_platform: row.voice_platform }, { created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) }),
       })));
       const next = rows[rows.length - 1].id;
-      const [{ done, after }] = await runner.query(
-        `SELECT r.conversations_done AS done,
-                (SELECT count(*)::int FROM conversations.conversations c WHERE c.account_id = $2 AND c.caller_number = $3 AND c.id > $4) AS after
-           FROM conversations.data_requests r WHERE r.id = $1`,
-        [id, accountId, caller, next],
-      );
-      await recordProgress(runner, id, { done: rows.length, found: done + rows.length + after, cursor: next });
+      const after = await countConversationsOfCaller(runner, accountId, caller, next);
+      await recordProgress(runner, id, { done: rows.length, found: (await conversationsDone(runner, id)) + rows.length + after, cursor: next });
       return { step: 'more' as const, cursor: next };
     });
   }

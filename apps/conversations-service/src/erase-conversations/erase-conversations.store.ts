@@ -12,6 +12,7 @@
 import type { ErasureReason } from '@voice/contracts';
 import type { QueryRunner } from 'typeorm';
 import { countChanges, type CountedColumns } from '../conversation/conversation-counts.js';
+import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { applyCountChanges } from '../conversation/conversation.store.js';
 import { lockConversations } from '../database/locks.js';
 
@@ -67,21 +68,28 @@ export async function eraseConversations(runner: QueryRunner, accountId: string,
   return removed.length;
 }
 
-/** The ids of up to `limit` conversations of the caller in the account (the read model's caller index). */
+/**
+ * The predicate and parameters selecting the caller's conversations of the account after `after` (id order): the
+ * list's own `caller` filter, so the read model's (account_id, caller_number) index serves it.
+ */
+export function callerConversations(accountId: string, callerNumber: string, after = ''): { where: string; params: unknown[] } {
+  const params: unknown[] = [accountId];
+  const [caller] = filterPredicates({ caller: callerNumber }, params);
+  params.push(after);
+  return { where: `c.account_id = $1 AND ${caller.sql('c')} AND c.id > $${params.length}`, params };
+}
+
+/** The ids of up to `limit` conversations of the caller in the account. */
 export async function conversationsOfCaller(runner: QueryRunner, accountId: string, callerNumber: string, limit: number): Promise<string[]> {
-  const rows: Array<{ id: string }> = await runner.query(
-    'SELECT id FROM conversations.conversations WHERE account_id = $1 AND caller_number = $2 LIMIT $3',
-    [accountId, callerNumber, limit],
-  );
+  const { where, params } = callerConversations(accountId, callerNumber);
+  const rows: Array<{ id: string }> = await runner.query(`SELECT c.id FROM conversations.conversations c WHERE ${where} LIMIT ${Number(limit)}`, params);
   return rows.map((r) => r.id);
 }
 
-/** How many conversations of the caller the account has now. */
-export async function countConversationsOfCaller(runner: QueryRunner, accountId: string, callerNumber: string): Promise<number> {
-  const [row]: Array<{ n: string }> = await runner.query(
-    'SELECT count(*)::text AS n FROM conversations.conversations WHERE account_id = $1 AND caller_number = $2',
-    [accountId, callerNumber],
-  );
+/** How many conversations of the caller the account has now (after `after`, in id order). */
+export async function countConversationsOfCaller(runner: QueryRunner, accountId: string, callerNumber: string, after = ''): Promise<number> {
+  const { where, params } = callerConversations(accountId, callerNumber, after);
+  const [row]: Array<{ n: string }> = await runner.query(`SELECT count(*)::text AS n FROM conversations.conversations c WHERE ${where}`, params);
   return Number(row.n);
 }
 

@@ -5,6 +5,7 @@
 import type { QueryRunner } from 'typeorm';
 import { countChanges, type CountedColumns } from '../conversation/conversation-counts.js';
 import { applyCountChanges } from '../conversation/conversation.store.js';
+import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { lockConversations } from '../database/locks.js';
 
 export interface AgentRetention {
@@ -34,11 +35,15 @@ export async function claimAgentSweep(runner: QueryRunner, agentId: string): Pro
 
 /** Up to `limit` of the agent's conversations that started more than `days` days ago; `withRecording`: only those with a recording. */
 export async function conversationsOlderThan(runner: QueryRunner, agent: AgentRetention, days: number, limit: number, withRecording = false): Promise<string[]> {
+  const [{ cutoff }]: Array<{ cutoff: string }> = await runner.query(
+    `SELECT to_char((now() - $1 * interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cutoff`, [days],
+  );
+  // The list's own filters (agent, started on or before, with a recording): the (account_id, agent_id, start_time) index serves them.
+  const params: unknown[] = [agent.account_id];
+  const predicates = filterPredicates({ agent_id: agent.agent_id, end_date: cutoff, ...(withRecording ? { has_recording: true } : {}) }, params);
   const rows: Array<{ id: string }> = await runner.query(
-    `SELECT id FROM conversations.conversations
-      WHERE account_id = $1 AND agent_id = $2 AND start_time < now() - $3 * interval '1 day' ${withRecording ? 'AND has_recording' : ''}
-      LIMIT $4`,
-    [agent.account_id, agent.agent_id, days, limit],
+    `SELECT c.id FROM conversations.conversations c WHERE c.account_id = $1 AND ${predicates.map((p) => p.sql('c')).join(' AND ')} LIMIT ${Number(limit)}`,
+    params,
   );
   return rows.map((r) => r.id);
 }
