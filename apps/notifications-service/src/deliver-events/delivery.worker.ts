@@ -67,6 +67,7 @@ export class DeliveryWorker implements DeliveryAttempts {
     this.stopped = true;
     clearInterval(this.timer);
     await Promise.allSettled([...this.inFlight]);
+    this.sender.close();
   }
 
   /**

@@ -216,6 +216,61 @@ describe('OutboundHttpClient with allowPrivate (a local server on 127.0.0.1)', (
   });
 });
 
+describe('OutboundHttpClient with keepAlive', () => {
+  /** Its own server: counts connections, and on `/closes-kept` destroys a connection's second request unanswered. */
+  let kept: Server;
+  let keptBase: string;
+  let connections = 0;
+  const requestsOn = new WeakMap<object, number>();
+  const client = new OutboundHttpClient({ allowPrivate: true, timeoutMs: 10_000, keepAlive: true });
+
+  beforeAll(async () => {
+    kept = createServer((req, res) => {
+      const nth = (requestsOn.get(req.socket) ?? 0) + 1;
+      requestsOn.set(req.socket, nth);
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        if (req.url === '/closes-kept' && nth > 1) return void req.socket.destroy();
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ body, nth }));
+        if (req.url === '/slow') setTimeout(answer, 4_500);
+        else answer();
+      });
+    });
+    kept.on('connection', () => connections++);
+    await new Promise<void>((resolve) => kept.listen(0, '127.0.0.1', resolve));
+    keptBase = `http://127.0.0.1:${(kept.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    client.close();
+    kept.closeAllConnections();
+    await new Promise((resolve) => kept.close(resolve));
+  });
+
+  it('sends requests one after another over one connection, a pre-serialised body byte for byte', async () => {
+    const before = connections;
+    const signed = '{"b": 1,  "a":[2]}';
+    const first = await client.requestJson({ method: 'POST', url: `${keptBase}/echo`, bodyText: signed });
+    const second = await client.requestJson({ method: 'POST', url: `${keptBase}/echo`, bodyText: signed });
+    expect([first.json, second.json]).toEqual([{ body: signed, nth: 1 }, { body: signed, nth: 2 }]);
+    expect(connections - before).toBe(1);
+  });
+
+  it('a kept connection the server drops when the next request arrives: the request is answered on a new one', async () => {
+    await client.requestJson({ method: 'GET', url: `${keptBase}/closes-kept` });
+    const before = connections;
+    const again = await client.requestJson({ method: 'GET', url: `${keptBase}/closes-kept` });
+    expect(again.status).toBe(200);
+    expect(connections - before).toBe(1);
+  });
+
+  it('an answer slower than the idle close of kept connections is still read in full', async () => {
+    const slow = await client.requestJson({ method: 'GET', url: `${keptBase}/slow` });
+    expect(slow.status).toBe(200);
+  }, 30_000);
+});
+
 describe('urlUnder', () => {
   it('keeps the base URL’s path and adds the query', () => {
     expect(urlUnder('https://api.example/platform/', '/v2/agents', { 'metadata.external_id': 'a b' }).href).toBe(

@@ -7,13 +7,14 @@
  * Redirects are never followed: a 3xx could point anywhere, so it is an error.
  * Each request has one deadline for everything (DNS, connect, TLS, the whole
  * response) and a cap on the response size. No retries: the caller owns its
- * retry policy.
+ * retry policy. With `keepAlive`, connections to one origin are kept and reused:
+ * each was checked when it connected, and a new one is checked the same way.
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import {
-  request as httpRequest, validateHeaderName, validateHeaderValue, type IncomingHttpHeaders, type IncomingMessage,
+  Agent as HttpAgent, request as httpRequest, validateHeaderName, validateHeaderValue, type IncomingHttpHeaders, type IncomingMessage,
 } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { forbiddenAddressReason } from './address-policy.js';
 import {
@@ -50,7 +51,16 @@ export interface OutboundHttpClientOptions extends OutboundPolicy {
   maxResponseBytes?: number;
   /** DNS resolution; the system resolver unless a test replaces it. */
   resolve?: HostResolver;
+  /**
+   * Keeps connections open between requests to one origin (idle ones closed after 4 s, before the 5 s most
+   * servers keep them). A reused connection does not resolve the name again: a caller that must check the name's
+   * current addresses before every request (outbound webhooks) checks them itself.
+   */
+  keepAlive?: boolean;
 }
+
+/** Idle kept connections are closed after this long: most servers close theirs after 5 s, and a request must not race that. */
+const KEEP_ALIVE_IDLE_MS = 4_000;
 
 export type OutboundMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -60,6 +70,8 @@ export interface OutboundJsonRequest {
   headers?: Record<string, string>;
   /** Sent as JSON when present. */
   body?: unknown;
+  /** JSON already serialised, sent byte for byte (a signed body must not be serialised again); instead of `body`. */
+  bodyText?: string;
   /** Overrides the client's deadline for this request. */
   timeoutMs?: number;
 }
@@ -132,12 +144,24 @@ export class OutboundHttpClient {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly lookup: LookupFunction;
+  /** With keepAlive: Node's agents pool connections per host and port (each checked when it connected). */
+  private readonly agents?: { http: HttpAgent; https: HttpsAgent };
 
   constructor(options: OutboundHttpClientOptions = {}) {
     this.policy = { allowPrivate: options.allowPrivate ?? false };
     this.timeoutMs = options.timeoutMs ?? OUTBOUND_DEFAULTS.timeoutMs;
     this.maxResponseBytes = options.maxResponseBytes ?? OUTBOUND_DEFAULTS.maxResponseBytes;
     this.lookup = checkingLookup(this.policy, options.resolve ?? resolveWithSystemDns);
+    if (options.keepAlive) {
+      const pooled = { keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
+      this.agents = { http: new HttpAgent(pooled), https: new HttpsAgent(pooled) };
+    }
+  }
+
+  /** Closes the kept connections (keepAlive); requests after it open new ones. */
+  close(): void {
+    this.agents?.http.destroy();
+    this.agents?.https.destroy();
   }
 
   /** Throws OutboundRequestFailed; any non-3xx status is a response, for the caller to interpret. */
@@ -145,7 +169,9 @@ export class OutboundHttpClient {
     const syntax = checkOutboundUrlSyntax(request.url, this.policy);
     if (!syntax.ok) return Promise.reject(new OutboundRequestFailed(syntax.kind, `URL ${syntax.problem}`));
     const url = syntax.url;
-    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const payload = request.bodyText !== undefined
+      ? Buffer.from(request.bodyText)
+      : request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (payload) {
       headers['content-type'] = 'application/json';
@@ -157,17 +183,33 @@ export class OutboundHttpClient {
       return Promise.reject(new OutboundRequestFailed('invalid_header', `header ${unsendable} has a character HTTP cannot carry`, { header: unsendable }));
     }
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const agent = this.agents ? (url.protocol === 'https:' ? this.agents.https : this.agents.http) : false;
+    return this.exchange(request, url, headers, payload, Date.now() + timeoutMs, agent);
+  }
 
+  /**
+   * One request and its answer by `deadlineAt`. A kept connection the server closed just before our request
+   * reached it (it was idle, and servers close idle connections whenever they like) is not the server's answer:
+   * the request is sent once more on a new connection.
+   */
+  private exchange(
+    request: OutboundJsonRequest, url: URL, headers: Record<string, string>, payload: Buffer | undefined, deadlineAt: number, agent: HttpAgent | false,
+  ): Promise<OutboundJsonResponse> {
+    const timeoutMs = Math.max(0, deadlineAt - Date.now());
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<OutboundJsonResponse>((resolvePromise, rejectPromise) => {
       let settled = false;
+      let answered = false;
       const finish = (error: unknown, response?: OutboundJsonResponse) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
         if (error) {
           req.destroy();
-          rejectPromise(asOutboundFailure(error));
+          const code = (error as NodeJS.ErrnoException).code;
+          if (agent && req.reusedSocket && !answered && (code === 'ECONNRESET' || code === 'EPIPE')) {
+            resolvePromise(this.exchange(request, url, headers, payload, deadlineAt, false));
+          } else rejectPromise(asOutboundFailure(error));
         } else resolvePromise(response!);
       };
       const req = send({
@@ -178,16 +220,22 @@ export class OutboundHttpClient {
         method: request.method,
         headers,
         lookup: this.lookup,
-        // A fresh connection per request: every request resolves and checks again.
-        agent: false,
+        // Without keepAlive a fresh connection per request: every request resolves and checks again.
+        agent,
       });
       const deadline = setTimeout(
         () => finish(new OutboundRequestFailed('timeout', `no complete answer from ${url.host} within ${timeoutMs} ms`)),
         timeoutMs,
       );
-      req.on('socket', (socket: Socket) => socket.once('connect', () => this.checkConnectedPeer(socket, finish)));
+      req.on('socket', (socket: Socket) => {
+        if (socket.connecting) socket.once('connect', () => this.checkConnectedPeer(socket, finish));
+        else this.checkConnectedPeer(socket, finish);
+      });
       req.on('error', (error) => finish(error));
-      req.on('response', (res) => this.readResponse(res, url, finish));
+      req.on('response', (res) => {
+        answered = true;
+        this.readResponse(res, url, finish);
+      });
       req.end(payload);
     });
   }
