@@ -396,6 +396,14 @@ describe('OpenAPI document and docs page', () => {
       }
     });
 
+    it('audit log: list 200 (filtered) and 400', async () => {
+      const created = await call(account.api, 'GET', '/v1/audit-events?action=api_key.created');
+      expect(created.body.data.map((e: { actor: { type: string } }) => e.actor.type)).toContain('admin_token');
+      expect((await call(account.api, 'GET', '/v1/audit-events?per_page=5&created_after=2025-01-01')).status).toBe(200);
+      expect((await call(account.api, 'GET', '/v1/audit-events?action=everything')).body.error.field).toBe('action');
+      expect((await call(account.api, 'GET', '/v1/audit-events?created_before=soon')).body.error.code).toBe('invalid_date_format');
+    });
+
     it('admin accounts: 201, 400 and 401', async () => {
       const admin = system.client(system.adminToken);
       const created = await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: 3, voice_platforms: ['platform_a'] });
@@ -660,6 +668,9 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     expect((await api.post(`${endpointPath}/test`, {})).status).toBe(200);
     expect((await api.patch(endpointPath, { enabled: false })).body.data.status).toBe('disabled');
     expect((await api.delete(endpointPath)).status).toBe(204);
+    // The in-process stream hands the agent events to the gateway's audit consumer too, with who made each change.
+    const audited = await eventually(() => api.get(`/v1/audit-events?target_id=${agentId}`), (r) => r.body.data?.some((e: { action: string }) => e.action === 'agent.deleted'));
+    expect(audited.body.data.every((e: { actor: { type: string } }) => e.actor.type === 'api_key')).toBe(true);
 
     expect(uncovered(oa).success).toEqual([]);
   }, 30_000);
