@@ -141,6 +141,20 @@ describe('privacy at ingest', () => {
     expect(await searchIds('four one one one')).toEqual([]);
     expect(await searchIds('gmail')).toEqual([]);
     expect(await rowsHolding(['4111', 'four one one one', 'gmail', 'ann.lee', '6789', '555-0132', '+14155550123', '+19175550188'])).toEqual([]);
+
+    // The gateway's inbound delivery log keeps the platform's body redacted alike, the caller's number masked.
+    const { rows: logged } = await db.query<{ id: string; outcome: string; body: string }>(
+      `SELECT id, outcome, convert_from(body, 'UTF8') AS body FROM gateway.webhook_deliveries WHERE platform_call_id = $1`, [callId],
+    );
+    expect(logged.map((row) => row.outcome)).toEqual(['accepted']);
+    for (const needle of ['123-45-6789', '4111', '555-0132', '+19175550188']) expect([needle, logged[0].body.includes(needle)]).toEqual([needle, false]);
+    expect(JSON.parse(logged[0].body).message).toMatchObject({
+      call: { id: callId, assistantId: agent.platformAgentId, customer: { number: '**88' } },
+      analysis: { summary: 'Caller gave SSN [SSN] to verify; call back on [PHONE_NUMBER].' },
+    });
+    // A replay of the stored (redacted) body is still the same delivery: nothing is recorded twice.
+    const replayed = await account.api.post(`/v1/webhook-deliveries/${logged[0].id}/replay`, {});
+    expect([replayed.status, replayed.body.data?.outcome]).toEqual([202, 'duplicate']);
   });
 
   it('a zero-retention agent: no transcript, summary or recording URL over the API or in any table; metadata and analytics kept', async () => {
@@ -172,5 +186,33 @@ describe('privacy at ingest', () => {
       `SELECT type, data FROM conversations.events WHERE stream_id LIKE '%' || $1 ORDER BY stream_version`, [id],
     );
     expect(rows.map((r) => r.type)).toEqual(['call.started', 'call.transcript', 'call.ended']);
+  });
+
+  it('a zero-retention agent’s platform webhooks: the delivery log keeps no transcript, summary or recording URL', async () => {
+    const agent = await agentOn('platform_b', { name: 'Zero retention line', store_content: false });
+    const callId = randomUUID();
+    const startMs = Date.now() - 120_000;
+    const { webhook_url } = (await account.api.get('/v1/integrations/platform_b')).body.data;
+    const body = JSON.stringify({
+      message: {
+        type: 'end-of-call-report', timestamp: startMs, endedReason: 'customer-ended-call',
+        call: { id: callId, assistantId: agent.platformAgentId, type: 'inboundPhoneCall', customer: { number: '+19175550166' }, phoneNumber: { number: '+14155550199' } },
+        startedAt: new Date(startMs).toISOString(), endedAt: new Date(startMs + 30_000).toISOString(), cost: 0.05,
+        artifact: {
+          messages: [{ role: 'user', message: 'please close my account quietly', time: startMs + 3000, endTime: startMs + 6000, secondsFromStart: 3, duration: 3000 }],
+          transcript: 'User: please close my account quietly', recordingUrl: 'https://recordings.platform-b.example/zero.wav',
+        },
+        analysis: { summary: 'Closed the account quietly.' },
+      },
+    });
+    const delivered = await fetch(webhook_url, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', ...signPlatformBWebhook(body, system.platforms.webhookSecret) },
+    });
+    expect(delivered.status).toBe(200);
+    await conversationWhen(callId, (r) => r.status === 200 && r.body.data.status === 'completed');
+    const { rows } = await db.query<{ body: string }>(`SELECT convert_from(body, 'UTF8') AS body FROM gateway.webhook_deliveries WHERE platform_call_id = $1`, [callId]);
+    expect(rows).toHaveLength(1);
+    for (const needle of ['close my account', 'Closed the account', 'zero.wav']) expect([needle, rows[0].body.includes(needle)]).toEqual([needle, false]);
+    expect(JSON.parse(rows[0].body).message).toMatchObject({ call: { id: callId, customer: { number: '+19175550166' } }, endedReason: 'customer-ended-call' });
   });
 });

@@ -3,6 +3,7 @@
  * The gateway authenticates the API key and always sends the account it
  * resolved; services never trust an account id taken from a client body.
  */
+import type { PiiRedactionSettings } from './agents.js';
 
 /** What a service needs to know about the calling account. */
 export interface AccountContext {
@@ -77,6 +78,17 @@ export interface FindByPlatformAgentRequest {
 export interface FindByPlatformAgentReply {
   /** Our agent id for each platform agent id the account's agents hold (deleted agents included); absent ids are unknown. */
   agents: Record<string, string>;
+  /**
+   * Each found agent's privacy settings, by our agent id: what the gateway keeps of the agent's webhook bodies in its
+   * delivery log. Absent from the replies of agents-service versions before it (the gateway then redacts every category).
+   */
+  privacy?: Record<string, AgentPrivacySettings>;
+}
+
+/** The settings that decide what is kept of what an agent's callers say. */
+export interface AgentPrivacySettings {
+  pii_redaction: PiiRedactionSettings;
+  store_content: boolean;
 }
 
 // ---- conversations-service ----

@@ -23,12 +23,23 @@ describe('agents.find-by-platform-agent and integrations.webhook-secret over NAT
     await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: a.id });
 
     const find = (platform: string, ids: string[], accountId = account.id) => h.rpc(AgentsRpc.findByPlatformAgent, { account_id: accountId, platform, platform_agent_ids: ids });
-    expect(await find('platform_a', [pa, pf, 'agent_unknown'])).toEqual({ agents: { [pa]: a.id } });
-    expect(await find('platform_b', [pb, pa])).toEqual({ agents: { [pb]: b.id } });
-    expect(await find('platform_a', [pf], other.id)).toEqual({ agents: { [pf]: foreign.id } });
-    expect(await find('platform_a', [])).toEqual({ agents: {} });
+    const privacy = { pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] }, store_content: true };
+    expect(await find('platform_a', [pa, pf, 'agent_unknown'])).toEqual({ agents: { [pa]: a.id }, privacy: { [a.id]: privacy } });
+    expect(await find('platform_b', [pb, pa])).toEqual({ agents: { [pb]: b.id }, privacy: { [b.id]: privacy } });
+    expect(await find('platform_a', [pf], other.id)).toEqual({ agents: { [pf]: foreign.id }, privacy: { [foreign.id]: privacy } });
+    expect(await find('platform_a', [])).toEqual({ agents: {}, privacy: {} });
     expect(await h.attempt(AgentsRpc.findByPlatformAgent, { account_id: account.id, platform: 'platform_c', platform_agent_ids: [] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await h.attempt(AgentsRpc.findByPlatformAgent, { account_id: account.id, platform: 'platform_a', platform_agent_ids: 'x' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('answers each found agent’s privacy settings as they are now', async () => {
+    const account = await h.account();
+    const agent = (await h.rpc<AgentReply>(AgentsRpc.create, {
+      account, body: { name: 'Private', voice_platform: 'platform_a', pii_redaction: { enabled: true, categories: ['credit_card'] }, store_content: false },
+    })).agent;
+    const platformAgentId = agent.platform_sync.platform_agent_id as string;
+    const found = await h.rpc(AgentsRpc.findByPlatformAgent, { account_id: account.id, platform: 'platform_a', platform_agent_ids: [platformAgentId] });
+    expect(found).toEqual({ agents: { [platformAgentId]: agent.id }, privacy: { [agent.id]: { pii_redaction: { enabled: true, categories: ['credit_card'] }, store_content: false } } });
   });
 
   it('opens an integration’s webhook secret by the id in its webhook URL; an unknown id is null', async () => {

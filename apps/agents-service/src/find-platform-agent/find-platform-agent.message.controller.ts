@@ -23,7 +23,7 @@ export class FindPlatformAgentMessageController {
     if (!Array.isArray(ids) || ids.length > MAX_IDS || ids.some((id) => typeof id !== 'string')) {
       fail('invalid_request', `platform_agent_ids must be an array of at most ${MAX_IDS} strings.`);
     }
-    if (ids.length === 0) return { agents: {} };
-    return { agents: await this.store.agentsByPlatformId(request.account_id, request.platform, [...new Set(ids)]) };
+    if (ids.length === 0) return { agents: {}, privacy: {} };
+    return this.store.agentsByPlatformId(request.account_id, request.platform, [...new Set(ids)]);
   }
 }

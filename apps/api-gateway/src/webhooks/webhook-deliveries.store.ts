@@ -73,13 +73,14 @@ export class WebhookDeliveriesStore {
   /**
    * Records a delivery. With a fingerprint (its call events were mapped and are being queued), the outcome is
    * decided in the same statement: `duplicate` when an accepted delivery of the account already has the
-   * fingerprint, else `accepted` — one round trip, on the hot path of every platform delivery.
+   * fingerprint, or is the delivery this one replays (its stored body may be redacted, so its events' fingerprint
+   * differs from the original's), else `accepted` — one round trip, on the hot path of every platform delivery.
    */
   async record(write: DeliveryWrite): Promise<WebhookDeliveryListItem> {
     const rows: DeliveryRow[] = await this.dataSource.query(
       `WITH twin AS (
          SELECT id FROM gateway.webhook_deliveries
-          WHERE $13::text IS NOT NULL AND account_id = $2 AND fingerprint = $13 AND outcome = 'accepted'
+          WHERE $13::text IS NOT NULL AND account_id = $2 AND (fingerprint = $13 OR id = $14) AND outcome = 'accepted'
           ORDER BY received_at LIMIT 1)
        INSERT INTO gateway.webhook_deliveries
          (id, account_id, integration_id, platform, body, outcome, reason, event_type, platform_call_id, platform_agent_id,

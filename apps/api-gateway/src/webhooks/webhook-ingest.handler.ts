@@ -16,6 +16,7 @@ import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { PlatformAgentDirectory } from './platform-agent-directory.js';
 import { LOGGER } from '../tokens.js';
 import { WebhookDeliveriesStore, type DeliveryWrite } from './webhook-deliveries.store.js';
+import { storedDeliveryBody, WHILE_AGENT_UNKNOWN, type CallIdentity } from './delivery-body-privacy.rules.js';
 import { decideDelivery, fingerprintOf, signatureRefusal, type DeliveryBody, type Interpretation } from './webhook-ingest.decider.js';
 import { WebhookIntegrations, type WebhookIntegration } from './webhook-integrations.js';
 import { mapPlatformWebhook, verifyWebhook, type WebhookHeaders } from '@voice/voice-platforms';
@@ -71,9 +72,10 @@ export class WebhookIngestHandler {
   async process(input: DeliveryToProcess): Promise<WebhookDeliveryListItem> {
     const body = readBody(input.platform, input.body);
     const named = 'mapping' in body && body.mapping.result === 'mapped' ? body.mapping.platform_agent_id : undefined;
-    const agentId = named === undefined ? undefined : await this.directory.agentOf(input.accountId, input.platform, named, input.requestId);
-    const found = decideDelivery(input.platform, body, agentId);
-    const write = deliveryWrite(input, found);
+    const linked = named === undefined ? undefined : await this.directory.agentOf(input.accountId, input.platform, named, input.requestId);
+    const found = decideDelivery(input.platform, body, linked?.agentId);
+    const stored = storedDeliveryBody(input.body, linked?.privacy ?? WHILE_AGENT_UNKNOWN, identityOf(body, found));
+    const write = deliveryWrite({ ...input, body: stored }, found);
     let item: WebhookDeliveryListItem;
     if (found.outcome === 'accepted') {
       const [recorded, published] = await Promise.allSettled([this.deliveries.record(write), this.publisher.publishAll(input.accountId, found.events)]);
@@ -116,6 +118,13 @@ function readBody(platform: VoicePlatform, body: Buffer): DeliveryBody {
     return { unreadable: (err as Error).message };
   }
   return { mapping: mapPlatformWebhook(platform, json) };
+}
+
+/** What identifies the call in the body, kept as it is in the log so that a replay finds the same conversation. */
+function identityOf(body: DeliveryBody, found: Interpretation): CallIdentity {
+  const events = 'mapping' in body && body.mapping.result === 'mapped' ? body.mapping.events : [];
+  const caller = events.map((event) => (event.data as { caller_number?: unknown }).caller_number).find((n): n is string => typeof n === 'string');
+  return { platformCallId: found.platformCallId, platformAgentId: found.platformAgentId, callerNumber: caller ?? null };
 }
 
 function refusal(verdict: Parameters<typeof signatureRefusal>[0]): ApiFailure {
