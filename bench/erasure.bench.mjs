@@ -93,7 +93,7 @@ try {
   // ---- the service: an erasure request worked through by DataRequestsWorker ----
   const logger = kit.createLogger('bench-erasure');
   const ctx = { dataSource, logger, tuning: { ...context.DEFAULT_TUNING, dataRequestPollMs: 10 } };
-  const worker = new workerModule.DataRequestsWorker(ctx, { nudge() {} });
+  const worker = new workerModule.DataRequestsWorker(ctx, { nudge() {} }, { nudge() {} });
   const request = await store.insertDataRequest(dataSource, ACCOUNT, { type: 'erasure', caller_number: CALLER });
   const started = Date.now();
   worker.start();

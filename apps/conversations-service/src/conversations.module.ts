@@ -7,6 +7,7 @@ import { CheckAnsweringMessageController } from './check-answering/check-answeri
 import { GetConversationStatsHandler } from './conversation-stats/conversation-stats.handler.js';
 import { ConversationStatsMessageController } from './conversation-stats/conversation-stats.message.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
+import { DataRequestEventsPublisher } from './data-requests/data-request-events.publisher.js';
 import { DataRequestsMessageController } from './data-requests/data-requests.message.controller.js';
 import { DataRequestsWorker } from './data-requests/data-requests.worker.js';
 import { ErasureNoticesPublisher } from './erase-conversations/erasure-notices.publisher.js';
@@ -58,6 +59,7 @@ export class ConversationsModule {
         CheckStreamFilterHandler,
         ErasureNoticesPublisher,
         DataRequestsWorker,
+        DataRequestEventsPublisher,
         RetentionSweeper,
       ],
     };

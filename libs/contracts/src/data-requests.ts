@@ -90,3 +90,30 @@ export function isConversationsErased(value: unknown): value is ConversationsEra
 export function maskCallerNumber(number: string): string {
   return number.length <= 2 ? '*'.repeat(number.length) : `${'*'.repeat(number.length - 2)}${number.slice(-2)}`;
 }
+
+/**
+ * DATA_REQUEST_EVENTS: a data request settled (completed or failed), published once from conversations-service's
+ * outbox after the commit (the audit log records `data_request.completed` from it). No personal data.
+ */
+export const DATA_REQUEST_EVENTS_STREAM = 'DATA_REQUEST_EVENTS';
+export const DATA_REQUEST_EVENTS_SUBJECT_ROOT = 'data_request_events';
+export const dataRequestEventsSubject = (accountId: string) => `${DATA_REQUEST_EVENTS_SUBJECT_ROOT}.${accountId}`;
+export const DATA_REQUEST_EVENTS_RETENTION = { maxAgeMs: 30 * 24 * 60 * 60 * 1000, maxMessages: 1_000_000 } as const;
+
+export interface DataRequestSettled {
+  /** Unique per message (the stream's de-duplication id). */
+  event_id: string;
+  type: 'DataRequestSettled';
+  account_id: string;
+  request_id: string;
+  request_type: DataRequestType;
+  status: Extract<DataRequestStatus, 'completed' | 'failed'>;
+  conversations_done: number;
+  settled_at: string;
+}
+
+export function isDataRequestSettled(value: unknown): value is DataRequestSettled {
+  const v = value as Partial<DataRequestSettled> | null;
+  return v?.type === 'DataRequestSettled' && typeof v.event_id === 'string' && typeof v.account_id === 'string' && typeof v.request_id === 'string'
+    && (v.status === 'completed' || v.status === 'failed');
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
-  accountCallEventSubject, CONVERSATIONS_ERASED_STREAM, ConversationsRpc, DataRequestsRpc, namespacedStream, namespacedSubject,
+  accountCallEventSubject, CONVERSATIONS_ERASED_STREAM, DATA_REQUEST_EVENTS_STREAM, dataRequestEventsSubject, ConversationsRpc, DataRequestsRpc, namespacedStream, namespacedSubject,
   type AccessDocument, type CallEvent, type ConversationDetail, type ConversationStats, type ConversationsErased, type DataRequestView, type PageResult,
 } from '@voice/contracts';
 import { randomUUID } from 'node:crypto';
@@ -129,6 +129,14 @@ describe('data requests: erasure and access per caller', () => {
     expect(notices.flatMap((n) => n.conversation_ids).sort()).toEqual([...callerCalls, parkedCall].sort());
     expect(notices.every((n) => n.account_id === account && n.reason === 'erasure_request' && !JSON.stringify(n).includes('555'))).toBe(true);
     expect(await h.db.query('SELECT count(*)::int AS n FROM conversations.erasure_notices').then((r) => r.rows[0].n)).toBe(0);
+
+    // Its settlement, for the audit log: published once from the outbox, nothing personal in it.
+    const settled = namespacedStream(h.namespace, DATA_REQUEST_EVENTS_STREAM);
+    const event = await h.eventually(async () => (await jsm.streams.getMessage(settled, { last_by_subj: namespacedSubject(h.namespace, dataRequestEventsSubject(account)) })).json());
+    expect(event).toEqual({
+      event_id: `data-request-settled:${created.id}`, type: 'DataRequestSettled', account_id: account, request_id: created.id, request_type: 'erasure',
+      status: 'completed', conversations_done: 3, settled_at: done.completed_at,
+    });
   });
 
   it('nothing brings an erased conversation back: a redelivery, a platform retry, a replay of parked events, a rebuild', async () => {

@@ -1,5 +1,6 @@
 /** The SQL of data requests (conversations.data_requests, access_exports): creating, reading, claiming and settling them. */
 import { ACCESS_EXPORT_TTL_MS, type DataRequestType } from '@voice/contracts';
+import { inTransaction } from '@voice/service-kit';
 import { randomBytes } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { StoredConversation } from '../conversation/conversation.store.js';
@@ -94,16 +95,30 @@ export async function completeDataRequest(runner: QueryRunner, id: string, type:
       WHERE id = $1`,
     [id, type, ACCESS_EXPORT_TTL_MS],
   );
+  await recordSettlement(runner, id);
+}
+
+/** The settlement's event, in the settling transaction (the outbox of DATA_REQUEST_EVENTS). */
+async function recordSettlement(runner: Pick<QueryRunner, 'query'>, id: string): Promise<void> {
+  await runner.query(
+    `INSERT INTO conversations.data_request_events (account_id, request_id, request_type, status, conversations_done, settled_at)
+     SELECT account_id, id, type, status, conversations_done, completed_at FROM conversations.data_requests WHERE id = $1`,
+    [id],
+  );
 }
 
 export async function failDataRequest(db: DataSource, id: string, worker: string, failure: string): Promise<void> {
-  await db.query(
-    `UPDATE conversations.data_requests
-        SET status = 'failed', failure = $3, completed_at = now(), caller_number = NULL, claimed_by = NULL, claimed_until = NULL
-      WHERE id = $1 AND claimed_by = $2`,
-    [id, worker, failure],
-  );
-  await db.query('DELETE FROM conversations.access_exports WHERE request_id = $1', [id]);
+  await inTransaction(db, async (runner) => {
+    const [, count]: [unknown[], number] = await runner.query(
+      `UPDATE conversations.data_requests
+          SET status = 'failed', failure = $3, completed_at = now(), caller_number = NULL, claimed_by = NULL, claimed_until = NULL
+        WHERE id = $1 AND claimed_by = $2`,
+      [id, worker, failure],
+    );
+    if (count === 0) return;
+    await runner.query('DELETE FROM conversations.access_exports WHERE request_id = $1', [id]);
+    await recordSettlement(runner, id);
+  });
 }
 
 export async function insertExportDocuments(runner: QueryRunner, requestId: string, accountId: string, documents: ReadonlyArray<{ id: string; document: unknown }>): Promise<void> {

@@ -8,6 +8,7 @@ import {
   conversationsOfCaller, countConversationsOfCaller, ERASURE_BATCH, eraseConversations, parkedConversationsOfCaller,
 } from '../erase-conversations/erase-conversations.store.js';
 import { ErasureNoticesPublisher } from '../erase-conversations/erasure-notices.publisher.js';
+import { DataRequestEventsPublisher } from './data-request-events.publisher.js';
 import {
   claimNextDataRequest, completeDataRequest, conversationsDone, conversationsOfCallerAfter, deleteExpiredExports, failDataRequest, holdLease, insertExportDocuments,
   recordProgress, type ClaimedRequest,
@@ -41,6 +42,7 @@ export class DataRequestsWorker {
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly ctx: ServiceContext,
     private readonly notices: ErasureNoticesPublisher,
+    private readonly settlements: DataRequestEventsPublisher,
   ) {}
 
   start(): void {
@@ -94,11 +96,13 @@ export class DataRequestsWorker {
           this.ctx.logger.error({ err, data_request_id: request.id }, 'data request failed');
           this.failedSteps.delete(request.id);
           await failDataRequest(this.ctx.dataSource, request.id, this.worker, err instanceof Error ? err.message : String(err));
+          this.settlements.nudge();
         } else {
           this.ctx.logger.warn({ err, data_request_id: request.id, failures }, 'data request step failed; it is tried again when its lease runs out');
         }
         return;
       }
+      if (step === 'done') this.settlements.nudge();
       if (step === 'lost') this.ctx.logger.warn({ data_request_id: request.id }, 'data request taken over by another replica');
       if (step !== 'more') return;
     }

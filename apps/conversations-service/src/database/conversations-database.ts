@@ -13,6 +13,7 @@ import { ConversationChangeXid1732350000000 } from './migrations/1732350000000-c
 import { AgentPrivacySettings1732365000000 } from './migrations/1732365000000-agent-privacy-settings.js';
 import { ConversationChangesOutbox1764500000000 } from './migrations/1764500000000-conversation-changes-outbox.js';
 import { DataRequestsAndTombstones1765700000000 } from './migrations/1765700000000-data-requests-and-tombstones.js';
+import { DataRequestEvents1765720000000 } from './migrations/1765720000000-data-request-events.js';
 import { AgentRetention1765710000000 } from './migrations/1765710000000-agent-retention.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
@@ -22,5 +23,5 @@ export const conversationsMigrations = [
   ConversationCost1732310000000, ParkedEventPublisherAccount1732320000000, ListSortKeys1732330000000,
   ConversationCounts1732340000000, ConversationChangeXid1732350000000, AgentPrivacySettings1732365000000,
   ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
-  AgentRetention1765710000000,
+  AgentRetention1765710000000, DataRequestEvents1765720000000,
 ];
