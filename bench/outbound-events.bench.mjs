@@ -19,6 +19,7 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import os from 'node:os';
 import pg from 'pg';
@@ -38,6 +39,7 @@ const CONCURRENCY = Number(process.env.WEBHOOK_DELIVERY_CONCURRENCY ?? 32);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 const log = (m) => process.stderr.write(`[bench:outbound] ${m}\n`);
+const loadAtStart = os.loadavg()[0];
 
 const { kit, contracts } = await importBuilt({ kit: 'libs/service-kit/dist/index.js', contracts: 'libs/contracts/dist/index.js' });
 const { agentEventSubject, callEventSubject, namespacedSubject } = contracts;
@@ -138,6 +140,25 @@ async function waitUntil(what, done, timeoutMs) {
   }
 }
 
+const TICKS_PER_SECOND = 100; // Linux USER_HZ
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds used so far by the PostgreSQL sessions of one application (the server runs on this machine). */
+async function sessionsCpuSeconds(applicationName) {
+  const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [applicationName]);
+  return rows.reduce((sum, { pid }) => {
+    try {
+      return sum + cpuSeconds(pid);
+    } catch {
+      return sum; // a session that ended meanwhile
+    }
+  }, 0);
+}
+
 const delivered = (phase, among = receivers) => among.reduce((n, r) => n + r.phase(phase).count, 0);
 
 /** `changes` changes published at once; deliveries per second from the first publish to the last 2xx. */
@@ -146,7 +167,16 @@ async function burst(phase, changes) {
   for (let i = 0; i < changes; i++) await publishChange(phase);
   await waitUntil(`${phase}: ${changes * ENDPOINTS} deliveries`, () => delivered(phase) >= changes * ENDPOINTS, 300_000);
   const last = Math.max(...receivers.map((r) => r.phase(phase).lastAt));
-  return { deliveries: changes * ENDPOINTS, perSecond: (changes * ENDPOINTS) / ((last - started) / 1000) };
+  // Where the time went: when the last change was committed, and when its event was recorded.
+  const [committed, recorded] = await Promise.all([
+    db.query(`SELECT extract(epoch FROM max(created_at)) * 1000 AS at FROM conversations.conversations WHERE id LIKE $1`, [`conv-${phase}-%`]),
+    db.query(`SELECT extract(epoch FROM max(created_at)) * 1000 AS at FROM notifications.events WHERE conversation_id LIKE $1`, [`conv-${phase}-%`]),
+  ]);
+  const after = (row) => (Number(row.rows[0].at) - started) / 1000;
+  return {
+    deliveries: changes * ENDPOINTS, perSecond: (changes * ENDPOINTS) / ((last - started) / 1000),
+    seconds: (last - started) / 1000, lastCommitted: after(committed), lastRecorded: after(recorded),
+  };
 }
 
 /** Changes at RATE / ENDPOINTS per second for STEADY_SECONDS; the latency at the endpoints in `measured`. */
@@ -228,10 +258,19 @@ try {
   log(`${ENDPOINTS} endpoints on loopback, services started`);
 
   await burst('warmup', QUICK ? 20 : 100);
-  const raw = await rawLoop(receivers[0].body);
-  log(`raw loop: ${raw.perSecond.toFixed(0)} signed POSTs/s`);
+  // The raw loop before and after the service's burst, their mean the baseline: the machine is shared, and its
+  // speed drifts within a run.
+  const rawBefore = await rawLoop(receivers[0].body);
+  const notifications = processes[1];
+  const cpuBefore = cpuSeconds(notifications.pid);
+  const sqlBefore = await sessionsCpuSeconds('notifications-service');
   const ours = await burst('burst', CHANGES);
-  log(`service: ${ours.perSecond.toFixed(0)} deliveries/s (${ours.deliveries})`);
+  const cpuPerDeliveryMs = ((cpuSeconds(notifications.pid) - cpuBefore) * 1000) / ours.deliveries;
+  const sqlPerDeliveryMs = (((await sessionsCpuSeconds('notifications-service')) - sqlBefore) * 1000) / ours.deliveries;
+  const rawAfter = await rawLoop(receivers[0].body);
+  const raw = { deliveries: rawBefore.deliveries + rawAfter.deliveries, perSecond: (rawBefore.perSecond + rawAfter.perSecond) / 2 };
+  log(`raw loop: ${rawBefore.perSecond.toFixed(0)} then ${rawAfter.perSecond.toFixed(0)} signed POSTs/s`);
+  log(`service: ${ours.perSecond.toFixed(0)} deliveries/s (${ours.deliveries}) in ${ours.seconds.toFixed(1)} s, the last change committed at ${ours.lastCommitted.toFixed(1)} s and recorded as an event at ${ours.lastRecorded.toFixed(1)} s; notifications-service ${cpuPerDeliveryMs.toFixed(3)} ms of CPU per delivery, its PostgreSQL sessions ${sqlPerDeliveryMs.toFixed(3)} ms`);
   const calm = await steady('steady', receivers);
   log(`steady ${calm.offered.toFixed(0)} deliveries/s: p50 ${ms(calm.latency.p50)} ms, p99 ${ms(calm.latency.p99)} ms`);
   receivers[0].hang = true;
@@ -249,16 +288,17 @@ try {
   } else {
     const row = (label, r) => `| ${label} | ${ms(r.latency.p50)} | ${ms(r.latency.p90)} | ${ms(r.latency.p99)} | ${ms(r.latency.max)} |`;
     writeBenchmarkSection('outbound-events', [
-      '### Latest run',
+      '## Outbound events (signed webhooks to 10 endpoints)',
       '',
       `**${headline}.**`,
       '',
-      `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; every signature verified, ${duplicates} duplicates.`,
+      'Command: `npm run build && npm run bench:outbound` (env: `BENCH_CHANGES`, `BENCH_RATE`, `BENCH_SECONDS`, `BENCH_DATABASE_URL`, `BENCH_NATS_URL`, `BENCH_CPU_PROF`).',
+      `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (the machine is shared); every signature verified, ${duplicates} duplicates; CPU per delivery in the burst: notifications-service ${cpuPerDeliveryMs.toFixed(3)} ms, its PostgreSQL sessions ${sqlPerDeliveryMs.toFixed(3)} ms (recording the events included); the last change committed ${ours.lastCommitted.toFixed(1)} s and recorded ${ours.lastRecorded.toFixed(1)} s after the first publish.`,
       '',
       '| deliveries/s (10 endpoints, each request verified) | deliveries | per second |',
       '|---|---:|---:|',
       `| ${CHANGES} changes at once → conversation.started × ${ENDPOINTS} (first publish → last 2xx) | ${ours.deliveries} | ${ours.perSecond.toFixed(0)} |`,
-      `| raw loop: signed POSTs, ${CONCURRENCY} in flight, keep-alive | ${raw.deliveries} | ${raw.perSecond.toFixed(0)} |`,
+      `| raw loop: signed POSTs, ${CONCURRENCY} in flight, keep-alive (mean of ${RAW_SECONDS} s before and after) | ${raw.deliveries} | ${raw.perSecond.toFixed(0)} |`,
       '',
       `| commit → 2xx, ms (${STEADY_SECONDS} s at ${RATE} deliveries/s) | p50 | p90 | p99 | max |`,
       '|---|---:|---:|---:|---:|',
