@@ -7,7 +7,7 @@
 import { startApps } from './start/apps.mjs';
 import { banner, seedDemo } from './start/banner.mjs';
 import { build, loadServiceKit } from './start/build.mjs';
-import { demoTrafficSettings, startDemoTraffic } from './start/demo-traffic.mjs';
+import { demoTrafficSettings, endStaleCalls, startDemoTraffic } from './start/demo-traffic.mjs';
 import { adminTokenFile, adminTokenOf, applyLocalDefaults, readStartConfig } from './start/config.mjs';
 import { startEmbeddedPostgres } from './start/embedded-postgres.mjs';
 import { die, say } from './start/output.mjs';
@@ -44,6 +44,11 @@ const system = await startApps(kit, config, env, databaseUrl, adminToken);
 recordPorts(config.dataDir, system, simulators);
 
 const { demo, seedProblem } = await seedDemo(config, system, simulators, adminToken);
+// A killed earlier run may have left demo calls in progress: they end now, whether or not the traffic runs.
+if (demo) {
+  const ended = await endStaleCalls({ baseUrl: system.url, apiKey: demo.apiKey }).catch((err) => say(`could not end the demo calls left in progress: ${err.message}`));
+  if (ended) say(`${ended} demo call(s) left in progress by an earlier run ended as failed (demo_interrupted)`);
+}
 // The demo's calls keep coming while it runs: placed on the simulators, delivered as their webhooks.
 const trafficOn = Boolean(demo && simulators && traffic.enabled);
 if (trafficOn) {

@@ -129,13 +129,19 @@ describe('demo traffic under npm start', () => {
     expect(Math.abs(wavDuration(Buffer.from(await answer.arrayBuffer())).seconds - detail.duration)).toBeLessThanOrEqual(1.5);
   }, 90_000);
 
-  it('DEMO_TRAFFIC=false: a restart places no call', async () => {
+  it('Ctrl-C ends the calls still going on as failed (demo_interrupted); with DEMO_TRAFFIC=false a restart places no call', async () => {
+    // At this rate a few calls are always going on.
+    expect((await get('/v1/conversations?status=in_progress')).meta.total).toBeGreaterThan(0);
     expect(await interrupt(running)).toBe(0);
     running = launch({ ...env(), DEMO_TRAFFIC: 'false' });
     ({ url, apiKey } = await untilReady(running));
     expect(running.stdout()).not.toContain('traffic:');
+    expect((await get('/v1/conversations?status=in_progress')).meta.total).toBe(0);
+    const failed = (await get('/v1/conversations?status=failed&per_page=10')).data;
+    const reasons = await Promise.all(failed.map(async (call: { id: string }) => (await get(`/v1/conversations/${call.id}`)).data.failure_reason));
+    expect(reasons).toContain('demo_interrupted');
     const before = (await get('/v1/conversations?per_page=1')).meta.total;
     await new Promise((r) => setTimeout(r, 8_000));
     expect((await get('/v1/conversations?per_page=1')).meta.total).toBe(before);
-  }, 120_000);
+  }, 150_000);
 });

@@ -9,8 +9,12 @@ import { die, root } from './output.mjs';
 export const DEFAULT_CALLS_PER_MINUTE = 1.5;
 /** The demo account stops getting calls at this many: past it, a forgotten `npm start` would fill the disk. */
 export const DEMO_CALL_CAP = 5_000;
-/** A call still in progress this long after its start was cut off by a stop of `npm start`: no demo call lasts as long. */
+/** A call still in progress this long after its start was cut off (a killed `npm start`): no demo call lasts as long. */
 const STALE_CALL_MS = 10 * 60_000;
+/** How often the running traffic looks for such calls, beside the look at start-up. */
+const STALE_CHECK_EVERY_MS = 5 * 60_000;
+/** Ctrl-C ends the calls still going on; the apps stop right after, so this is all it may take. */
+const END_ON_STOP_TIMEOUT_MS = 3_000;
 
 export function demoTrafficSettings(env) {
   const raw = env.DEMO_TRAFFIC?.trim() ?? '';
@@ -21,39 +25,44 @@ export function demoTrafficSettings(env) {
   return { enabled: !/^(false|0|no)$/i.test(raw), callsPerMinute };
 }
 
-async function api(baseUrl, apiKey, method, path, body) {
+async function api(baseUrl, apiKey, method, path, body, timeoutMs = 10_000) {
   const res = await fetch(new URL(path, baseUrl), {
     method,
     headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const json = await res.json().catch(() => undefined);
   if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${json?.error?.message ?? ''}`);
   return json;
 }
 
+/** The end of a call the demo stopped in the middle of, as a call event: failed, saying why. */
+function interrupted(conversationId, agentId, endedAt) {
+  const at = new Date(endedAt).toISOString();
+  return {
+    id: `${conversationId}:demo-interrupted`,
+    type: 'call.failed',
+    conversation_id: conversationId,
+    agent_id: agentId,
+    occurred_at: at,
+    data: {
+      failure_reason: 'demo_interrupted',
+      end_time: at,
+      error: { code: 'demo_interrupted', message: 'The demo stopped before this simulated call ended.' },
+    },
+  };
+}
+
 /**
- * Calls left in progress by an earlier run (stopped mid-call, or the three "live" calls older demo data was
- * seeded with) end as failed, saying why, through the call-event ingest: a call in progress for hours looks broken.
+ * Calls a killed run left in progress (or the three "live" calls older demo data was seeded with) end as failed,
+ * through the call-event ingest: nothing else would ever end them, and a call in progress for hours looks broken.
  */
 export async function endStaleCalls({ baseUrl, apiKey, now = Date.now() }) {
   const page = await api(baseUrl, apiKey, 'GET', '/v1/conversations?status=in_progress&per_page=100');
   const stale = page.data.filter((call) => now - Date.parse(call.start_time) > STALE_CALL_MS);
   if (stale.length === 0) return 0;
-  const endedAt = (call) => new Date(Math.min(now, Date.parse(call.start_time) + 5 * 60_000)).toISOString();
-  const events = stale.map((call) => ({
-    id: `${call.id}:demo-interrupted`,
-    type: 'call.failed',
-    conversation_id: call.id,
-    agent_id: call.agent_id,
-    occurred_at: endedAt(call),
-    data: {
-      failure_reason: 'demo_interrupted',
-      end_time: endedAt(call),
-      error: { code: 'demo_interrupted', message: 'The demo traffic stopped before this simulated call ended.' },
-    },
-  }));
+  const events = stale.map((call) => interrupted(call.id, call.agent_id, Math.min(now, Date.parse(call.start_time) + 5 * 60_000)));
   await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events });
   return stale.length;
 }
@@ -78,12 +87,11 @@ export function liveCallOptions(call, platformAgentId) {
 export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMinute, log, firstCallInMs = 1_000 }) {
   const { prng, scenarioCall, pickScenario, SCENARIO_MIX } = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
   const random = prng(Date.now() % 2 ** 31);
-  const interrupted = await endStaleCalls({ baseUrl, apiKey }).catch((err) => log(`demo traffic: could not end stale calls (${err.message})`));
-  if (interrupted) log(`demo traffic: ${interrupted} call(s) left in progress by an earlier run ended as failed (demo_interrupted)`);
   const page = await api(baseUrl, apiKey, 'GET', '/v1/agents?per_page=100&status=active');
   const agents = page.data
     .filter((agent) => typeof agent.platform_sync?.platform_agent_id === 'string')
     .map((agent) => ({
+      id: agent.id,
       platform: agent.voice_platform,
       platformAgentId: agent.platform_sync.platform_agent_id,
       mix: agent.metadata?.department === 'billing' ? SCENARIO_MIX.billing : SCENARIO_MIX.front_desk,
@@ -91,6 +99,8 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
   const simulatorOf = { platform_a: simulators.platformA, platform_b: simulators.platformB };
   let timer;
   let stopped = false;
+  /** Calls whose webhooks are still being delivered, by the platform's call id (also their conversation id here). */
+  const inFlight = new Map();
   let placed = 0;
   let problemShown = false;
   const meanGapMs = 60_000 / callsPerMinute;
@@ -106,8 +116,9 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
     const call = scenarioCall(random, pickScenario(random, agent.mix));
     const begun = simulatorOf[agent.platform].beginCall(liveCallOptions(call, agent.platformAgentId));
     placed += 1;
+    inFlight.set(begun.callId, agent.id);
     // Deliveries the service refused are in its webhook-delivery log; nothing to do here.
-    begun.settled.catch(() => undefined);
+    begun.settled.catch(() => undefined).finally(() => inFlight.delete(begun.callId));
   };
   const schedule = (inMs) => {
     if (stopped) return;
@@ -126,13 +137,21 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
     timer.unref();
   };
   if (agents.length > 0) schedule(firstCallInMs);
+  const staleCheck = setInterval(() => void endStaleCalls({ baseUrl, apiKey }).catch(() => undefined), STALE_CHECK_EVERY_MS);
+  staleCheck.unref();
   simulators.platformA.recordings.warmUp();
   return {
     agents: agents.length,
     placed: () => placed,
-    stop() {
+    /** No more calls; those still going on end as failed (demo_interrupted), so none is left in progress for good. */
+    async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(staleCheck);
+      if (inFlight.size === 0) return;
+      const events = [...inFlight].map(([callId, agentId]) => interrupted(callId, agentId, Date.now()));
+      inFlight.clear();
+      await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events }, END_ON_STOP_TIMEOUT_MS).catch((err) => log(`demo traffic: the calls in progress could not be ended (${err.message})`));
     },
   };
 }

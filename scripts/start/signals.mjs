@@ -22,7 +22,7 @@ export async function shutdown(code) {
   if (launched.stopping) return;
   launched.stopping = true;
   say('shutting down…');
-  launched.traffic?.stop();
+  await launched.traffic?.stop();
   if (!launched.system && launched.starting) {
     launched.system = await Promise.race([launched.starting.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
   }
