@@ -9,12 +9,16 @@ import { ConversationDetailView } from './views/conversation-detail';
 import { ConversationsView } from './views/conversations';
 import { IntegrationsView } from './views/integrations';
 import { OverviewView } from './views/overview';
+import { WebhookDeliveryView } from './views/webhook-deliveries';
+import { WebhookEndpointView } from './views/webhook-endpoint';
+import { WebhooksView } from './views/webhooks';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview' },
   { to: '/conversations', label: 'Conversations' },
   { to: '/agents', label: 'Agents' },
   { to: '/integrations', label: 'Integrations' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/api-keys', label: 'API keys' },
 ] as const;
 
@@ -127,6 +131,11 @@ function Route({ path }: { path: string }) {
   if (agent) return <AgentEditor id={agent.id} />;
   if (path === '/integrations') return <IntegrationsView />;
   if (path === '/api-keys') return <ApiKeysView />;
+  if (path === '/webhooks') return <WebhooksView />;
+  const endpoint = matchPath('/webhooks/:id', path);
+  if (endpoint) return <WebhookEndpointView key={endpoint.id} id={endpoint.id} />;
+  const delivery = matchPath('/webhooks/:id/deliveries/:deliveryId', path);
+  if (delivery) return <WebhookDeliveryView endpointId={delivery.id} deliveryId={delivery.deliveryId} />;
   return (
     <>
       <h1>Page not found</h1>
