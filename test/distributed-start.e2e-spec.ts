@@ -190,7 +190,7 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     launcher = run([join(root, 'scripts', 'start.mjs')], {
       DATABASE_URL: db.url, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken,
       PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', DATA_DIR: dataDir,
-      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0',
+      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0', DEMO_WEBHOOK_RECEIVER_PORT: '0',
     });
     for (const deadline = Date.now() + 60_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
       if (launcher.child.exitCode !== null) throw new Error(launcher.err());
@@ -263,7 +263,7 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
     const env: Record<string, string | undefined> = {
       DATABASE_URL: undefined, ADMIN_TOKEN: undefined, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace,
       DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), HOST: '127.0.0.1',
-      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0',
+      PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0', DEMO_WEBHOOK_RECEIVER_PORT: '0',
     };
     launcher = run([join(root, 'scripts', 'start.mjs')], env);
     for (const deadline = Date.now() + 90_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
@@ -295,6 +295,13 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
     expect(agents.data.map((a: any) => [a.voice_platform, a.platform_sync.state])).toEqual(
       expect.arrayContaining([['platform_a', 'synced'], ['platform_b', 'synced']]),
     );
+    // The demo account's endpoint points at the receiver the launcher runs; notifications-service, a process of its
+    // own, delivers to it and the receiver verifies the signature with the secret it read through the API.
+    const receiverUrl = JSON.parse(readFileSync(join(dataDir, 'ports.json'), 'utf8')).webhook_receiver;
+    const endpoints: any = await (await fetch(`${url}/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(endpoints.data).toEqual([expect.objectContaining({ url: `${receiverUrl}/webhooks`, status: 'active' })]);
+    const test: any = await (await fetch(`${url}/v1/webhook-endpoints/${endpoints.data[0].id}/test`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })).json();
+    expect(test.data).toMatchObject({ succeeded: true, status_code: 204 });
     processes = descendantsOf(launcher.child.pid!);
     // Three apps and PostgreSQL (the postmaster, which is a child of the launcher, and its workers).
     expect(processes.length).toBeGreaterThanOrEqual(4);

@@ -21,6 +21,26 @@ function postmasterPid(dataDir: string): number {
 
 const noStackTrace = /\n\s+at /;
 
+/**
+ * The demo account has exactly one webhook endpoint, pointing at the receiver npm start runs, and a delivery to it
+ * succeeds: the receiver verified its signature (it answers 401 otherwise) and lists it at GET /.
+ */
+async function expectDemoEndpointDelivers(url: string, apiKey: string, receiverUrl: string): Promise<void> {
+  const call = async (method: string, path: string) => {
+    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${apiKey}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const endpoints = await call('GET', '/v1/webhook-endpoints');
+  expect(endpoints.body.data).toEqual([expect.objectContaining({ url: `${receiverUrl}/webhooks`, status: 'active', event_types: null, agent_ids: null })]);
+  const test = await call('POST', `/v1/webhook-endpoints/${endpoints.body.data[0].id}/test`);
+  expect(test.body.data).toMatchObject({ succeeded: true, status_code: 204 });
+  const received: any = await (await fetch(`${receiverUrl}/`)).json();
+  expect(received.deliveries).toContainEqual(expect.objectContaining({ webhook_id: test.body.data.event_id, type: 'webhook.test', verified: true }));
+  const page = await fetch(`${receiverUrl}/`, { headers: { accept: 'text/html' } });
+  expect(page.headers.get('content-type')).toContain('text/html');
+  expect(await page.text()).toContain(test.body.data.event_id);
+}
+
 describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'voice-zero-setup-'));
   // mkdtemp makes the folder private; the embedded PostgreSQL (run as `postgres` when we are root) must enter it.
@@ -41,7 +61,10 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
 
   // A short reconciliation interval: npm start must pass it on to agents-service (checked below). Without the demo
   // traffic, so the counts below are the seed's (test/demo-traffic.e2e-spec.ts watches the traffic).
-  const env = () => ({ DATA_DIR: dataDir, PORT: '0', EMBEDDED_PG_PORT: String(pgPort), PLATFORM_RECONCILE_INTERVAL_MS: '1000', DEMO_TRAFFIC: 'false' });
+  // DEMO_WEBHOOK_RECEIVER_PORT=0: each start's receiver listens elsewhere, so the later start must move the demo endpoint.
+  const env = () => ({
+    DATA_DIR: dataDir, PORT: '0', EMBEDDED_PG_PORT: String(pgPort), PLATFORM_RECONCILE_INTERVAL_MS: '1000', DEMO_TRAFFIC: 'false', DEMO_WEBHOOK_RECEIVER_PORT: '0',
+  });
 
   it('first start: builds, starts the embedded database, seeds demo data and serves the API', async () => {
     running = launch(env());
@@ -68,7 +91,10 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     expect(existsSync(join(dataDir, 'admin-token'))).toBe(true);
     // Where it listens, for `npm run cli` and `npm run simulate` (PORT=0 here: no default port would find it).
     const ports = JSON.parse(readFileSync(join(dataDir, 'ports.json'), 'utf8'));
-    expect(ports).toEqual({ pid: running.child.pid, api: url, platform_a: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), platform_b: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    const loopback = expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ports).toEqual({ pid: running.child.pid, api: url, platform_a: loopback, platform_b: loopback, webhook_receiver: loopback });
+    await expectDemoEndpointDelivers(url, apiKey, ports.webhook_receiver);
+    expect(running.stdout()).toContain(`webhooks:  demo receiver ${ports.webhook_receiver} ← the demo account's webhook endpoint`);
     expect(running.stdout()).toContain(`platform_a ${ports.platform_a}, platform_b ${ports.platform_b}`);
     // The history is finished calls: none stays in progress forever (the calls in progress are the demo traffic's, which end).
     const live: any = await (await fetch(`${url}/v1/conversations?status=in_progress`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
@@ -98,6 +124,8 @@ describe('zero-setup npm start (embedded PostgreSQL, one process)', () => {
     expect(apiKey).toBe(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).apiKey);
     const list: any = await (await fetch(`${url}/v1/conversations?per_page=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     expect(list.meta.total).toBe(212);
+    // The same demo endpoint, moved to where this start's receiver listens, still delivering.
+    await expectDemoEndpointDelivers(url, apiKey, JSON.parse(readFileSync(join(dataDir, 'ports.json'), 'utf8')).webhook_receiver);
   }, 120_000);
 
   it('the simulators kept their agents across the restart, and one deleted on its platform is recreated by the reconciliation', async () => {

@@ -16,7 +16,7 @@ export async function seedDemo(config, system, simulators, adminToken) {
   }
 }
 
-export function banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, tokenFile, demo, seedProblem, traffic }) {
+export function banner({ kit, config, startedAt, system, embedded, databaseUrl, simulators, webhookReceiver, tokenFile, demo, seedProblem, webhookProblem, traffic }) {
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   const lines = [
     '',
@@ -29,6 +29,10 @@ export function banner({ kit, config, startedAt, system, embedded, databaseUrl, 
     `  health:    ${system.url}/health`,
   ];
   if (simulators) lines.push(`  platforms: simulated — platform_a ${simulators.urls.platformA}, platform_b ${simulators.urls.platformB} (PLATFORM_SIMULATORS=false to leave out)`);
+  if (webhookReceiver) {
+    const where = demo && !webhookProblem ? "the demo account's webhook endpoint" : `no endpoint (${webhookProblem ?? 'no demo account'})`;
+    lines.push(`  webhooks:  demo receiver ${webhookReceiver.url} ← ${where} (DEMO_WEBHOOK_RECEIVER=false to leave out)`);
+  }
   if (traffic) lines.push(`  traffic:   a demo call every ~${Math.round(60 / traffic.callsPerMinute)} s through the simulators (DEMO_TRAFFIC=false to stop, DEMO_CALLS_PER_MINUTE)`);
   if (!config.adminToken) lines.push(`  admin:     token in ${shown(tokenFile)}`);
   if (demo) {

@@ -17,14 +17,23 @@ export async function ensurePortFree(p, h, variable) {
 
 /**
  * Where this start listens, for `npm run simulate` and `npm run cli` (ports may differ from the defaults when
- * PORT=0 or a simulator port was taken); removed when it stops, so a stale file never points at nothing.
+ * PORT=0 or a simulator's or the webhook receiver's port was taken); removed when it stops, so a stale file never points at nothing.
  */
-export function recordPorts(dataDir, system, simulators) {
+export function recordPorts(dataDir, system, simulators, webhookReceiver) {
   const portsFile = join(dataDir, 'ports.json');
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(
     portsFile,
-    `${JSON.stringify({ pid: process.pid, api: system.url, ...(simulators ? { platform_a: simulators.urls.platformA, platform_b: simulators.urls.platformB } : {}) }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        pid: process.pid,
+        api: system.url,
+        ...(simulators ? { platform_a: simulators.urls.platformA, platform_b: simulators.urls.platformB } : {}),
+        ...(webhookReceiver ? { webhook_receiver: webhookReceiver.url } : {}),
+      },
+      null,
+      2,
+    )}\n`,
   );
   process.on('exit', () => {
     try {

@@ -11,6 +11,8 @@ export const launched = {
   system: undefined,
   /** The bundled voice-platform simulators (zero-setup), stopped after the apps. */
   simulators: undefined,
+  /** The demo's webhook receiver, stopped after the apps. */
+  webhookReceiver: undefined,
   /** The demo traffic (scripts/start/demo-traffic.mjs), stopped first. */
   traffic: undefined,
   /** The one-process start in progress, which a Ctrl-C lets finish (bounded) before closing it. */
@@ -28,6 +30,7 @@ export async function shutdown(code) {
   }
   await launched.system?.close().catch((err) => say(`while stopping the apps: ${err.message}`));
   await launched.simulators?.stop().catch((err) => say(`while stopping the platform simulators: ${err.message}`));
+  await launched.webhookReceiver?.stop().catch((err) => say(`while stopping the demo webhook receiver: ${err.message}`));
   await launched.embedded?.stop().catch((err) => say(`while stopping PostgreSQL: ${err.message}`));
   process.exit(code);
 }
