@@ -5,7 +5,7 @@
 // database loaded straight with set-based INSERTs (schema from the service's migrations, secondary indexes built after
 // the load, as bench:list does). Beside it, in the same run and on the same data: the raw set-based DELETE of the
 // same number of conversations from the same tables in one transaction (no locks, tombstones or counts). Writes its
-// line into BENCHMARKS.md (full runs only). Needs `npm run build` and a PostgreSQL (BENCH_DATABASE_URL).
+// figures into bench/results/erasure.md (full runs only; BENCHMARKS.md's summary row is updated by hand). Needs `npm run build` and a PostgreSQL (BENCH_DATABASE_URL).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -85,6 +85,9 @@ try {
   await client.query(`SET maintenance_work_mem = '512MB'`);
   for (const { indexdef } of indexDefs) await client.query(indexdef);
   await client.query(`INSERT INTO conversations.account_totals (account_id, conversations) SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
+  // The load's inserts left each row's change in the outbox; the relay would have published and deleted them within
+  // seconds of each write, so the live outbox holds almost nothing (an erasure deletes its conversations' rows there).
+  await client.query('TRUNCATE conversations.conversation_changes');
   await client.query(`INSERT INTO conversations.conversation_counts (account_id, facet, value, conversations) ${counts.FACET_COUNTS_SQL}`);
   for (const t of ['conversations', 'conversation_search', 'conversation_topics', 'events', 'account_totals', 'conversation_counts']) await client.query(`VACUUM (ANALYZE) conversations.${t}`);
   const loadS = (Date.now() - loadStarted) / 1000;
@@ -127,7 +130,7 @@ try {
     `conversations from the same four tables in one transaction (${(serviceS / rawS).toFixed(1)}×); target ≤ ${TARGET_S} s: ${serviceS <= TARGET_S ? 'met' : 'missed'}. ` +
     `Load: ${loadS.toFixed(0)} s (set-based INSERTs, indexes after).`;
   console.log(line);
-  if (!quick) writeBenchmarkSection('erasure', `## Erasure requests — \`bench/erasure.bench.mjs\`\n\n${line}`);
+  if (!quick) writeBenchmarkSection('erasure', line, 'bench/results/erasure.md');
 } finally {
   await client?.end().catch(() => undefined);
   await dataSource?.destroy().catch(() => undefined);
