@@ -26,10 +26,12 @@ interface Done {
 }
 
 const SYSTEM_PROMPT = 'You answer for Rossi Dental. Never read out a card number.';
+const CALLER_NUMBER = '+14155550188';
 
 /**
  * The audit log through the real gateway: every audited action made with two keys of one account and the admin
- * token (API keys, integrations, agents with their changed fields and privacy settings, webhook endpoints), then
+ * token (API keys, integrations, agents with their changed fields and privacy settings, webhook endpoints, a data
+ * request and its completion), then
  * read back with each filter — who (key id and name, or the admin token), what, which target, which request (the
  * X-Request-Id the change was answered with), from which address — and checked in the database for secrets and
  * personal data.
@@ -43,6 +45,7 @@ describe('audit log', () => {
   let bootstrapKeyId: string;
   let agentId: string;
   let endpointId: string;
+  let dataRequestId: string;
   const endpointSecrets: string[] = [];
   /** The agent's number (bought on the platform), once known. */
   const phoneNumbers: Array<string | null> = [];
@@ -58,8 +61,13 @@ describe('audit log', () => {
     const res = expectStatus(await client.get(`/v1/audit-events?per_page=100${query}`), 200);
     return res.body.data as AuditEvent[];
   };
-  /** The log once the agent events (read from AGENT_EVENTS) are in it. */
-  const settledAudit = () => pollUntil(() => audit(), (events) => events.filter((e) => e.action.startsWith('agent.')).length >= 7, 30_000);
+  /** The log once the agent events (from AGENT_EVENTS) and the data request's end (from DATA_REQUEST_EVENTS) are in it. */
+  const settledAudit = () =>
+    pollUntil(
+      () => audit(),
+      (events) => events.filter((e) => e.action.startsWith('agent.')).length >= 7 && events.some((e) => e.action === 'data_request.completed'),
+      30_000,
+    );
 
   beforeAll(async () => {
     system = await startSystem({ rpcTimeoutMs: 5000 });
@@ -116,6 +124,10 @@ describe('audit log', () => {
     done.push({ action: 'webhook_endpoint.deleted', target: endpointId, requestId: requestIdOf(endpointDeleted) });
     const removed = expectStatus(await account.api.delete('/v1/integrations/platform_a'), 204);
     done.push({ action: 'integration.removed', target: 'platform_a', requestId: requestIdOf(removed) });
+    // A caller's data request, by the bootstrap key; it completes in the background (the system's entry).
+    const dataRequest = expectStatus(await account.api.post('/v1/data-requests', { type: 'access', caller_number: CALLER_NUMBER }), 202);
+    dataRequestId = dataRequest.body.data.id;
+    done.push({ action: 'data_request.created', target: dataRequestId, requestId: requestIdOf(dataRequest) });
     const revoked = expectStatus(await account.api.delete(`/v1/api-keys/${opsKey.id}`), 204);
     done.push({ action: 'api_key.revoked', target: opsKey.id, requestId: requestIdOf(revoked) });
   }, 90_000);
@@ -137,11 +149,22 @@ describe('audit log', () => {
     for (const entry of events) {
       const expected = byOps.includes(entry.request_id!)
         ? { type: 'api_key', key_id: opsKey.id, name: 'ops' }
-        : entry.actor.type === 'admin_token'
-          ? { type: 'admin_token' }
-          : { type: 'api_key', key_id: bootstrapKeyId, name: 'bootstrap' };
+        : entry.action === 'data_request.completed'
+          ? { type: 'system' }
+          : entry.actor.type === 'admin_token'
+            ? { type: 'admin_token' }
+            : { type: 'api_key', key_id: bootstrapKeyId, name: 'bootstrap' };
       expect({ action: entry.action, actor: entry.actor }).toEqual({ action: entry.action, actor: expected });
     }
+  });
+
+  it('a data request’s end is the system’s entry, after the request that created it', async () => {
+    await settledAudit();
+    const entries = await audit(`&target_id=${dataRequestId}`);
+    expect(entries.map((e) => [e.action, e.actor.type, e.request_id === null, e.client_address])).toEqual([
+      ['data_request.completed', 'system', true, null],
+      ['data_request.created', 'api_key', false, expect.any(String)],
+    ]);
   });
 
   it('the admin token created the account’s first key; the bootstrap key configured the integrations', async () => {
@@ -207,6 +230,7 @@ describe('audit log', () => {
     const integration = system.platforms.integrationBody('platform_b');
     const forbidden = [
       account.api_key, other.api_key, opsKey.api_key, system.adminToken, ...endpointSecrets, integration.api_key, integration.webhook_secret,
+      CALLER_NUMBER, CALLER_NUMBER.slice(2),
       ...phoneNumbers.filter((n): n is string => typeof n === 'string').flatMap((n) => [n, n.slice(2)]), SYSTEM_PROMPT, 'Reception', 'Hello!', 's3cr3t-in-url', 'vk_', 'whsec_',
     ];
     expect(phoneNumbers.some((n) => typeof n === 'string')).toBe(true);

@@ -12,6 +12,7 @@ import { AuditEventsController } from './audit/audit-events.controller.js';
 import { AuditEventsStore } from './audit/audit-events.store.js';
 import { AuditLog } from './audit/audit-log.js';
 import { AuditRetention } from './audit/audit-retention.js';
+import { DataRequestEventsAudit } from './audit/data-request-events-audit.consumer.js';
 import { AccessGuard } from './auth/access.guard.js';
 import { ApiKeysStore } from './auth/api-keys.store.js';
 import { CallEventPublisher } from './call-events/call-event-publisher.js';
@@ -108,6 +109,7 @@ export class GatewayModule {
         AuditLog,
         AuditRetention,
         AgentEventsAudit,
+        DataRequestEventsAudit,
       ],
     };
   }

@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.secret_revealed',
   'data_request.created',
   'data_request.completed',
+  'data_request.failed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

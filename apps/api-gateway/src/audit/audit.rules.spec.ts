@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OriginatedAgentEvent } from '@voice/contracts';
-import { agentEventEntries, isAuditedAgentEventType } from './audit.rules.js';
+import { agentEventEntries, dataRequestSettledEntry, isAuditedAgentEventType } from './audit.rules.js';
 
 const agent = {
   agent_id: 'agt_1', account_id: 'acct_1', name: 'Front desk', voice_platform: 'platform_a', status: 'active',
@@ -61,5 +61,17 @@ describe('audit entries of agent events', () => {
       expect(isAuditedAgentEventType(type)).toBe(false);
     }
     expect(isAuditedAgentEventType('AgentDeleted')).toBe(true);
+  });
+});
+
+describe('audit entries of data request settlements', () => {
+  const settled = { event_id: 'drs-1', type: 'DataRequestSettled', account_id: 'acct_1', request_id: 'dr_1', request_type: 'erasure', conversations_done: 3, settled_at: '2025-03-01T10:00:05.000Z' } as const;
+
+  it('a completed request is data_request.completed, a failed one data_request.failed: the system’s, at its settlement', () => {
+    expect(dataRequestSettledEntry({ ...settled, status: 'completed' })).toEqual({
+      account_id: 'acct_1', action: 'data_request.completed', actor: { type: 'system' }, target_id: 'dr_1', changed_fields: null,
+      request_id: null, client_address: null, source_id: 'drs-1', occurred_at: '2025-03-01T10:00:05.000Z',
+    });
+    expect(dataRequestSettledEntry({ ...settled, status: 'failed' }).action).toBe('data_request.failed');
   });
 });

@@ -1,5 +1,5 @@
 /** What the audit log records of each change (pure): the entries an agent event makes, and who an actor is. */
-import { AgentEventTypes, PRIVACY_SETTING_FIELDS, type AuditAction, type OriginatedAgentEvent } from '@voice/contracts';
+import { AgentEventTypes, PRIVACY_SETTING_FIELDS, type AuditAction, type DataRequestSettled, type OriginatedAgentEvent } from '@voice/contracts';
 
 /** Entries older than this are swept; the database refuses to delete younger ones. */
 export const AUDIT_RETENTION_DAYS = 365;
@@ -58,4 +58,22 @@ export function agentEventEntries(event: OriginatedAgentEvent): AuditEntry[] {
     entries.push({ ...base, action: 'agent.privacy_settings_changed', changed_fields: privacy, source_id: `${event.id}:privacy` });
   }
   return entries;
+}
+
+/**
+ * A data request's end, at the time it settled, once per settlement event: the system's, with no request id or
+ * address, as no API request settles it (the request that created it is its data_request.created entry).
+ */
+export function dataRequestSettledEntry(event: DataRequestSettled): AuditEntry {
+  return {
+    account_id: event.account_id,
+    action: event.status === 'completed' ? 'data_request.completed' : 'data_request.failed',
+    actor: { type: 'system' },
+    target_id: event.request_id,
+    changed_fields: null,
+    request_id: null,
+    client_address: null,
+    source_id: event.event_id,
+    occurred_at: event.settled_at,
+  };
 }

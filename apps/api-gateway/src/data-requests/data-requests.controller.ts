@@ -5,6 +5,7 @@ import {
   DataRequestsRpc, type AccessDocument, type CreateDataRequestRequest, type DataRequestRequest, type DataRequestView, type ListDataRequestsRequest,
   type PageResult, type RawQuery,
 } from '@voice/contracts';
+import { AuditLog } from '../audit/audit-log.js';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
@@ -22,7 +23,10 @@ const REQUEST_ID = 'Data request id (dr_…).';
  */
 @Controller('v1/data-requests')
 export class DataRequestsController {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly audit: AuditLog,
+  ) {}
 
   private one(req: Request, id: string): DataRequestRequest {
     return { account_id: callerOf(req).account.id, request_id: id };
@@ -48,6 +52,7 @@ export class DataRequestsController {
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
     const payload: CreateDataRequestRequest = { account_id: callerOf(req).account.id, body };
     const created = await this.services.send<DataRequestView>(DataRequestsRpc.create, payload, { requestId: requestIdOf(req) });
+    await this.audit.record(req, { action: 'data_request.created', targetId: created.id });
     res.set('Location', `/v1/data-requests/${encodeURIComponent(created.id)}`);
     return success(req, created);
   }
