@@ -93,7 +93,9 @@ export async function checkEveryView(page: Page, open: (path: string) => Promise
     await page.setViewportSize(size);
     for (const [view, path, ready] of views) {
       await open(path);
-      await page.locator(ready).first().waitFor();
+      await page.locator(ready).first().waitFor().catch((err: Error) => {
+        throw new Error(`${view} at ${name} width: ${err.message}`);
+      });
       expect({ view, width: name, violations: await seriousViolations(page) }).toEqual({ view, width: name, violations: [] });
       expect({ view, width: name, overflowing: await overflowingElements(page) }).toEqual({ view, width: name, overflowing: [] });
       expect({ view, width: name, clipped: await clippedTables(page) }).toEqual({ view, width: name, clipped: [] });

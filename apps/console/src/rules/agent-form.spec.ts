@@ -10,7 +10,7 @@ const agent: Agent = {
   business_hours: { timezone: 'Europe/Paris', schedule: [{ day: 'monday', open: '09:00', close: '17:00' }] }, recording_enabled: false,
   transcription_enabled: true, status: 'active', metadata: { team: 'front' }, created_at: '2026-11-01T00:00:00Z', updated_at: '2026-11-01T00:00:00Z',
   pii_redaction: { enabled: false, categories: ['phone_number', 'email', 'credit_card', 'ssn', 'iban', 'date_of_birth', 'postal_address', 'ip_address'] },
-  store_content: true,
+  store_content: true, retention: { conversations_days: null, recordings_days: 30 },
   platform_sync: { state: 'synced', platform_agent_id: 'pa_1', synced_version: 1, last_attempt_at: null, last_error: null, last_reconciled_at: null, last_drift: null },
 } as Agent;
 
@@ -81,6 +81,21 @@ describe('agentChanges', () => {
     form.business_hours.days.monday.open = false;
     form.metadata = [];
     expect(agentChanges(agent, form, isTimeZone).body).toEqual({ business_hours: null, metadata: null });
+  });
+});
+
+describe('retention', () => {
+  it('keeps forever when empty; days are whole, 1 to 3650; PATCH sends the setting whole', () => {
+    expect(createAgentBody({ ...emptyAgentForm(), name: 'A' }, isTimeZone).body).not.toHaveProperty('retention');
+    expect(createAgentBody({ ...emptyAgentForm(), name: 'A', retention_conversations_days: '90' }, isTimeZone).body).toMatchObject({ retention: { conversations_days: 90, recordings_days: null } });
+    expect(localErrors({ ...emptyAgentForm(), name: 'A', retention_conversations_days: '0', retention_recordings_days: '1.5' }, isTimeZone)).toEqual({
+      'retention.conversations_days': 'Conversations: a whole number of days from 1 to 3650, or empty to keep.',
+      'retention.recordings_days': 'Recordings: a whole number of days from 1 to 3650, or empty to keep.',
+    });
+    const form = { ...agentFormOf(agent), retention_conversations_days: '365' };
+    expect(form.retention_recordings_days).toBe('30');
+    expect(agentChanges(agent, form, isTimeZone).body).toEqual({ retention: { conversations_days: 365, recordings_days: 30 } });
+    expect(formPlaceOf('retention.recordings_days', form)).toBe('retention.recordings_days');
   });
 });
 

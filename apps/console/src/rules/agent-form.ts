@@ -41,6 +41,9 @@ export interface AgentFormValues {
   store_content: boolean;
   pii_redaction_enabled: boolean;
   pii_redaction_categories: PiiCategory[];
+  /** Whole days as typed; empty keeps forever. */
+  retention_conversations_days: string;
+  retention_recordings_days: string;
   business_hours: BusinessHoursForm;
   metadata: MetadataRow[];
 }
@@ -48,13 +51,14 @@ export interface AgentFormValues {
 /** The request fields the form edits: a server error naming one of them (or a value inside it) is shown at its control. */
 export const AGENT_FORM_FIELDS = [
   'name', 'voice_platform', 'phone_number', 'voice_id', 'language', 'system_prompt', 'welcome_message',
-  'transfer_number', 'recording_enabled', 'transcription_enabled', 'store_content', 'pii_redaction', 'business_hours', 'metadata',
+  'transfer_number', 'recording_enabled', 'transcription_enabled', 'store_content', 'pii_redaction', 'retention', 'business_hours', 'metadata',
 ] as const;
 export type AgentFormField = (typeof AGENT_FORM_FIELDS)[number];
 
 /**
  * Errors by where they are shown: a request field (`phone_number`), or a part of one the form edits apart:
- * `business_hours.timezone`, `business_hours.<weekday>`, `metadata.<row index>`.
+ * `business_hours.timezone`, `business_hours.<weekday>`, `metadata.<row index>`, `retention.conversations_days`,
+ * `retention.recordings_days`.
  */
 export type FormErrors = Record<string, string>;
 
@@ -66,6 +70,7 @@ const METADATA_MAX_KEYS = 10;
 const METADATA_MAX_VALUE = 500;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const NAME_MAX = 100;
+const RETENTION_DAYS = { min: 1, max: 3650 };
 
 function closedWeek(): Record<Weekday, DayHours> {
   return Object.fromEntries(WEEKDAYS.map((day) => [day, { ...DEFAULT_DAY }])) as Record<Weekday, DayHours>;
@@ -76,6 +81,7 @@ export function emptyAgentForm(): AgentFormValues {
     name: '', voice_platform: 'platform_a', phone_number: '', voice_id: '', language: 'en', system_prompt: '', welcome_message: '',
     transfer_number: '', recording_enabled: true, transcription_enabled: true, store_content: true,
     pii_redaction_enabled: false, pii_redaction_categories: [...DEFAULT_PII_CATEGORIES],
+    retention_conversations_days: '', retention_recordings_days: '',
     business_hours: { timezone: '', days: closedWeek() }, metadata: [],
   };
 }
@@ -86,12 +92,21 @@ function businessHoursFormOf(hours: BusinessHours | null): BusinessHoursForm {
   return { timezone: hours?.timezone ?? '', days };
 }
 
+const days = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+
+/** The retention setting as the API takes it: a number of days, or null to keep. */
+function retentionOf(form: AgentFormValues): { conversations_days: number | null; recordings_days: number | null } {
+  const value = (text: string) => (text.trim() ? Number(text.trim()) : null);
+  return { conversations_days: value(form.retention_conversations_days), recordings_days: value(form.retention_recordings_days) };
+}
+
 export function agentFormOf(agent: Agent): AgentFormValues {
   return {
     name: agent.name, voice_platform: agent.voice_platform, phone_number: agent.phone_number ?? '', voice_id: agent.voice_id ?? '',
     language: agent.language ?? '', system_prompt: agent.system_prompt ?? '', welcome_message: agent.welcome_message ?? '',
     transfer_number: agent.transfer_number ?? '', recording_enabled: agent.recording_enabled, transcription_enabled: agent.transcription_enabled,
     store_content: agent.store_content, pii_redaction_enabled: agent.pii_redaction.enabled, pii_redaction_categories: [...agent.pii_redaction.categories],
+    retention_conversations_days: days(agent.retention?.conversations_days), retention_recordings_days: days(agent.retention?.recordings_days),
     business_hours: businessHoursFormOf(agent.business_hours), metadata: Object.entries(agent.metadata ?? {}).map(([key, value]) => ({ key, value })),
   };
 }
@@ -130,6 +145,14 @@ export function localErrors(form: AgentFormValues, isTimeZone: (name: string) =>
     if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(hours.from) || !/^([01]\d|2[0-3]):[0-5]\d$/.test(hours.to)) errors[`business_hours.${day}`] = 'Give an opening and a closing time.';
     else if (hours.to <= hours.from) errors[`business_hours.${day}`] = 'Closing must be later than opening.';
   }
+  for (const [key, label] of [['conversations_days', 'Conversations'], ['recordings_days', 'Recordings']] as const) {
+    const text = form[`retention_${key}`].trim();
+    if (!text) continue;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < RETENTION_DAYS.min || n > RETENTION_DAYS.max) {
+      errors[`retention.${key}`] = `${label}: a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or empty to keep.`;
+    }
+  }
   const seen = new Set<string>();
   form.metadata.forEach((row, index) => {
     const key = row.key.trim();
@@ -157,6 +180,8 @@ export function createAgentBody(form: AgentFormValues, isTimeZone: (name: string
     store_content: form.store_content,
     pii_redaction: { enabled: form.pii_redaction_enabled, categories: form.pii_redaction_categories },
   };
+  const retention = retentionOf(form);
+  if (retention.conversations_days !== null || retention.recordings_days !== null) body.retention = retention;
   for (const field of TEXT_FIELDS) if (form[field].trim()) body[field] = form[field].trim();
   const hours = businessHoursOf(form.business_hours);
   if (hours) body.business_hours = hours;
@@ -186,6 +211,8 @@ export function agentChanges(agent: Agent, form: AgentFormValues, isTimeZone: (n
     // PATCH replaces the redaction settings whole.
     body.pii_redaction = { enabled: form.pii_redaction_enabled, categories: form.pii_redaction_categories };
   }
+  // PATCH replaces retention whole too.
+  if (!same(retentionOf(form), retentionOf(before))) body.retention = retentionOf(form);
   const hours = businessHoursOf(form.business_hours);
   if (!same(hours, businessHoursOf(before.business_hours))) body.business_hours = hours;
   const metadata = metadataOf(form.metadata);
@@ -209,6 +236,7 @@ export function formPlaceOf(field: string | undefined, form: AgentFormValues): s
     if (index !== undefined && openDays[Number(index)]) return `business_hours.${openDays[Number(index)]}`;
     return 'business_hours';
   }
+  if (top === 'retention') return /^retention\.(conversations_days|recordings_days)/.exec(field)?.[0] ?? 'retention';
   if (top === 'metadata') {
     const key = field.slice('metadata.'.length);
     const row = form.metadata.findIndex((r) => r.key.trim() === key);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter } from './conversation-filters';
-import { bucketFor, recentDays, shares } from './overview';
+import { agentFigures, bucketFor, liveCalls, recentDays, shares } from './overview';
 import { formFieldOf, inControlWords, missingScopeOf, problemOf } from './problems';
 
 describe('conversation filters in the address', () => {
@@ -69,5 +69,27 @@ describe('inControlWords', () => {
     expect(inControlWords('start_date must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.', 'start_date', 'From')).toBe('From must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.');
     expect(inControlWords('The value of caller is not a phone number.', 'caller', 'Caller number')).toBe('The value of Caller number is not a phone number.');
     expect(inControlWords('Something is wrong.', undefined, 'From')).toBe('Something is wrong.');
+  });
+});
+
+describe('liveCalls', () => {
+  const call = (id: string, status: string, start: string) => ({ id, status, start_time: start });
+  it('keeps the listed calls in progress, adds the new ones the stream reports and drops the ones that ended, newest first', () => {
+    const listed = [call('a', 'in_progress', '2026-11-27T09:00:00Z'), call('b', 'in_progress', '2026-11-27T09:01:00Z')];
+    const changes = [call('c', 'in_progress', '2026-11-27T09:02:00Z'), call('a', 'completed', '2026-11-27T09:00:00Z')];
+    expect(liveCalls(listed, changes).map((c) => c.id)).toEqual(['c', 'b']);
+    expect(liveCalls([], [])).toEqual([]);
+  });
+});
+
+describe('agentFigures', () => {
+  it("gives each agent's calls, average duration, sentiment shares among rated calls and failure rate", () => {
+    const stats = { total: 10, by_status: { failed: 2 }, by_sentiment: { positive: 3, neutral: 0, negative: 1 }, duration: { avg: 64.5 } };
+    expect(agentFigures([{ agent: { id: 'a', name: 'Front Desk' }, stats }, { agent: { id: 'b', name: 'Billing' } }])).toEqual([
+      { id: 'a', name: 'Front Desk', calls: 10, averageDuration: 64.5, positivePercent: 75, negativePercent: 25, failurePercent: 20 },
+      { id: 'b', name: 'Billing' },
+    ]);
+    const none = { total: 0, by_status: { failed: 0 }, by_sentiment: { positive: 0, neutral: 0, negative: 0 }, duration: { avg: null } };
+    expect(agentFigures([{ agent: { id: 'a', name: 'A' }, stats: none }])[0]).toEqual({ id: 'a', name: 'A', calls: 0, averageDuration: null, positivePercent: undefined, negativePercent: undefined, failurePercent: undefined });
   });
 });

@@ -84,7 +84,7 @@ const CONTROL_LABELS: Record<string, string> = {
   name: 'Name', voice_platform: 'Voice platform', phone_number: 'Phone number', voice_id: 'Voice id', language: 'Language',
   system_prompt: 'System prompt', welcome_message: 'Welcome message', transfer_number: 'Transfer number',
   recording_enabled: 'Record calls', transcription_enabled: 'Transcribe calls', store_content: 'Store call content',
-  pii_redaction: 'Redaction', business_hours: 'Business hours', metadata: 'Metadata',
+  pii_redaction: 'Redaction', retention: 'Retention', business_hours: 'Business hours', metadata: 'Metadata',
 };
 
 const PII_LABELS: Record<PiiCategory, string> = {
@@ -158,6 +158,16 @@ function AgentForm({ agent }: { agent?: Schemas['Agent'] }) {
       {errors[key] ? <p className="field-error" role="alert">{errors[key]}</p> : null}
     </div>
   );
+  const retentionField = (key: 'conversations_days' | 'recordings_days', label: string, hint: string) => {
+    const id = `agent-retention-${key}`;
+    const error = errors[`retention.${key}`];
+    const value = form[`retention_${key}`];
+    return (
+      <Field id={id} label={label} error={error} hint={hint}>
+        <input id={id} type="number" min={1} max={3650} step={1} inputMode="numeric" value={value} onChange={(e) => set(`retention_${key}`, e.target.value)} {...describedBy(id, error, hint)} />
+      </Field>
+    );
+  };
   return (
     <form className="agent-form" onSubmit={submit} noValidate>
       {formProblem ? <ErrorNotice error={formProblem} title="The agent could not be saved" /> : null}
@@ -231,6 +241,11 @@ function AgentForm({ agent }: { agent?: Schemas['Agent'] }) {
             {errors.pii_redaction}
           </p>
         ) : null}
+        <div className="retention">
+          {retentionField('conversations_days', 'Keep conversations for (days)', 'After this many days a conversation is erased everywhere. Empty: kept.')}
+          {retentionField('recordings_days', 'Keep recording links for (days)', 'After this many days the recording link is removed. Empty: kept.')}
+        </div>
+        <FieldError id="agent-retention-error" error={errors.retention} />
       </fieldset>
       <BusinessHoursEditor value={form.business_hours} onChange={(v) => set('business_hours', v)} errors={errors} />
       <MetadataEditor rows={form.metadata} onChange={(rows) => set('metadata', rows)} errors={errors} />
@@ -275,7 +290,7 @@ function BusinessHoursEditor({ value, onChange, errors }: { value: AgentFormValu
         const error = errors[`business_hours.${day}`];
         const name = humanize(day);
         return (
-          <div key={day} className={`day-row${error ? ' invalid' : ''}`} role="group" aria-label={name}>
+          <div key={day} className={`day-row${error ? ' invalid' : ''}`} role="group" aria-label={`${name} hours`}>
             <span className="check">
               <input id={`hours-${day}`} type="checkbox" checked={hours.open} onChange={(e) => setDay(day, { open: e.target.checked })} />
               <label htmlFor={`hours-${day}`}>{name}</label>

@@ -1,5 +1,5 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import { ApiProblem, api, unwrap, type Schemas } from '../api/client';
 import {
   pathsV1ConversationsGetParametersQuerySentimentValues as SENTIMENTS,
@@ -7,8 +7,10 @@ import {
   pathsV1ConversationsGetParametersQueryStatusValues as STATUSES,
 } from '../api/schema.generated';
 import { describedBy } from '../components/form-field';
-import { ListPanel } from '../components/list-panel';
+import { ListPanel, type ListPage } from '../components/list-panel';
+import { useConversationStream } from '../components/use-conversation-stream';
 import { formatDuration, formatShortTime, humanize, topicList } from '../presentation/format';
+import { withChangedItem } from '../rules/event-stream';
 import { inControlWords } from '../rules/problems';
 import { apiQuery, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
 import { Link, navigate, useLocation } from '../router';
@@ -29,8 +31,9 @@ export function ConversationsView() {
   const { search } = useLocation();
   const filters = filtersFromSearch(search);
   const set = (key: FilterKey, value: string) => navigate(`/conversations${searchFromFilters(withFilter(filters, key, value))}`);
+  const queryKey = ['conversations', apiQuery(filters)];
   const query = useQuery({
-    queryKey: ['conversations', apiQuery(filters)],
+    queryKey,
     queryFn: () => unwrap(api.GET('/v1/conversations', { params: { query: apiQuery(filters) as never } })),
     placeholderData: keepPreviousData,
   });
@@ -38,10 +41,19 @@ export function ConversationsView() {
     document.title = 'Conversations · Voice agent operations';
   }, []);
   const page = Number(filters.page ?? 1);
+  const live = useLiveList(queryKey, page === 1, query.refetch);
   return (
     <>
       <h1>Conversations</h1>
       <Filters filters={filters} set={set} problem={query.error instanceof ApiProblem ? query.error : undefined} />
+      <div className="row live-bar">
+        <span role="status" className={`live-state live-${live.state}`}>
+          {LIVE_STATES[live.state]}
+        </span>
+        <button type="button" onClick={live.toggle} aria-pressed={live.state === 'paused'}>
+          {live.state === 'paused' ? 'Resume live updates' : 'Pause live updates'}
+        </button>
+      </div>
       <ListPanel
         query={query}
         loadingWhat="conversations"
@@ -58,6 +70,56 @@ export function ConversationsView() {
       />
     </>
   );
+}
+
+const LIVE_STATES = {
+  connecting: 'Connecting to live updates…',
+  open: 'Live: new calls appear at the top, calls in progress change as they go',
+  retrying: 'Live updates interrupted; reconnecting…',
+  paused: 'Live updates paused',
+} as const;
+
+/** How soon after a change the first page is read again (several changes in that time make one read). */
+const LIVE_REFRESH_MS = 700;
+
+/**
+ * The list follows the conversation stream: a change to a row on screen is applied at once; on the first page
+ * the list is also read again shortly after (a new call belongs at the top, and filters and sort decide which
+ * rows show). Paused, nothing moves.
+ */
+function useLiveList(queryKey: unknown[], firstPage: boolean, refetch: () => unknown) {
+  const queryClient = useQueryClient();
+  const [paused, setPaused] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const cancelRefresh = () => {
+    clearTimeout(timer.current);
+    timer.current = undefined;
+  };
+  useEffect(() => cancelRefresh, []);
+  const refreshSoon = () => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      void refetch();
+    }, LIVE_REFRESH_MS);
+  };
+  const state = useConversationStream(
+    (item) => {
+      queryClient.setQueryData<{ data: Schemas['ConversationListItem'][] } & ListPage<Schemas['ConversationListItem']>>(queryKey, (old) =>
+        old ? { ...old, data: withChangedItem(old.data, item).items } : old,
+      );
+      if (firstPage) refreshSoon();
+    },
+    { enabled: !paused, onGap: refreshSoon },
+  );
+  const toggle = () => {
+    // Changes made while paused were not followed: the list is read again on resuming. Pausing also drops a
+    // read already planned, so nothing moves after the click.
+    if (paused) void refetch();
+    else cancelRefresh();
+    setPaused(!paused);
+  };
+  return { state, toggle };
 }
 
 const CONVERSATION_COLUMNS = ['Started (UTC)', 'Caller', 'Agent', 'Status', 'Duration', 'Sentiment', 'Outcome', 'Topics and summary'];

@@ -31,8 +31,14 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
         width: Math.max(element.clientWidth, 280),
         height: 260,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        // Bars start at zero: a y-axis starting at the smallest count would cut every bar short.
+        scales: { y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
         series: [
-          {},
+          {
+            // Without the pointer over a bar, the legend gives the whole range's totals (not "--").
+            label: timeline.bucket === 'hour' ? 'Hour (UTC)' : 'Day (UTC)',
+            value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? 'whole range' : new Date(v * 1000).toISOString().slice(0, timeline.bucket === 'hour' ? 16 : 10).replace('T', ' ')),
+          },
           ...order.map((k) => ({
             label: humanize(SERIES[k][0]),
             stroke: SERIES[k][1],
@@ -40,11 +46,13 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
             width: 0,
             paths: bars,
             points: { show: false },
-            value: (_u: uPlot, _v: number | null, _s: number, index: number | null) => (index === null ? '–' : String(raw[k][index])),
+            value: (_u: uPlot, _v: number | null, _s: number, index: number | null) => String(index === null ? raw[k].reduce((a, b) => a + b, 0) : raw[k][index]),
           })),
         ],
         axes: [{}, { label: 'Calls' }],
         legend: { show: true },
+        // The y scale's lowest value, on the element, where a test (or a curious reader) can check it.
+        hooks: { setScale: [(u, key) => void (key === 'y' && (element.dataset.yMin = String(u.scales.y.min)))] },
       },
       data,
       element,
