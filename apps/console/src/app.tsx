@@ -9,6 +9,7 @@ import { ConversationDetailView } from './views/conversation-detail';
 import { ConversationsView } from './views/conversations';
 import { IntegrationsView } from './views/integrations';
 import { OverviewView } from './views/overview';
+import { PrivacyView } from './views/privacy';
 import { WebhookDeliveryView } from './views/webhook-deliveries';
 import { WebhookEndpointView } from './views/webhook-endpoint';
 import { WebhooksView } from './views/webhooks';
@@ -20,6 +21,7 @@ const NAVIGATION = [
   { to: '/integrations', label: 'Integrations' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/api-keys', label: 'API keys' },
+  { to: '/privacy', label: 'Privacy' },
 ] as const;
 
 export function App() {
@@ -131,6 +133,7 @@ function Route({ path }: { path: string }) {
   if (agent) return <AgentEditor id={agent.id} />;
   if (path === '/integrations') return <IntegrationsView />;
   if (path === '/api-keys') return <ApiKeysView />;
+  if (path === '/privacy') return <PrivacyView />;
   if (path === '/webhooks') return <WebhooksView />;
   const endpoint = matchPath('/webhooks/:id', path);
   if (endpoint) return <WebhookEndpointView key={endpoint.id} id={endpoint.id} />;
