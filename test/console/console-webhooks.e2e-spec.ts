@@ -132,8 +132,12 @@ describe('console: webhooks', () => {
     await page.getByRole('button', { name: 'Hide secret' }).click();
     expect(await page.getByTestId('endpoint-secret').count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByRole('button', { name: 'Confirm rotate' }).click();
+    // By keyboard: the confirmation takes the focus, so Enter twice rotates.
+    await page.getByRole('button', { name: 'Rotate secret' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Confirm rotate' }).waitFor();
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Confirm rotate');
+    await page.keyboard.press('Enter');
     const notice = page.getByRole('status').filter({ hasText: 'New secret' });
     await notice.waitFor();
     expect(await notice.innerText()).toContain('24 h');

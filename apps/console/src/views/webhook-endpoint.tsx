@@ -123,7 +123,7 @@ function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
       {confirming ? (
         <span role="group" aria-label="Confirm deleting the endpoint" className="row">
           <span>Delete this endpoint and its pending deliveries?</span>
-          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending} autoFocus>
             Confirm delete
           </button>
           <button type="button" onClick={() => setConfirming(false)}>
@@ -174,7 +174,7 @@ function SecretPanel({ endpoint }: { endpoint: Endpoint }) {
         {confirming ? (
           <span role="group" aria-label="Confirm rotating the secret" className="row">
             <span>Make a new secret?</span>
-            <button type="button" className="danger" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+            <button type="button" className="danger" onClick={() => rotate.mutate()} disabled={rotate.isPending} autoFocus>
               Confirm rotate
             </button>
             <button type="button" onClick={() => setConfirming(false)}>
