@@ -6,7 +6,7 @@ import { OutboxRelay, type MessageStreams, type StoredEvent } from '@voice/servi
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
-import type { AgentState } from '../agent/agent.js';
+import { streamIdOf, type AgentState } from '../agent/agent.js';
 import { evolve } from '../agent/agent.evolve.js';
 import type { AgentEvent, AgentUpdated } from '../agent/agent.events.js';
 import { loadAgentAt, type CommitListener } from '../agent/agent.store.js';
@@ -95,7 +95,7 @@ export class AgentEventsRelay implements CommitListener {
   private async syncFailedNoticeOf(event: StoredEvent): Promise<AgentSyncFailedNotice | undefined> {
     const version = announcedSyncVersion(event);
     if (version === undefined) return undefined;
-    const agent = await loadAgentAt(this.dataSource, agentIdOfSyncStream(event.stream_id), version);
+    const agent = await loadAgentAt(this.dataSource, streamIdOf(agentIdOfSyncStream(event.stream_id)), version);
     return agent && syncFailedNotice(event, toSnapshot(agent));
   }
 
