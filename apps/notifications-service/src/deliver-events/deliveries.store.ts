@@ -50,9 +50,28 @@ export interface DeliveriesSettings {
  * Leases and settlements commit without waiting for their WAL flush (a few ms each, most of an attempt's time on
  * loopback). What a database crash can lose of them is the last fraction of a second: a lease (the delivery is
  * claimed again), a settlement (the delivery is attempted again: a duplicate, which at least once allows) and its
- * attempt's line in the delivery log. Never an event or a delivery: those are recorded with the flush.
+ * attempt's line in the delivery log. Never an event or a delivery: those are recorded with the flush. Selected in
+ * a statement that is its own transaction, it applies to that transaction's commit only.
  */
-const WITHOUT_WAITING_FOR_THE_DISK = 'SET LOCAL synchronous_commit = off';
+const COMMIT_WITHOUT_WAITING_FOR_THE_DISK = `set_config('synchronous_commit', 'off', true)`;
+
+/** Each settled delivery's new state, from rows `s` (id, lease_token, status, delay_ms), while the lease is the worker's. */
+const SETTLE_DELIVERIES = `UPDATE notifications.deliveries d
+            SET status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
+                next_attempt_at = CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END
+           FROM s WHERE d.id = s.id AND d.lease_token = s.lease_token`;
+
+/** $1–$4 of SETTLE_DELIVERIES' rows. */
+const settlementColumns = (settlements: readonly Settlement[]) => [
+  settlements.map((s) => s.delivery.id), settlements.map((s) => s.delivery.lease_token), settlements.map((s) => s.decision.status),
+  settlements.map((s) => (s.decision.status === 'pending' ? s.decision.delayMs : null)),
+];
+
+/** The attempts' columns after the delivery id: attempted_at, status_code, error, duration_ms, response_body. */
+const attemptColumns = (settlements: readonly Settlement[]) => [
+  settlements.map((s) => s.attempt.attempted_at), settlements.map((s) => s.attempt.status_code), settlements.map((s) => s.attempt.error),
+  settlements.map((s) => s.attempt.duration_ms), settlements.map((s) => s.attempt.response_body),
+];
 
 export class DeliveriesStore {
   constructor(private readonly dataSource: DataSource, private readonly settings: DeliveriesSettings) {}
@@ -91,41 +110,53 @@ export class DeliveriesStore {
               -- One primary-key read per leased delivery, whatever the planner believes of the events table's size.
               (SELECT ev.body FROM notifications.events ev WHERE ev.id = l.event_id) AS body
          FROM leased l JOIN notifications.endpoints e ON e.id = l.endpoint_id
-         -- The statement is its own transaction: its commit need not wait for the disk (see WITHOUT_WAITING_FOR_THE_DISK).
-         CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_waiting`,
+         CROSS JOIN (SELECT ${COMMIT_WITHOUT_WAITING_FOR_THE_DISK}) AS commit_without_waiting`,
       [limit, perEndpoint, leaseToken, String(leaseMs)],
     );
   }
 
   /**
-   * Stores each attempt and, for each delivery whose lease is still the worker's, its new state, all in one
-   * transaction (attempts ending together share a commit). A worker whose lease expired meanwhile (another may be
+   * Stores each attempt and, for each delivery whose lease is still the worker's, its new state (attempts ending
+   * together share one statement and one commit). A worker whose lease expired meanwhile (another may be
    * attempting) records its attempt and changes nothing else.
    */
   async settle(settlements: readonly Settlement[]): Promise<void> {
     if (settlements.length === 0) return;
-    const column = <T>(pick: (s: Settlement) => T) => settlements.map(pick);
+    if (settlements.some((s) => s.decision.status === 'failed')) return this.settleWithFailures(settlements);
+    await this.dataSource.query(
+      `WITH s AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[])
+           AS s(id, lease_token, status, delay_ms, attempted_at, status_code, error, duration_ms, response_body)
+       ), attempts AS (
+         INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body)
+         SELECT id, attempted_at, status_code, error, duration_ms, response_body FROM s
+       ), settled AS (
+         ${SETTLE_DELIVERIES} RETURNING d.endpoint_id, s.status
+       ), streaks_ended AS (
+         UPDATE notifications.endpoints e SET failed_in_a_row = 0, failing_since = NULL
+          WHERE e.id IN (SELECT endpoint_id FROM settled WHERE status = 'succeeded') AND e.failed_in_a_row > 0
+       )
+       SELECT ${COMMIT_WITHOUT_WAITING_FOR_THE_DISK}`,
+      [...settlementColumns(settlements), ...attemptColumns(settlements)],
+    );
+  }
+
+  /**
+   * With a delivery failed for good the endpoint's failure streak grows and may disable it, recording a
+   * webhook_endpoint.disabled event: one transaction, committed with the flush like every event.
+   */
+  private async settleWithFailures(settlements: readonly Settlement[]): Promise<void> {
     await this.dataSource.transaction(async (em) => {
-      await em.query(WITHOUT_WAITING_FOR_THE_DISK);
       await em.query(
         `INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body)
          SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::int[], $6::text[])`,
-        [
-          column((s) => s.delivery.id), column((s) => s.attempt.attempted_at), column((s) => s.attempt.status_code), column((s) => s.attempt.error),
-          column((s) => s.attempt.duration_ms), column((s) => s.attempt.response_body),
-        ],
+        [settlements.map((s) => s.delivery.id), ...attemptColumns(settlements)],
       );
       // TypeORM answers an UPDATE with [rows, row count].
       const [settledRows]: [Array<{ id: string }>, number] = await em.query(
-        `UPDATE notifications.deliveries d
-            SET status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
-                next_attempt_at = CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS s(id, lease_token, status, delay_ms)
-          WHERE d.id = s.id AND d.lease_token = s.lease_token RETURNING d.id`,
-        [
-          column((s) => s.delivery.id), column((s) => s.delivery.lease_token), column((s) => s.decision.status),
-          column((s) => (s.decision.status === 'pending' ? s.decision.delayMs : null)),
-        ],
+        `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS s(id, lease_token, status, delay_ms))
+         ${SETTLE_DELIVERIES} RETURNING d.id`,
+        settlementColumns(settlements),
       );
       const settled = new Set(settledRows.map((row) => row.id));
       const kept = settlements.filter((s) => settled.has(s.delivery.id));
