@@ -35,20 +35,22 @@ export function isAuditedAgentEventType(type: unknown): boolean {
 
 /**
  * The entries of one agent event: its action, by whom (the key the gateway carried on the command; the system's
- * own when none did, e.g. a number the platform assigned — which is no entry at all), and for an update the names of
- * the fields it changed. An update that touches a privacy setting (redaction, retention, zero retention) also makes
- * an `agent.privacy_settings_changed` entry naming only those, so they can be listed on their own.
+ * own when none did), and for an update the names of the fields it changed. An update that touches a privacy
+ * setting (redaction, retention, zero retention) also makes an `agent.privacy_settings_changed` entry naming only
+ * those, so they can be listed on their own.
  */
 export function agentEventEntries(event: OriginatedAgentEvent): AuditEntry[] {
-  if (!isAuditedAgentEventType(event.type)) return [];
-  const action = AGENT_ACTIONS[event.type]!;
+  // An event recorded before the agents' events carried who made them has no origin: its actor is unknown, and
+  // the log, which starts when it was deployed, does not guess one.
   const origin = event.origin;
+  if (!isAuditedAgentEventType(event.type) || !origin) return [];
+  const action = AGENT_ACTIONS[event.type]!;
   const base = {
     account_id: event.agent.account_id,
-    actor: origin?.actor_key_id ? { type: 'api_key' as const, key_id: origin.actor_key_id } : { type: 'system' as const },
+    actor: origin.actor_key_id ? { type: 'api_key' as const, key_id: origin.actor_key_id } : { type: 'system' as const },
     target_id: event.agent.agent_id,
-    request_id: origin?.request_id ?? null,
-    client_address: origin?.client_address ?? null,
+    request_id: origin.request_id,
+    client_address: origin.client_address,
     occurred_at: event.occurred_at,
   };
   const changed = action === 'agent.updated' ? [...(event.changed_fields ?? [])] : null;
