@@ -404,6 +404,19 @@ describe('OpenAPI document and docs page', () => {
       expect((await call(account.api, 'GET', '/v1/audit-events?created_before=soon')).body.error.code).toBe('invalid_date_format');
     });
 
+    it('data requests: 202, list, get and download 200, 400 and 404', async () => {
+      const created = await call(account.api, 'POST', '/v1/data-requests', { type: 'access', caller_number: '+14155550100' });
+      expect(created.status).toBe(202);
+      expect((await call(account.api, 'POST', '/v1/data-requests', { type: 'access', caller_number: '4155550100' })).body.error.field).toBe('caller_number');
+      expect((await call(account.api, 'GET', '/v1/data-requests?per_page=5')).body.data.map((r: { id: string }) => r.id)).toContain(created.body.data.id);
+      expect((await call(account.api, 'GET', '/v1/data-requests?status=done')).body.error.field).toBe('status');
+      const path = `/v1/data-requests/${created.body.data.id}`;
+      await eventually(() => call(account.api, 'GET', path), (r) => r.body.data?.status === 'completed');
+      expect((await call(account.api, 'GET', `${path}/download`)).body.request_id).toBe(created.body.data.id);
+      expect((await call(account.api, 'GET', '/v1/data-requests/dr_000000000000000000000000')).status).toBe(404);
+      expect((await call(account.api, 'GET', '/v1/data-requests/dr_000000000000000000000000/download')).status).toBe(404);
+    });
+
     it('admin accounts: 201, 400 and 401', async () => {
       const admin = system.client(system.adminToken);
       const created = await call(admin, 'POST', '/v1/admin/accounts', { name: 'Acme', plan: 'starter', agent_limit: 3, voice_platforms: ['platform_a'] });
@@ -465,7 +478,7 @@ describe('OpenAPI document and docs page', () => {
       expect(withBodies.map(nameOf).sort()).toEqual([
         'PATCH /v1/agents/{id}', 'POST /v1/admin/accounts', 'POST /v1/agents', 'POST /v1/api-keys', 'POST /v1/call-events',
         'POST /v1/webhooks/platform_a/{integration_id}', 'POST /v1/webhooks/platform_b/{integration_id}', 'PUT /v1/integrations/{platform}',
-        'POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}', 'POST /v1/webhook-endpoints/{id}/recover',
+        'POST /v1/webhook-endpoints', 'PATCH /v1/webhook-endpoints/{id}', 'POST /v1/webhook-endpoints/{id}/recover', 'POST /v1/data-requests',
       ].sort());
       const endpointId = (await call(fresh.api, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/examples' })).body.data.id;
       // Webhook examples go to another account's integrations: the PUT examples below replace fresh's secrets.
@@ -537,6 +550,7 @@ describe('OpenAPI document and docs page', () => {
           'PATCH /v1/webhook-endpoints/{id}', 'DELETE /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
           'GET /v1/webhook-endpoints/{id}/deliveries/{delivery_id}', 'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/resend',
           'POST /v1/webhook-endpoints/{id}/recover', 'GET /v1/events', 'GET /v1/events/{id}', 'POST /v1/webhook-endpoints/{id}/rotate-secret', 'POST /v1/webhook-endpoints/{id}/test',
+          'POST /v1/data-requests', 'GET /v1/data-requests', 'GET /v1/data-requests/{id}', 'GET /v1/data-requests/{id}/download',
         ].sort());
       } finally {
         await lonely.close();
@@ -671,6 +685,12 @@ describe('OpenAPI: one-process mode (in-process transport)', () => {
     // The in-process stream hands the agent events to the gateway's audit consumer too, with who made each change.
     const audited = await eventually(() => api.get(`/v1/audit-events?target_id=${agentId}`), (r) => r.body.data?.some((e: { action: string }) => e.action === 'agent.deleted'));
     expect(audited.body.data.every((e: { actor: { type: string } }) => e.actor.type === 'api_key')).toBe(true);
+
+    const request = await api.post('/v1/data-requests', { type: 'access', caller_number: '+14155550100' });
+    expect(request.status).toBe(202);
+    expect((await api.get('/v1/data-requests')).body.data).toHaveLength(1);
+    await eventually(() => api.get(`/v1/data-requests/${request.body.data.id}`), (r) => r.body.data?.status === 'completed');
+    expect((await api.get(`/v1/data-requests/${request.body.data.id}/download`)).status).toBe(200);
 
     expect(uncovered(oa).success).toEqual([]);
   }, 30_000);
