@@ -57,6 +57,19 @@ describe('agent knowledge from AGENT_EVENTS', () => {
     expect(await retention(limited)).toEqual({ retention_conversations_days: null, retention_recordings_days: 7 });
   });
 
+  it('a failed sync travels on AGENT_EVENTS too, carrying the agent: acked, and it changes no agent', async () => {
+    const synced = `agt_${randomUUID()}`;
+    await h.publishAgent({ agent_id: synced, account_id: account, name: 'Synced' }, 1);
+    // A notice carries the agent at the failed version: it must not pass for a newer state of the agent.
+    await h.publishAgent({ agent_id: synced, account_id: account, name: 'Not a change', status: 'paused' }, 7, 'AgentSyncFailed' as never);
+    const marker = `agt_${randomUUID()}`;
+    await h.publishAgent({ agent_id: marker, account_id: account }, 1);
+    await h.eventually(async () => expect((await h.db.query(`SELECT 1 FROM conversations.agents WHERE agent_id = $1`, [marker])).rowCount).toBe(1));
+    const row = (await h.db.query(`SELECT name, version, status FROM conversations.agents WHERE agent_id = $1`, [synced])).rows[0];
+    expect(row).toEqual({ name: 'Synced', version: 1, status: 'active' });
+    expect((await h.db.query(`SELECT version FROM conversations.agent_status_history WHERE agent_id = $1`, [synced])).rows).toEqual([{ version: 1 }]);
+  });
+
   it('a deleted agent keeps its conversations readable', async () => {
     await h.publishAgent({ agent_id: agent, account_id: account, name: 'Front Desk', status: 'deleted' }, 4, 'AgentDeleted');
     await h.eventually(async () => expect((await known()).version).toBe(4));

@@ -39,7 +39,7 @@ describe('conversation changes on the bus', () => {
     return { seen, stop: () => follower.stop() };
   }
 
-  it('publishes each committed version of a conversation once, in order, on its account’s subject, as the list shows it', async () => {
+  it('publishes each committed version of a conversation once, in order, on its account’s subject, as the list shows it (the end with the full record)', async () => {
     const mine = await follow(account);
     const theirs = await follow(other);
     const id = `conv-${randomUUID()}`;
@@ -59,7 +59,9 @@ describe('conversation changes on the bus', () => {
       ['conversation.updated', 3, 'completed'],
     ]);
     const [listed] = (await h.list(account, { agent_id: agent })).items.filter((item) => item.id === id);
-    expect(mine.seen.at(-1)!.data).toEqual({ type: 'conversation.updated', account_id: account, version: 3, conversation: listed });
+    // The change that shows the call over also carries its full record, as GET /v1/conversations/{id} shows it.
+    expect(mine.seen.at(-1)!.data).toEqual({ type: 'conversation.updated', account_id: account, version: 3, conversation: listed, ended_detail: await h.get(account, id) });
+    expect(mine.seen.slice(0, 2).map((m) => m.data)).not.toContainEqual(expect.objectContaining({ ended_detail: expect.anything() }));
     expect(theirs.seen).toEqual([]);
     await mine.stop();
     await theirs.stop();
