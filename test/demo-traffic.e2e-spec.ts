@@ -144,4 +144,12 @@ describe('demo traffic under npm start', () => {
     await new Promise((r) => setTimeout(r, 8_000));
     expect((await get('/v1/conversations?per_page=1')).meta.total).toBe(before);
   }, 150_000);
+
+  it('a rate that is not a number is refused in one line before anything starts', async () => {
+    await interrupt(running);
+    const refused = launch({ ...env(), DEMO_CALLS_PER_MINUTE: 'fast' });
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toContain('DEMO_CALLS_PER_MINUTE must be a number above 0 and at most 600, got "fast"');
+    expect(refused.stderr()).not.toContain('embedded PostgreSQL listening');
+  }, 60_000);
 });

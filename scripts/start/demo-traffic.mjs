@@ -13,8 +13,8 @@ export const DEMO_CALL_CAP = 5_000;
 const STALE_CALL_MS = 10 * 60_000;
 /** How often the running traffic looks for such calls, beside the look at start-up. */
 const STALE_CHECK_EVERY_MS = 5 * 60_000;
-/** Ctrl-C ends the calls still going on; the apps stop right after, so this is all it may take. */
-const END_ON_STOP_TIMEOUT_MS = 3_000;
+/** Ctrl-C ends the calls still going on before the apps stop: this is all it may hold the stop up. */
+const END_ON_STOP_TIMEOUT_MS = 5_000;
 
 export function demoTrafficSettings(env) {
   const raw = env.DEMO_TRAFFIC?.trim() ?? '';
@@ -150,8 +150,21 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
       clearInterval(staleCheck);
       if (inFlight.size === 0) return;
       const events = [...inFlight].map(([callId, agentId]) => interrupted(callId, agentId, Date.now()));
+      const ids = new Set(inFlight.keys());
       inFlight.clear();
-      await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events }, END_ON_STOP_TIMEOUT_MS).catch((err) => log(`demo traffic: the calls in progress could not be ended (${err.message})`));
+      const deadline = Date.now() + END_ON_STOP_TIMEOUT_MS;
+      try {
+        await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events }, END_ON_STOP_TIMEOUT_MS);
+        // Accepted is only queued: the apps must record the ends before they stop, or a one-process start loses them.
+        while (Date.now() < deadline) {
+          const live = await api(baseUrl, apiKey, 'GET', '/v1/conversations?status=in_progress&per_page=100', undefined, Math.max(1, deadline - Date.now()));
+          if (!live.data.some((call) => ids.has(call.id))) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        log('demo traffic: the calls in progress were not all ended before the stop; the next start ends them');
+      } catch (err) {
+        log(`demo traffic: the calls in progress could not be ended (${err.message}); the next start ends them`);
+      }
     },
   };
 }
