@@ -150,4 +150,24 @@ describe('data requests', () => {
     expect(list.body.meta.total).toBe(2);
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([id]);
   });
+
+  it('an access document bigger than the bus carries (1 MiB) downloads whole', async () => {
+    const caller = '+19175550333';
+    const ids = [1, 2, 3].map((n) => `long-${n}-${randomUUID()}`);
+    // Three calls with ~600 KB of transcript each, posted one by one (a request body is at most 1 MiB).
+    for (const id of ids) {
+      const segments = Array.from({ length: 1200 }, (_, i) => ({ speaker: i % 2 ? 'caller' : 'agent', text: `${id} line ${i} `.padEnd(480, 'x'), start_ms: i * 1000, end_ms: i * 1000 + 900 }));
+      const events = [event('call.started', id, agentId, 0, { caller_number: caller, start_time: at(0) }), event('call.transcript', id, agentId, 40, { segments })];
+      expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
+    }
+    for (const id of ids) await pollUntil(() => account.api.get(`/v1/conversations/${id}`), (r) => r.status === 200 && r.body.data.has_transcript, 30_000);
+    const res = await account.api.post('/v1/data-requests', { type: 'access', caller_number: caller });
+    await completed(account, res.body.data.id);
+    const download = await account.api.get(`/v1/data-requests/${res.body.data.id}/download`);
+    expect(download.status).toBe(200);
+    expect(JSON.stringify(download.body).length).toBeGreaterThan(1.5 * 1024 * 1024);
+    const conversations = download.body.conversations as Array<{ id: string; content: { transcript: Array<{ text: string }> } }>;
+    expect(conversations.map((c) => c.id).sort()).toEqual([...ids].sort());
+    for (const c of conversations) expect(c.content.transcript.at(-1)!.text.startsWith(`${c.id} line 1199 `)).toBe(true);
+  });
 });

@@ -156,6 +156,9 @@ describe('data requests: erasure and access per caller', () => {
 
     expect(await rowsOf(h, account, [...callerCalls, parkedCall])).toEqual({ events: 0, conversations: 0, search: 0, topics: 0, changes: 0, parked: 0 });
     await expect(h.get(account, callerCalls[0])).rejects.toEqual(expect.objectContaining({ code: 'not_found' }));
+    // The same erasure asked again finds nothing more to do.
+    const repeated = await create(account, { type: 'erasure', caller_number: CALLER });
+    expect(await completed(account, repeated.id)).toMatchObject({ conversations_found: 0, conversations_done: 0 });
     // A rebuild re-folds every stream left: the erased ones are gone, and totals and counts agree with the rows.
     expect(await rebuildConversationsProjection({ databaseUrl: h.databaseUrl })).toMatchObject({ identical: true, totals_identical: true, live_rows: 4 });
   });
@@ -173,7 +176,7 @@ describe('data requests: erasure and access per caller', () => {
     // Another account cannot see it; an erasure has no document.
     await expect(get(account, created.id)).rejects.toEqual(expect.objectContaining({ code: 'not_found' }));
     const erasures = await h.rpc<PageResult<DataRequestView>>(DataRequestsRpc.list, { account_id: account, query: {} });
-    expect(erasures).toMatchObject({ total: 1, page: 1, per_page: 25 });
+    expect(erasures).toMatchObject({ total: 2, page: 1, per_page: 25 });
     await expect(h.rpc(DataRequestsRpc.download, { account_id: account, request_id: erasures.items[0].id })).rejects.toEqual(expect.objectContaining({ code: 'not_found' }));
 
     // 24 hours later: the document is gone (410 export_expired at the gateway) and its rows are deleted.
