@@ -44,9 +44,9 @@ ${rows || '<tr><td colspan="5">Nothing yet.</td></tr>'}
 
 /**
  * `secretOf()` reads the endpoint's current secret (through the API); it is asked again when a signature does not
- * verify, so a secret rotated in the console is picked up at once.
+ * verify, so a secret rotated in the console is picked up at once (at most every `secretRefreshMs`).
  */
-export async function startWebhookReceiver(env) {
+export async function startWebhookReceiver(env, { secretRefreshMs = 5000 } = {}) {
   const deliveries = [];
   let url = '';
   let webhook;
@@ -55,7 +55,7 @@ export async function startWebhookReceiver(env) {
   let refreshedAt = 0;
   // At most one read of the secret every few seconds, however many unverifiable requests come.
   const refreshSecret = () => {
-    if (Date.now() - refreshedAt < 5000) return refreshing ?? Promise.resolve();
+    if (Date.now() - refreshedAt < secretRefreshMs) return refreshing ?? Promise.resolve();
     refreshedAt = Date.now();
     return (refreshing ??= secretOf()
       .then((secret) => {
