@@ -17,6 +17,8 @@ describe('console: webhooks', () => {
   let receiver: WebhookReceiver;
   const received: Array<ReceivedWebhook & { event: { id: string; type: string } }> = [];
   let endpointId: string;
+  /** While true the receiver answers 500, so deliveries fail. */
+  let receiverDown = false;
 
   beforeAll(async () => {
     [system, browser] = await Promise.all([startSystem(), launchBrowser()]);
@@ -28,7 +30,7 @@ describe('console: webhooks', () => {
       path: '/hooks',
       onRequest: (request) => {
         received.push({ ...request, event: JSON.parse(request.body) });
-        return { status: 200, body: 'thanks from the receiver' };
+        return receiverDown ? { status: 500, body: 'receiver down' } : { status: 200, body: 'thanks from the receiver' };
       },
     });
     context = await browser.newContext({ viewport: WIDTHS.desktop });
@@ -158,7 +160,7 @@ describe('console: webhooks', () => {
     expect((await account.api.get(`/v1/webhook-endpoints/${endpointId}`)).body.data).toMatchObject({ enabled: false, status: 'disabled' });
   });
 
-  it('edits an endpoint, filters its deliveries by status and recovers failed ones since a time', async () => {
+  it('edits an endpoint; a test event the receiver refuses ends failed, and is recovered since a time once it is back', async () => {
     await open(`/app/webhooks/${endpointId}`);
     const settings = page.getByRole('form', { name: 'Edit the endpoint' });
     await settings.getByLabel('Description').fill('Loopback receiver (edited)');
@@ -174,15 +176,32 @@ describe('console: webhooks', () => {
 
     await page.getByLabel('Status', { exact: true }).selectOption('failed');
     await page.getByRole('status').filter({ hasText: 'No failed deliveries.' }).waitFor();
-    await page.getByLabel('Status', { exact: true }).selectOption('succeeded');
-    await page.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr').first().waitFor();
 
+    // A test event the receiver refuses: the outcome says so, and once its retries are spent the delivery is failed.
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    await page.getByRole('button', { name: 'Disable endpoint' }).waitFor();
+    receiverDown = true;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const refused = page.getByRole('status').filter({ hasText: 'Test event failed' });
+    await refused.waitFor();
+    expect(await refused.innerText()).toMatch(/HTTP 500 in \d+ ms/);
+    expect(await refused.innerText()).toContain('receiver down');
+    const deliveries = page.getByRole('region', { name: 'Deliveries', exact: true });
+    await deliveries.getByRole('row').filter({ hasText: 'Failed' }).waitFor({ timeout: 20_000 });
+    expect(await deliveries.locator('tbody tr').count()).toBe(1);
+
+    // Recovered once the receiver is back: attempted again now, and it succeeds.
+    receiverDown = false;
     await page.getByLabel('Failed since (UTC)').fill('');
     await page.getByRole('button', { name: 'Recover' }).click();
     await page.locator('#recover-since-error').filter({ hasText: 'Enter a date and time.' }).waitFor();
     await page.getByLabel('Failed since (UTC)').fill(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
     await page.getByRole('button', { name: 'Recover' }).click();
-    await page.getByRole('status').filter({ hasText: '0 failed deliveries are being attempted again.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: '1 failed delivery is being attempted again.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'No failed deliveries.' }).waitFor({ timeout: 20_000 });
+    await page.getByLabel('Status', { exact: true }).selectOption('succeeded');
+    await deliveries.locator('tbody tr').first().waitFor();
+    expect((await account.api.get(`/v1/webhook-endpoints/${endpointId}/deliveries?status=failed`)).body.meta.total).toBe(0);
   });
 
   it('has no serious or critical accessibility violation and fits 1280 px and 390 px (webhooks, endpoint, delivery)', async () => {
