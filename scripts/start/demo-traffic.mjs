@@ -118,7 +118,13 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
     placed += 1;
     inFlight.set(begun.callId, agent.id);
     // Deliveries the service refused are in its webhook-delivery log; nothing to do here.
-    begun.settled.catch(() => undefined).finally(() => inFlight.delete(begun.callId));
+    begun.settled
+      .then(() => {
+        // Finished and analysed: whoever opens it next can play it at once.
+        if (!stopped && begun.recordingUrl) simulatorOf[agent.platform].recordings.prepare(begun.callId);
+      })
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(begun.callId));
   };
   const schedule = (inMs) => {
     if (stopped) return;

@@ -133,6 +133,11 @@ describe('recordings of simulated calls (eSpeak NG)', () => {
     expect(answer.status).toBe(200);
     expect(parseWav(Buffer.from(await answer.arrayBuffer())).durationMs).toBeCloseTo(5_500, -1);
     expect((await fetch(`${platformB.url}/recordings/nothing.wav`)).status).toBe(404);
+    // Prepared ahead while the synthesiser is idle: the first request finds it made.
+    platformB.recordings.register('demo-43', { turns, durationMs: 5_200 });
+    platformB.recordings.prepare('demo-43');
+    for (const deadline = Date.now() + 30_000; !(platformB.recordings.lastTiming?.audioMs === 5_200) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(platformB.recordings.lastTiming?.audioMs).toBe(5_200);
     const refused = await send(platformB.url, 'PUT', '/__sim/recordings/bad', { body: { turns: [{ role: 'agent', text: 'late', startMs: 9_000, endMs: 9_500 }], durationMs: 5_000 }, key: null });
     expect(refused.status).toBe(400);
   }, 60_000);

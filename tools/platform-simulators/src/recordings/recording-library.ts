@@ -86,6 +86,15 @@ export class RecordingLibrary {
   }
 
   /**
+   * Makes the recording ahead of its first request when the synthesiser is idle (a finished call is likely to be
+   * played next); otherwise leaves it to that request, so a burst of calls does not queue work nobody asked for.
+   */
+  prepare(id: string): void {
+    if (this.making.size > 0 || this.audioExists(id) || !this.script(id)) return;
+    this.wav(id).catch(() => undefined);
+  }
+
+  /**
    * Loads the synthesiser ahead of the first request (a second or more on a busy machine, in its worker thread):
    * the first recording played then starts as quickly as the later ones.
    */
@@ -118,6 +127,10 @@ export class RecordingLibrary {
     const loaded = JSON.parse(readFileSync(file, 'utf8')) as RecordingScript;
     this.scripts.set(id, loaded);
     return loaded;
+  }
+
+  private audioExists(id: string): boolean {
+    return this.directory ? existsSync(join(this.directory, `${id}.wav`)) : this.audio.has(id);
   }
 
   private cachedAudio(id: string): Buffer | undefined {
