@@ -43,8 +43,11 @@ export class ApiKeysController {
         field: 'scopes',
       });
     }
-    const key = await this.keys.create(caller.account.id, input.scopes, input.name?.trim() ?? null);
-    await this.audit.record(req, { action: 'api_key.created', targetId: key.id });
+    const key = await this.audit.recordWith(
+      req,
+      (runner) => this.keys.create(caller.account.id, input.scopes, input.name?.trim() ?? null, runner),
+      (created) => ({ action: 'api_key.created', targetId: created.id }),
+    );
     return success(req, key);
   }
 
@@ -80,8 +83,7 @@ export class ApiKeysController {
     if (beyond.length > 0) {
       throw apiFailure('insufficient_permissions', `A key can only revoke keys whose scopes it holds itself; this key lacks ${beyond.join(', ')}.`);
     }
-    await this.keys.revoke(caller.account.id, id);
-    await this.audit.record(req, { action: 'api_key.revoked', targetId: id });
+    await this.audit.recordWith(req, (runner) => this.keys.revoke(caller.account.id, id, runner), () => ({ action: 'api_key.revoked', targetId: id }));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { AuditAction } from '@voice/contracts';
+import { inTransaction } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { DATA_SOURCE } from '../tokens.js';
 import type { AuditEventView } from './audit-event.view.js';
@@ -41,6 +42,11 @@ function toView(row: AuditRow): AuditEventView {
 @Injectable()
 export class AuditEventsStore {
   constructor(@Inject(DATA_SOURCE) private readonly db: DataSource) {}
+
+  /** One transaction of the gateway's database: a change of the gateway's own and its entry commit together. */
+  transaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, work);
+  }
 
   /** Appends the entries in one statement; an entry whose source_id is already there is skipped. */
   async append(entries: readonly AuditEntry[], runner?: QueryRunner): Promise<void> {

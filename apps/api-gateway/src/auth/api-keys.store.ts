@@ -138,9 +138,9 @@ export class ApiKeysStore {
   }
 
   /** Revokes a key of the account; false when the account has no such key. Revoking twice keeps the first time. */
-  async revoke(accountId: string, keyId: string): Promise<boolean> {
+  async revoke(accountId: string, keyId: string, runner?: QueryRunner): Promise<boolean> {
     this.revocations += 1;
-    const rows = (await this.db.query(
+    const rows = (await (runner ?? this.db).query(
       `UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
         WHERE id = $1 AND account_id = $2 RETURNING id`,
       [keyId, accountId],
