@@ -264,6 +264,8 @@ describe('npm start, distributed mode on the embedded PostgreSQL (NATS_URL set, 
       DATABASE_URL: undefined, ADMIN_TOKEN: undefined, NATS_URL: testNatsUrl(), NATS_NAMESPACE: namespace,
       DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), HOST: '127.0.0.1',
       PLATFORM_A_SIMULATOR_PORT: '0', PLATFORM_B_SIMULATOR_PORT: '0', DEMO_WEBHOOK_RECEIVER_PORT: '0',
+      // The seed's counts below, without the demo traffic's calls (test/demo-traffic.e2e-spec.ts watches those).
+      DEMO_TRAFFIC: 'false',
     };
     launcher = run([join(root, 'scripts', 'start.mjs')], env);
     for (const deadline = Date.now() + 90_000; !launcher.out().includes('Ctrl-C') && Date.now() < deadline; ) {
