@@ -298,16 +298,17 @@ describe('console: agents, API keys, overview, integrations', () => {
     expect(await audit.getByRole('row').filter({ hasText: 'Data request created' }).first().innerText()).toMatch(/Key /);
   }, 120_000);
 
-  it('has no serious or critical accessibility violation and fits 1280 px and 390 px (overview, agents, agent form, API keys, integrations, privacy)', async () => {
+  it('has no serious or critical accessibility violation and fits 1280 px and 390 px (overview, agents, new and existing agent, API keys, integrations, privacy)', async () => {
     await checkEveryView(page, open, [
       ['overview', '/app/', '.chart canvas'],
       ['agents', '/app/agents', 'main table tbody tr'],
       ['agent-form', '/app/agents/new', 'form.agent-form'],
+      ['agent-edit', `/app/agents/${data.agents[0].id}`, 'form.agent-form'],
       ['api-keys', '/app/api-keys', 'main table tbody tr'],
       ['integrations', '/app/integrations', 'main table tbody tr'],
       ['privacy', '/app/privacy', 'main table tbody tr'],
     ]);
     // Every view rendered under the gateway's Content-Security-Policy without the browser blocking anything.
     expect(blockedByPolicy).toEqual([]);
-  });
+  }, 120_000);
 });

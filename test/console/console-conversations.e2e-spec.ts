@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { pollUntil } from '../support/poll.js';
 import { startSystem, type RunningSystem } from '../support/system.js';
-import { checkEveryView, launchBrowser, seedConsoleData, sessionValues, watchPolicyViolations, signInLink, WIDTHS, type ConsoleData } from './browser.js';
+import { checkEveryView, clippedTables, launchBrowser, screenshot, seedConsoleData, seriousViolations, sessionValues, watchPolicyViolations, signInLink, WIDTHS, type ConsoleData } from './browser.js';
 
 /** The console's conversations views in a real browser, against the whole stack with demo-like data. */
 describe('console: sign-in and conversations', () => {
@@ -65,6 +65,11 @@ describe('console: sign-in and conversations', () => {
     const other = await browser.newPage({ viewport: WIDTHS.phone });
     other.setDefaultTimeout(10_000);
     await other.goto(`${system.baseUrl}/app/conversations`);
+    await other.getByLabel('API key').waitFor();
+    // The sign-in view meets the same bar as the others (this page is 390 px wide).
+    expect(await seriousViolations(other)).toEqual([]);
+    expect(await clippedTables(other)).toEqual([]);
+    await screenshot(other, 'sign-in');
     await other.getByLabel('API key').fill('vk_not_a_real_key_000000000000');
     await other.getByRole('button', { name: 'Sign in' }).click();
     await other.getByRole('alert').filter({ hasText: 'refused this key' }).waitFor();
@@ -243,7 +248,7 @@ describe('console: sign-in and conversations', () => {
     }
   });
 
-  it('works from the keyboard: the skip link, then back up to a navigation link', async () => {
+  it('works from the keyboard: the skip link, then back up to a navigation link; on a phone through the Menu button', async () => {
     await open('/app/conversations');
     await rowsShown().first().waitFor();
     const focused = () => page.evaluate<string>('document.activeElement ? (document.activeElement.textContent || document.activeElement.id || "").trim() : ""');
@@ -259,6 +264,25 @@ describe('console: sign-in and conversations', () => {
     expect(new URL(page.url()).pathname).toBe('/app/agents');
     // Focus follows the navigation to the new content.
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+
+    // On a phone: the skip link, then the Menu button, which opens the navigation for the next Tab.
+    await page.setViewportSize(WIDTHS.phone);
+    try {
+      await open('/app/conversations');
+      await rowsShown().first().waitFor();
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('Skip to content');
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('Menu');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('Overview');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
+    } finally {
+      await page.setViewportSize(WIDTHS.desktop);
+    }
   });
 
   it('has no serious or critical accessibility violation and fits 1280 px and 390 px (list and detail)', async () => {
@@ -269,7 +293,7 @@ describe('console: sign-in and conversations', () => {
     ]);
     // Every view rendered under the gateway's Content-Security-Policy without the browser blocking anything.
     expect(blockedByPolicy).toEqual([]);
-  });
+  }, 120_000);
 });
 
 /** A WAV of a quiet tone served over HTTP with byte ranges (what a platform's recording storage answers), for the player. */
