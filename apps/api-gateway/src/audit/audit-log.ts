@@ -11,6 +11,8 @@ export interface AuditedChange {
   changedFields?: string[];
   /** For admin routes, which have no caller account. */
   accountId?: string;
+  /** When the service that made the change says it happened; absent: now. */
+  occurredAt?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export class AuditLog {
           changed_fields: change.changedFields ?? null,
           request_id: requestIdOf(req),
           client_address: clientAddressOf(req) ?? null,
+          ...(change.occurredAt ? { occurred_at: change.occurredAt } : {}),
         },
       ],
       runner,

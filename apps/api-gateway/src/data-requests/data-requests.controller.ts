@@ -52,7 +52,8 @@ export class DataRequestsController {
   async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
     const payload: CreateDataRequestRequest = { account_id: callerOf(req).account.id, body };
     const created = await this.services.send<DataRequestView>(DataRequestsRpc.create, payload, { requestId: requestIdOf(req) });
-    await this.audit.record(req, { action: 'data_request.created', targetId: created.id });
+    // At the request's own creation time: it may already have run to its end (data_request.completed) by now.
+    await this.audit.record(req, { action: 'data_request.created', targetId: created.id, occurredAt: created.created_at });
     res.set('Location', `/v1/data-requests/${encodeURIComponent(created.id)}`);
     return success(req, created);
   }
