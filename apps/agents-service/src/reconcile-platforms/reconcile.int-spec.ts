@@ -4,7 +4,7 @@
  * background reconciliation (a short interval here) sets the platform back to what we recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AgentsRpc, type AccountContext, type AgentReply, type AgentView } from '@voice/contracts';
+import { AgentsRpc, IntegrationsRpc, type AccountContext, type AgentReply, type AgentView } from '@voice/contracts';
 import { createLogger } from '@voice/service-kit';
 import { startWebhookReceiver } from '@voice/platform-simulators';
 import pg from 'pg';
@@ -158,6 +158,39 @@ describe('reconciliation: the platforms are set back to our agents', () => {
     expect(later.platform_sync.last_reconciled_at! > looked.platform_sync.last_reconciled_at!).toBe(true);
     expect(await syncEventTypes(h.db.url, agent.id)).toEqual(eventsBefore);
     expect(later.platform_sync.synced_version).toBe(agent.platform_sync.synced_version);
+  });
+
+  it('a key revoked on the platform: the listing marks the integration invalid_credentials and records the refusal once, however many looks meet it', async () => {
+    const own = newAccount({ voice_platforms: ['platform_a'] });
+    const ownKey = `reconcile-own-${Date.now()}`;
+    h.simulators.platformA.setApiKeys([...h.simulators.platformA.getApiKeys(), ownKey]);
+    await h.rpc(IntegrationsRpc.configure, {
+      account: own, platform: 'platform_a', public_url: 'http://127.0.0.1:8080',
+      body: { api_key: ownKey, webhook_secret: 'whsec_own_secret', base_url: h.simulators.urls.platformA },
+    });
+    const agent = (await h.rpc<AgentReply>(AgentsRpc.create, { account: own, body: { name: 'Key revoked', voice_platform: 'platform_a' } }, 15_000)).agent;
+    expect(agent.platform_sync.state).toBe('synced');
+    h.simulators.platformA.setApiKeys(h.simulators.platformA.getApiKeys().filter((k) => k !== ownKey));
+
+    const integration = () => h.rpc<{ integration: { id: string; status: string } }>(IntegrationsRpc.get, { account_id: own.id, platform: 'platform_a' });
+    const marked = await eventually(integration, (reply) => reply.integration.status === 'invalid_credentials');
+    expect(marked.integration.status).toBe('invalid_credentials');
+    // Several more looks meet the same refusal.
+    await new Promise((r) => setTimeout(r, RECONCILE_INTERVAL_MS * 5));
+    const client = new pg.Client({ connectionString: h.db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT type, data FROM agents.events WHERE stream_id = $1', [`integration-${marked.integration.id}`]);
+      expect(rows).toEqual([{
+        type: 'IntegrationCredentialsRefused',
+        data: {
+          account_id: own.id, integration_id: marked.integration.id, platform: 'platform_a', at: expect.any(String),
+          reason: 'platform_a refused the stored API key while its agents were being listed for reconciliation.',
+        },
+      }]);
+    } finally {
+      await client.end();
+    }
   });
 });
 
