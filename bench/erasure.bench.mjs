@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freshDatabase, importBuilt, root, writeBenchmarkSection } from './support.mjs';
+import { freshDatabase, importBuilt, percentiles, root, writeBenchmarkSection } from './support.mjs';
 
 const quick = process.argv.includes('--quick');
 const ROWS = Number(process.env.BENCH_ROWS ?? (quick ? 100_000 : 1_000_000));
@@ -24,7 +24,8 @@ if (!existsSync(join(root, 'apps/conversations-service/dist/data-requests/data-r
   console.error('bench: build first (npm run build)');
   process.exit(1);
 }
-const { kit, databaseModule, worker: workerModule, store, context, counts } = await importBuilt({
+const { kit, databaseModule, worker: workerModule, store, context, counts, recording } = await importBuilt({
+  recording: 'apps/conversations-service/dist/record-call-events/record-call-events.handler.js',
   kit: 'libs/service-kit/dist/index.js',
   databaseModule: 'apps/conversations-service/dist/database/conversations-database.js',
   worker: 'apps/conversations-service/dist/data-requests/data-requests.worker.js',
@@ -93,6 +94,25 @@ try {
   const loadS = (Date.now() - loadStarted) / 1000;
   log(`loaded and indexed in ${loadS.toFixed(0)} s`);
 
+  // ---- ingest beside it: batches of 50 new calls recorded through the service's own path, one after another ----
+  let ingestSeq = 0;
+  const ingestBatch = async () => {
+    const events = Array.from({ length: 50 }, () => {
+      const n = ++ingestSeq;
+      const at = new Date(Date.parse('2026-01-01T00:00:00Z') + n * 1000).toISOString();
+      return { id: `ingest-${n}`, type: 'call.started', conversation_id: `ingest-call-${n}`, agent_id: `agt_bench_${n % 20}`, occurred_at: at, data: { caller_number: '+13125550100', start_time: at } };
+    });
+    const t = performance.now();
+    await recording.recordCallEvents(dataSource, events);
+    return performance.now() - t;
+  };
+  const ingestFor = async (until) => {
+    const samples = [];
+    while (!until()) samples.push(await ingestBatch());
+    return samples;
+  };
+  const alone = await ingestFor(((end) => () => Date.now() > end)(Date.now() + 3_000));
+
   // ---- the service: an erasure request worked through by DataRequestsWorker ----
   const logger = kit.createLogger('bench-erasure');
   const ctx = { dataSource, logger, tuning: { ...context.DEFAULT_TUNING, dataRequestPollMs: 10 } };
@@ -101,16 +121,22 @@ try {
   const started = Date.now();
   worker.start();
   let row;
+  let erasing = true;
+  const beside = ingestFor(() => !erasing);
   for (;;) {
     ({ rows: [row] } = await client.query('SELECT status, conversations_found, conversations_done FROM conversations.data_requests WHERE id = $1', [request.id]));
     if (row.status === 'completed' || row.status === 'failed') break;
     await new Promise((r) => setTimeout(r, 20));
   }
   const serviceS = (Date.now() - started) / 1000;
+  erasing = false;
+  const during = await beside;
   await worker.stop();
   const left = (await client.query('SELECT count(*)::int AS n FROM conversations.conversations WHERE account_id = $1 AND caller_number = $2', [ACCOUNT, CALLER])).rows[0].n;
   const tombstones = (await client.query('SELECT count(*)::int AS n FROM conversations.erased_conversations')).rows[0].n;
   if (row.status !== 'completed' || left !== 0 || tombstones !== CALLER_ROWS) throw new Error(`erasure incomplete: ${JSON.stringify({ ...row, left, tombstones })}`);
+  const ingested = (await client.query(`SELECT count(*)::int AS n FROM conversations.conversations WHERE account_id = $1 AND caller_number = '+13125550100'`, [ACCOUNT])).rows[0].n;
+  if (ingested !== ingestSeq) throw new Error(`ingest beside the erasure recorded ${ingested} of ${ingestSeq} calls`);
 
   // ---- raw baseline: the same number of conversations (the other caller's) deleted set-based in one transaction ----
   const rawStarted = Date.now();
@@ -128,6 +154,9 @@ try {
     `(${new Date().toISOString().slice(0, 10)}): **${serviceS.toFixed(1)} s** through the service's request worker (${Math.ceil(CALLER_ROWS / 500)} transactions of 500: locks, ` +
     `tombstones, events, read model, side tables, counts, totals, outbox) against **${rawS.toFixed(1)} s** for the raw set-based DELETE of as many ` +
     `conversations from the same four tables in one transaction (${(serviceS / rawS).toFixed(1)}×); target ≤ ${TARGET_S} s: ${serviceS <= TARGET_S ? 'met' : 'missed'}. ` +
+    `Ingest beside it (batches of 50 new calls recorded one after another through the service's recording path): p50 ` +
+    `${percentiles(during).p50.toFixed(0)} ms, p99 ${percentiles(during).p99.toFixed(0)} ms per batch (${during.length} batches) against ` +
+    `${percentiles(alone).p50.toFixed(0)} / ${percentiles(alone).p99.toFixed(0)} ms alone just before. ` +
     `Load: ${loadS.toFixed(0)} s (set-based INSERTs, indexes after).`;
   console.log(line);
   if (!quick) writeBenchmarkSection('erasure', line, 'bench/results/erasure.md');
