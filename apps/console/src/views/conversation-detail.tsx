@@ -10,6 +10,16 @@ import { Link, useLocation } from '../router';
 
 /** While a call is in progress its detail is read again this often, so the transcript grows on screen. */
 const LIVE_POLL_MS = 1500;
+/** A platform's analysis (summary, recording) arrives some seconds after the hang-up: looked for this long. */
+const ANALYSIS_WAIT_MS = 120_000;
+
+function liveRefetchMs(c: Schemas['ConversationDetail'] | undefined): number | false {
+  if (!c) return false;
+  if (c.status === 'in_progress') return LIVE_POLL_MS;
+  const ended = Date.parse(c.end_time ?? '');
+  const awaitingAnalysis = c.status === 'completed' && c.summary === null && Date.now() - ended < ANALYSIS_WAIT_MS;
+  return awaitingAnalysis ? 3000 : false;
+}
 
 export function ConversationDetailView({ id }: { id: string }) {
   const { search } = useLocation();
@@ -17,7 +27,7 @@ export function ConversationDetailView({ id }: { id: string }) {
   const query = useQuery({
     queryKey: ['conversation', id],
     queryFn: () => unwrap(api.GET('/v1/conversations/{id}', { params: { path: { id } } })),
-    refetchInterval: (q) => (q.state.data?.data.status === 'in_progress' ? LIVE_POLL_MS : false),
+    refetchInterval: (q) => liveRefetchMs(q.state.data?.data),
     staleTime: 0,
   });
   return (

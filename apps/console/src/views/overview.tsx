@@ -74,7 +74,7 @@ function Stats({ stats }: { stats: Schemas['ConversationStats'] }) {
   const periodColumn = stats.timeline.bucket === 'hour' ? 'Hour (UTC)' : 'Day (UTC)';
   return (
     <>
-      <div className="cards">
+      <div className="cards figures">
         <Figure label="Calls" value={String(stats.total)} />
         <Figure label="Average duration" value={formatDuration(stats.duration.avg)} />
         <Figure label="90th percentile duration" value={formatDuration(stats.duration.p90)} />
