@@ -8,7 +8,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { natsConnectionOptions } from '@voice/service-kit';
+import { DEFAULT_CALL_EVENTS_MAX_AGE_MS } from '@voice/contracts';
+import { ensureStream, natsConnectionOptions, StreamUpdateRefused } from '@voice/service-kit';
 import { openStream } from './support/event-stream.js';
 import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
@@ -187,6 +188,37 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
     expect(transcript.status).toBe(200);
     expect(transcript.text.length).toBeGreaterThan(1_048_576);
   }, 40_000);
+
+  it('carries an erasure: the request, the notice to notifications-service and the gateway, the settlement for the audit log', async () => {
+    // Run last of the service tests: it erases every call of +14155550100 the tests above recorded in the account.
+    const agent = await account.api.post('/v1/agents', { name: 'Erasable', voice_platform: 'platform_a' });
+    expect(agent.status).toBe(201);
+    expect((await account.api.post('/v1/call-events', { events: callEvents('conv-secured-erased', agent.body.data.id) })).status).toBe(202);
+    await pollUntil(() => account.api.get('/v1/conversations/conv-secured-erased'), (r) => r.status === 200 && r.body.data.status === 'completed', 15_000);
+    const request = await account.api.post('/v1/data-requests', { type: 'erasure', caller_number: '+14155550100' });
+    expect(request.status).toBe(202);
+    await pollUntil(() => account.api.get(`/v1/data-requests/${request.body.data.id}`), (r) => r.body.data?.status === 'completed', 15_000);
+    expect((await account.api.get('/v1/conversations/conv-secured-erased')).status).toBe(404);
+    // notifications-service took the notice (its outbound events of the call are gone), as did the gateway's consumer.
+    for (const [user, durable] of [['notifications', 'notifications-service-erasures'], ['gateway', 'api-gateway-erasures']] as const) {
+      const jsm = await jetstreamManager(await connectAs(user));
+      await pollUntil(async () => (await jsm.consumers.info('CONVERSATIONS_ERASED', durable)).ack_floor.stream_seq, (acked) => acked >= 1, 15_000);
+    }
+    const jsm = await jetstreamManager(await connectAs('gateway'));
+    expect((await jsm.streams.info('DATA_REQUEST_EVENTS')).state.messages).toBeGreaterThanOrEqual(1);
+  }, 40_000);
+
+  it('lets the gateway, and only the gateway, set the maximum age of CALL_EVENTS (CALL_EVENTS_MAX_AGE_MS)', async () => {
+    const maxAgeOf = async () => (await (await jetstreamManager(await connectAs('gateway'))).streams.info('CALL_EVENTS')).config.max_age;
+    // The gateway set its default at start.
+    expect(await maxAgeOf()).toBe(DEFAULT_CALL_EVENTS_MAX_AGE_MS * 1_000_000);
+    await ensureStream(await connectAs('gateway'), 'CALL_EVENTS', ['call_events.>'], { maxAgeMs: 3_600_000, updateMaxAge: true });
+    expect(await maxAgeOf()).toBe(3_600_000 * 1_000_000);
+    await expect(ensureStream(await connectAs('conversations'), 'CALL_EVENTS', ['call_events.>'], { maxAgeMs: 60_000, updateMaxAge: true }))
+      .rejects.toBeInstanceOf(StreamUpdateRefused);
+    expect(await maxAgeOf()).toBe(3_600_000 * 1_000_000);
+    await ensureStream(await connectAs('gateway'), 'CALL_EVENTS', ['call_events.>'], { maxAgeMs: DEFAULT_CALL_EVENTS_MAX_AGE_MS, updateMaxAge: true });
+  });
 
   it('refuses a client without credentials, or with a wrong password', async () => {
     await expect(connect({ servers: `127.0.0.1:${nats.port}`, reconnect: false })).rejects.toThrow(/authorization/i);
