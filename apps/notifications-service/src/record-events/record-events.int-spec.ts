@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { AgentIntegrationEvent, ConversationChange, ConversationListItem } from '@voice/contracts';
+import type { AgentIntegrationEvent, AgentStreamMessage, ConversationChange, ConversationListItem } from '@voice/contracts';
 import { openDatabase } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import type { DataSource } from 'typeorm';
@@ -52,6 +52,29 @@ describe('recording events and planning their deliveries (real PostgreSQL)', () 
     const deliveries = await dataSource.query('SELECT endpoint_id, status FROM notifications.deliveries');
     expect(deliveries).toEqual([{ endpoint_id: wanting, status: 'pending' }]);
     expect(deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)).not.toContain(other);
+  });
+
+  it('a failed sync and a refused key relayed again (a crash before the ack) are each recorded and planned once', async () => {
+    const wanting = await endpoint('acct_n', { event_types: ['agent.sync_failed', 'integration.credentials_invalid'] });
+    const notices: AgentStreamMessage[] = [
+      {
+        id: 'sync-failed-1', type: 'AgentSyncFailed', version: 2, occurred_at: '2026-01-01T00:00:01.000Z', agent: agentEvent('x', 'acct_n', 'agt_n').agent,
+        failure: { code: 'invalid_platform_credentials', message: 'refused', permanent: true, platform: 'platform_a', attempt: 1 },
+      },
+      {
+        id: 'refused-1', type: 'IntegrationCredentialsRefused', occurred_at: '2026-01-01T00:00:01.000Z', account_id: 'acct_n', integration_id: 'int_n',
+        platform: 'platform_a', reason: 'platform_a refused the stored API key while an agent was being synced to it.',
+      },
+    ];
+    expect(await store.recordAgentEvents(notices, 0)).toBe(2);
+    expect(await store.recordAgentEvents(notices, 0)).toBe(0);
+    expect(await eventsOf('acct_n')).toEqual([
+      { type: 'agent.sync_failed', conversation_id: null }, { type: 'integration.credentials_invalid', conversation_id: null },
+    ]);
+    const deliveries = await dataSource.query(
+      'SELECT e.type FROM notifications.deliveries d JOIN notifications.events e ON e.id = d.event_id WHERE d.endpoint_id = $1 ORDER BY e.type', [wanting],
+    );
+    expect(deliveries).toEqual([{ type: 'agent.sync_failed' }, { type: 'integration.credentials_invalid' }]);
   });
 
   it('a conversation is started once, ended once (its first change showing the end), then updated', async () => {
