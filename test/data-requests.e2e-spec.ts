@@ -127,6 +127,13 @@ describe('data requests', () => {
     // The retried delivery is logged (the platform got its answer) without its body.
     const { rows } = await db.query('SELECT octet_length(body) AS bytes FROM gateway.webhook_deliveries WHERE account_id = $1 AND conversation_id = $2', [account.id, webhookCall]);
     expect(rows).toEqual([{ bytes: 0 }]);
+    // A replay from the delivery log has nothing of the call to send again.
+    const logged = await account.api.get(`/v1/webhook-deliveries?conversation_id=${webhookCall}`);
+    expect(logged.body.data).toHaveLength(1);
+    const replay = await account.api.post(`/v1/webhook-deliveries/${logged.body.data[0].id}/replay`);
+    expect(replay.status).toBeLessThan(300);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await account.api.get(`/v1/conversations/${webhookCall}`)).status).toBe(404);
   });
 
   it('an access request’s document is downloadable by its account only', async () => {
