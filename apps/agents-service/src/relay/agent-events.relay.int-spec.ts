@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AGENT_EVENTS_STREAM, AgentsRpc, namespacedStream, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
+import { AGENT_EVENTS_STREAM, AgentsRpc, IntegrationsRpc, namespacedStream, type AgentIntegrationEvent, type AgentReply } from '@voice/contracts';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { testNatsUrl } from '@voice/testing';
@@ -48,7 +48,7 @@ describe('agent events relay to JetStream', () => {
     await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { name: 'Relayed' } });
     await h.rpc(AgentsRpc.delete, { account_id: account.id, agent_id: agent.id });
 
-    const mine = (all: Received[]) => all.filter((r) => r.event.agent.agent_id === agent.id);
+    const mine = (all: Received[]) => all.filter((r) => r.event.agent?.agent_id === agent.id);
     const received = mine(await readStreamUntil((all) => mine(all).length >= 3));
     expect(received.map((r) => [r.event.type, r.event.version, r.event.agent.name, r.event.agent.status])).toEqual([
       ['AgentCreated', 1, 'Relay me', 'active'],
@@ -78,6 +78,35 @@ describe('agent events relay to JetStream', () => {
     }
   }, 30_000);
 
+  it('of the platform sync and the integrations, publishes only a failed sync and a refused key, each once, after the agent’s own events', async () => {
+    const account = newAccount({ voice_platforms: ['platform_a'] });
+    const ownKey = `relay-own-${randomUUID()}`;
+    const simulator = h.simulators.platformA;
+    simulator.setApiKeys([...simulator.getApiKeys(), ownKey]);
+    await h.rpc(IntegrationsRpc.configure, {
+      account, platform: 'platform_a', public_url: 'http://127.0.0.1:8080',
+      body: { api_key: ownKey, webhook_secret: 'whsec_relay_secret', base_url: h.simulators.urls.platformA },
+    });
+    const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Synced', voice_platform: 'platform_a', phone_number: '+14155553002' } });
+    expect(agent.platform_sync.state).toBe('synced');
+    simulator.setApiKeys(simulator.getApiKeys().filter((k) => k !== ownKey));
+    await h.rpc(AgentsRpc.update, { account, agent_id: agent.id, body: { name: 'Refused' } });
+
+    const isMine = (r: Received) => (r.event as { agent?: { account_id: string }; account_id?: string }).agent?.account_id === account.id
+      || (r.event as { account_id?: string }).account_id === account.id;
+    const received = (await readStreamUntil((all) => all.filter(isMine).length >= 4)).filter(isMine);
+    expect(received.map((r) => r.event.type)).toEqual(['AgentCreated', 'AgentUpdated', 'AgentSyncFailed', 'IntegrationCredentialsRefused']);
+    const [, , failed, refused] = received.map((r) => r.event as unknown as Record<string, any>);
+    expect(failed).toMatchObject({
+      version: 2, agent: { agent_id: agent.id, name: 'Refused', status: 'active' },
+      failure: { code: 'invalid_platform_credentials', permanent: true, platform: 'platform_a', attempt: 1 },
+    });
+    expect(refused).toMatchObject({ account_id: account.id, platform: 'platform_a', integration_id: expect.stringMatching(/^int_/) });
+    expect(JSON.stringify(received.map((r) => r.event))).not.toContain(ownKey);
+    for (const r of received) expect(r.msgId).toBe(r.event.id);
+    expect(received.slice(2).map((r) => r.subject)).toEqual([`${h.namespace}.agent_events.AgentSyncFailed`, `${h.namespace}.agent_events.IntegrationCredentialsRefused`]);
+  }, 30_000);
+
   it('does not skip an event whose transaction commits after a later one', async () => {
     const account = await h.account();
     const lateId = `agt_late_${randomUUID().slice(0, 8)}`;
@@ -103,7 +132,7 @@ describe('agent events relay to JetStream', () => {
       await new Promise((r) => setTimeout(r, 300));
       await client.query('COMMIT');
 
-      const ours = (all: Received[]) => all.filter((r) => r.event.agent.account_id === account.id);
+      const ours = (all: Received[]) => all.filter((r) => r.event.agent?.account_id === account.id);
       const received = ours(await readStreamUntil((all) => ours(all).length >= 2));
       expect(received.map((r) => r.event.agent.agent_id)).toEqual([lateId, early.id]);
       expect(received[0].event.id).toBe(lateEventId);
