@@ -123,7 +123,7 @@ describe('data requests: erasure and access per caller', () => {
       const info = await jsm.streams.info(stream);
       expect(info.state.messages).toBeGreaterThan(0);
       const found: ConversationsErased[] = [];
-      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) found.push((await jsm.streams.getMessage(stream, { seq })).json());
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) found.push((await jsm.streams.getMessage(stream, { seq }))!.json());
       return found;
     });
     expect(notices.flatMap((n) => n.conversation_ids).sort()).toEqual([...callerCalls, parkedCall].sort());
@@ -132,7 +132,7 @@ describe('data requests: erasure and access per caller', () => {
 
     // Its settlement, for the audit log: published once from the outbox, nothing personal in it.
     const settled = namespacedStream(h.namespace, DATA_REQUEST_EVENTS_STREAM);
-    const event = await h.eventually(async () => (await jsm.streams.getMessage(settled, { last_by_subj: namespacedSubject(h.namespace, dataRequestEventsSubject(account)) })).json());
+    const event = await h.eventually(async () => (await jsm.streams.getMessage(settled, { last_by_subj: namespacedSubject(h.namespace, dataRequestEventsSubject(account)) }))!.json());
     expect(event).toEqual({
       event_id: `data-request-settled:${created.id}`, type: 'DataRequestSettled', account_id: account, request_id: created.id, request_type: 'erasure',
       status: 'completed', conversations_done: 3, settled_at: done.completed_at,
