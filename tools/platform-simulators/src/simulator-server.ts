@@ -6,7 +6,6 @@ import { FaultSwitches, type DownMode, type FaultState } from './faults.js';
 import { bearerKey, closeServer, sleep, toSimulatorRequest, writeReply, type Reply, type SimulatorRequest } from './http-io.js';
 import type { BegunCall, PlaceCallOptions, PlacedCall } from './calls/call-options.js';
 import type { CallTimeline } from './calls/call-timeline.js';
-import { voicesFor } from './recordings/call-audio.js';
 import { RecordingLibrary, RECORDINGS_PREFIX } from './recordings/recording-library.js';
 
 export const DEFAULT_API_KEY = 'sim-api-key';
@@ -198,8 +197,7 @@ export abstract class SimulatorServer {
   /** A connected, recorded call's script kept for its recording; its URL, or undefined when there is none. */
   protected recordCall(callId: string, timeline: CallTimeline, recorded: boolean): string | undefined {
     if (!recorded || !timeline.connected) return undefined;
-    const turns = timeline.turns.map(({ role, text, startMs, endMs }) => ({ role, text, startMs, endMs }));
-    this.recordings.register(callId, { turns, durationMs: Math.max(timeline.durationMs, turns.at(-1)?.endMs ?? 0), voices: voicesFor(callId) });
+    this.recordings.register(callId, { turns: timeline.turns, durationMs: Math.max(timeline.durationMs, timeline.turns.at(-1)?.endMs ?? 0) });
     return this.recordingUrl(callId);
   }
   protected abstract resetState(): void;

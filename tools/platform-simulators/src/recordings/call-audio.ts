@@ -44,7 +44,8 @@ export function voicesFor(callId: string): RecordingScript['voices'] {
   return { agent: AGENT_VOICE, user: CALLER_VOICES[hash % CALLER_VOICES.length] };
 }
 
-export function checkRecordingScript(value: unknown): RecordingScript | string {
+/** The script, checked; without voices, those `voicesFor(id)` picks. */
+export function checkRecordingScript(id: string, value: unknown): RecordingScript | string {
   if (typeof value !== 'object' || value === null) return 'a recording script must be an object { turns, durationMs, voices? }';
   const script = value as Partial<RecordingScript>;
   if (!Number.isFinite(script.durationMs) || (script.durationMs as number) < 0 || (script.durationMs as number) > 3_600_000) return 'durationMs must be from 0 to 3,600,000';
@@ -56,7 +57,8 @@ export function checkRecordingScript(value: unknown): RecordingScript | string {
     if (turn.startMs < previousStart || turn.endMs < turn.startMs || turn.endMs > (script.durationMs as number)) return 'turns must be in order, each ending after it starts and before the call ends';
     previousStart = turn.startMs;
   }
-  return { turns: script.turns, durationMs: script.durationMs as number, voices: script.voices ?? { agent: AGENT_VOICE, user: CALLER_VOICES[0] } };
+  const turns = script.turns.map(({ role, text, startMs, endMs }) => ({ role, text, startMs, endMs }));
+  return { turns, durationMs: script.durationMs as number, voices: script.voices ?? voicesFor(id) };
 }
 
 /**
