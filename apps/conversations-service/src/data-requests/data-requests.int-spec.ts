@@ -4,8 +4,12 @@ import {
   accountCallEventSubject, CONVERSATIONS_ERASED_STREAM, DATA_REQUEST_EVENTS_STREAM, dataRequestEventsSubject, ConversationsRpc, DataRequestsRpc, namespacedStream, namespacedSubject,
   type AccessDocument, type CallEvent, type ConversationDetail, type ConversationStats, type ConversationsErased, type DataRequestView, type PageResult,
 } from '@voice/contracts';
+import { testNatsUrl } from '@voice/testing';
 import { randomUUID } from 'node:crypto';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { startConversationsService, type RunningConversationsService } from '../app.js';
+import { GetConversationStatsHandler } from '../conversation-stats/conversation-stats.handler.js';
+import { GetConversationStats } from '../conversation-stats/conversation-stats.query.js';
 import { rebuildConversationsProjection } from '../rebuild-projection/rebuild-projection.js';
 import { callEvents, startHarness, type Harness } from '../testing/harness.js';
 import { deleteExpiredExports } from './data-requests.store.js';
@@ -30,6 +34,8 @@ async function rowsOf(h: Harness, account: string, ids: string[]): Promise<Recor
 
 describe('data requests: erasure and access per caller', () => {
   let h: Harness;
+  /** A second replica on the same database and namespace: its stats columns must learn of an erasure another replica made. */
+  let replica: RunningConversationsService;
   const account = `acc_${randomUUID()}`;
   const otherAccount = `acc_${randomUUID()}`;
   const agent = `agt_${randomUUID()}`;
@@ -63,6 +69,7 @@ describe('data requests: erasure and access per caller', () => {
 
   beforeAll(async () => {
     h = await startHarness({ tuning: { dataRequestPollMs: 50, statsMemoryMinRows: 1 } });
+    replica = await startConversationsService({ databaseUrl: h.databaseUrl, natsUrl: testNatsUrl(), namespace: h.namespace, tuning: { statsMemoryMinRows: 1 } });
     await h.publishKnownAgent({ agent_id: agent, account_id: account });
     await h.publishKnownAgent({ agent_id: otherAgent, account_id: otherAccount });
     const events = [
@@ -84,6 +91,7 @@ describe('data requests: erasure and access per caller', () => {
     expect((await stats(account)).total).toBe(5);
   });
   afterAll(async () => {
+    await replica?.close();
     await h?.close();
   });
 
@@ -97,6 +105,9 @@ describe('data requests: erasure and access per caller', () => {
   });
 
   it('an erasure removes every conversation of the caller in the account from every table, leaves tombstones and announces them', async () => {
+    const replicaStats = replica.app.get(GetConversationStatsHandler);
+    await replicaStats.memory.warm(account);
+    expect(replicaStats.memory.rowsHeld).toBe(5);
     const created = await create(account, { type: 'erasure', caller_number: CALLER });
     expect(created).toMatchObject({ type: 'erasure', caller_number: '**********11', status: 'pending', conversations_found: 0, conversations_done: 0, completed_at: null });
     const done = await completed(account, created.id);
@@ -115,6 +126,10 @@ describe('data requests: erasure and access per caller', () => {
     expect((await h.list(account, { search: 'billing' })).total).toBe(2);
     expect((await h.get(otherAccount, callerCalls[0])).caller_number).toBe(CALLER);
     await h.eventually(async () => expect((await stats(account)).total).toBe(2));
+    // The other replica's columns in memory: its next answer sees the account's total below what it holds and reloads.
+    expect((await replicaStats.execute(new GetConversationStats(account, {}))).total).toBe(2);
+    await h.eventually(async () => expect(replicaStats.memory.rowsHeld).toBe(2));
+    expect((await replicaStats.execute(new GetConversationStats(account, {}))).total).toBe(2);
 
     // The notice other services erase their copies by names the conversations, nothing else.
     const jsm = await jetstreamManager(h.nc);
