@@ -38,7 +38,7 @@ async function api(baseUrl, apiKey, method, path, body, timeoutMs = 10_000) {
 }
 
 /** The end of a call the demo stopped in the middle of, as a call event: failed, saying why. */
-function interrupted(conversationId, agentId, endedAt) {
+export function interrupted(conversationId, agentId, endedAt) {
   const at = new Date(endedAt).toISOString();
   return {
     id: `${conversationId}:demo-interrupted`,
@@ -60,11 +60,16 @@ function interrupted(conversationId, agentId, endedAt) {
  */
 export async function endStaleCalls({ baseUrl, apiKey, now = Date.now() }) {
   const page = await api(baseUrl, apiKey, 'GET', '/v1/conversations?status=in_progress&per_page=100');
-  const stale = page.data.filter((call) => now - Date.parse(call.start_time) > STALE_CALL_MS);
-  if (stale.length === 0) return 0;
-  const events = stale.map((call) => interrupted(call.id, call.agent_id, Math.min(now, Date.parse(call.start_time) + 5 * 60_000)));
-  await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events });
-  return stale.length;
+  const events = staleCallEnds(page.data, now);
+  if (events.length > 0) await api(baseUrl, apiKey, 'POST', '/v1/call-events', { events });
+  return events.length;
+}
+
+/** The ends of the calls in progress (list items) that no running demo call could still be: each ended 5 minutes after its start. */
+export function staleCallEnds(inProgress, now) {
+  return inProgress
+    .filter((call) => now - Date.parse(call.start_time) > STALE_CALL_MS)
+    .map((call) => interrupted(call.id, call.agent_id, Math.min(now, Date.parse(call.start_time) + 5 * 60_000)));
 }
 
 /** What the simulator is asked to place for one scenario call. */
