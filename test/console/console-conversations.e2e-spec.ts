@@ -117,6 +117,18 @@ describe('console: sign-in and conversations', () => {
     expect((await page.locator('.chat mark').allInnerTexts()).map((t) => t.toLowerCase())).toContain(word);
   });
 
+  it('offers the outcomes recorded as the outcome filter\'s choices, in words', async () => {
+    await open('/app/conversations');
+    await rowsShown().first().waitFor();
+    const outcomes = (await data.account.api.get('/v1/conversations?per_page=100')).body.data.map((c: { outcome: string | null }) => c.outcome).filter(Boolean) as string[];
+    const options = page.locator('#outcome-choices option');
+    await options.first().waitFor({ state: 'attached' });
+    const offered = await options.evaluateAll((list) => list.map((o) => [o.getAttribute('value'), o.getAttribute('label')]));
+    expect(offered.map(([value]) => value)).toEqual(expect.arrayContaining([...new Set(outcomes)]));
+    for (const [value, label] of offered) expect(label).toBe(value!.charAt(0).toUpperCase() + value!.slice(1).replace(/_/g, ' '));
+    expect(await page.getByLabel('Outcome').getAttribute('list')).toBe('outcome-choices');
+  });
+
   it('says when nothing matches, and shows the API\'s own words when it refuses a filter', async () => {
     await open('/app/conversations?search=zzqxjv-nothing-says-this');
     await page.getByRole('status').filter({ hasText: 'No conversations match these filters.' }).waitFor();

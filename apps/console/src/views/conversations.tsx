@@ -12,7 +12,8 @@ import { useConversationStream } from '../components/use-conversation-stream';
 import { formatDuration, formatShortTime, humanize, topicList } from '../presentation/format';
 import { withChangedItem } from '../rules/event-stream';
 import { inControlWords } from '../rules/problems';
-import { apiQuery, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
+import { recentDays } from '../rules/overview';
+import { apiQuery, dayEnd, dayStart, filtersFromSearch, searchFromFilters, withFilter, type ConversationFilters, type FilterKey } from '../rules/conversation-filters';
 import { Link, navigate, useLocation } from '../router';
 import { DebouncedInput } from './inputs';
 
@@ -148,9 +149,21 @@ function ConversationRow({ conversation: c, highlight }: { conversation: Schemas
   );
 }
 
+/** The outcome labels recorded in the last 90 days, offered as the outcome filter's choices (shown in words). */
+function useRecentOutcomes(): string[] {
+  const range = recentDays(90);
+  const query = useQuery({
+    queryKey: ['stats', range.start, range.end, '', 'outcomes'],
+    queryFn: () => unwrap(api.GET('/v1/conversations/stats', { params: { query: { start_date: dayStart(range.start), end_date: dayEnd(range.end) } } })),
+    staleTime: 300_000,
+  });
+  return Object.keys(query.data?.data.by_outcome ?? {});
+}
+
 /** A filter the API refused (its `field` names it) is marked at its control, with the API's message under it. */
 function Filters({ filters, set, problem }: { filters: ConversationFilters; set: (key: FilterKey, value: string) => void; problem?: ApiProblem }) {
   const agents = useAgentsForFilter();
+  const recentOutcomes = useRecentOutcomes();
   // The API names the parameter (start_date); beside the control the message names the control ("From").
   const errorOf = (key: FilterKey, label = '') => (problem?.field === key ? inControlWords(problem.message, key, label) : undefined);
   const errorText = (key: FilterKey, label: string) =>
@@ -200,7 +213,12 @@ function Filters({ filters, set, problem }: { filters: ConversationFilters; set:
       {choice('agent_id', 'Agent', (agents.data?.data ?? []).map((a) => [a.id, a.name] as const), 'All agents')}
       {choice('status', 'Status', STATUSES.map((s) => [s, humanize(s)] as const))}
       {choice('sentiment', 'Sentiment', SENTIMENTS.map((s) => [s, humanize(s)] as const))}
-      {text('outcome', 'Outcome', { placeholder: 'e.g. appointment_booked' })}
+      {text('outcome', 'Outcome', { placeholder: 'e.g. appointment_booked', list: 'outcome-choices' })}
+      <datalist id="outcome-choices">
+        {recentOutcomes.map((outcome) => (
+          <option key={outcome} value={outcome} label={humanize(outcome)} />
+        ))}
+      </datalist>
       {text('topic', 'Topic')}
       {text('caller', 'Caller number', { placeholder: '+14155550123', inputMode: 'tel' })}
       {text('min_duration', 'Min duration (s)', { type: 'number', min: 0, inputMode: 'numeric' })}
