@@ -86,6 +86,8 @@ export async function startSystem(
     webhookRetryScheduleMs?: number[];
     /** WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES of notifications-service (1,000 by default). */
     webhookDisableAfter?: number;
+    /** conversations-service's tuning (a short retention sweep, say). */
+    conversationsTuning?: Parameters<typeof startConversationsService>[0]['tuning'];
   } = {},
 ): Promise<RunningSystem> {
   const db = await createTestDatabase('e2e');
@@ -96,7 +98,7 @@ export async function startSystem(
   const logger = options.logger ? { logger: options.logger } : {};
   const platforms = await startTestPlatforms();
   services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
-  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace });
+  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace, tuning: options.conversationsTuning });
   services.notifications = await startNotificationsService({
     databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs, disableAfterFailedDeliveries: options.webhookDisableAfter }), ...logger,
   });
