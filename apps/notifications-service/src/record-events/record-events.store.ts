@@ -19,13 +19,8 @@ export class RecordEventsStore {
   /** `firstDelayMs`: the retry schedule's first entry, the wait before the first attempt. Returns how many events were new. */
   recordAgentEvents(events: readonly AgentStreamMessage[], firstDelayMs: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
-      const plan = new DeliveryPlanner(em, firstDelayMs);
-      let recorded = 0;
-      for (const event of events) {
-        const draft = agentStreamDraft(event);
-        if (draft && (await plan.record(draft))) recorded++;
-      }
-      return recorded;
+      const drafts = events.map(agentStreamDraft).filter((draft): draft is EventDraft => draft !== undefined);
+      return new DeliveryPlanner(em, firstDelayMs).recordAll(drafts);
     });
   }
 
@@ -36,20 +31,23 @@ export class RecordEventsStore {
   recordConversationChanges(changes: readonly ConversationChange[], firstDelayMs: number, publicBaseUrl?: string): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const ids = [...new Set(changes.map((change) => change.conversation.id))].sort();
-      for (const id of ids) await em.query(`SELECT pg_advisory_xact_lock(hashtext('notifications-conversation:' || $1))`, [id]);
+      // Taken in one statement, in the sorted order of the array, so two batches never wait on each other in a cycle.
+      await em.query(
+        `SELECT pg_advisory_xact_lock(hashtext('notifications-conversation:' || k.id)) FROM unnest($1::text[]) WITH ORDINALITY AS k(id, n) ORDER BY k.n`,
+        [ids],
+      );
       const endedRows: Array<{ conversation_id: string }> = await em.query(
         `SELECT DISTINCT conversation_id FROM notifications.events WHERE conversation_id = ANY($1) AND type = 'conversation.ended'`, [ids],
       );
       const ended = new Set(endedRows.map((row) => row.conversation_id));
-      const plan = new DeliveryPlanner(em, firstDelayMs);
-      let recorded = 0;
-      for (const change of changes) {
+      // A change redelivered (already recorded) drafts what it drafted the first time: an ended call it shows is
+      // already in \`ended\`, so marking it again changes nothing.
+      const drafts = changes.map((change) => {
         const draft = conversationEventDraft(change, ended.has(change.conversation.id), publicBaseUrl);
-        if (!(await plan.record(draft))) continue;
-        recorded++;
         if (draft.type === 'conversation.ended') ended.add(change.conversation.id);
-      }
-      return recorded;
+        return draft;
+      });
+      return new DeliveryPlanner(em, firstDelayMs).recordAll(drafts);
     });
   }
 }
@@ -62,27 +60,67 @@ export class DeliveryPlanner {
 
   /** False when the source change was recorded before. */
   async record(draft: EventDraft): Promise<boolean> {
-    const id = newEventId();
+    return (await this.recordAll([draft])) === 1;
+  }
+
+  /**
+   * Records the drafts' events in one statement (a source change recorded before records nothing) and plans each
+   * new event's deliveries, in the drafts' order; returns how many events were new.
+   */
+  async recordAll(drafts: readonly EventDraft[]): Promise<number> {
+    if (drafts.length === 0) return 0;
     const now = new Date();
-    const body: OutboundEvent = { id, type: draft.type, timestamp: draft.occurred_at ?? now.toISOString(), data: draft.data };
-    const inserted: unknown[] = await this.em.query(
+    const rows = drafts.map((draft) => {
+      const id = newEventId();
+      const body: OutboundEvent = { id, type: draft.type, timestamp: draft.occurred_at ?? now.toISOString(), data: draft.data };
+      return { id, draft, body: JSON.stringify(body) };
+    });
+    const inserted: Array<{ id: string }> = await this.em.query(
       `INSERT INTO notifications.events (id, account_id, type, source_key, agent_id, conversation_id, body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_key) DO NOTHING RETURNING id`,
-      [id, draft.account_id, draft.type, draft.source_key, draft.agent_id, draft.conversation_id, JSON.stringify(body), now],
+       SELECT e.id, e.account_id, e.type, e.source_key, e.agent_id, e.conversation_id, e.body, $8
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+              WITH ORDINALITY AS e(id, account_id, type, source_key, agent_id, conversation_id, body, n)
+        ORDER BY e.n
+       ON CONFLICT (source_key) DO NOTHING RETURNING id`,
+      [
+        rows.map((row) => row.id), rows.map((row) => row.draft.account_id), rows.map((row) => row.draft.type),
+        rows.map((row) => row.draft.source_key), rows.map((row) => row.draft.agent_id ?? null),
+        rows.map((row) => row.draft.conversation_id ?? null), rows.map((row) => row.body), now,
+      ],
     );
-    if (inserted.length === 0) return false;
-    const targets = endpointsFor(draft, await this.endpointsOf(draft.account_id));
-    if (targets.length === 0) return true;
-    const due = draft.coalesced && draft.conversation_id
-      ? await this.coalesce(targets, draft.conversation_id, now)
-      : targets.map(() => new Date(now.getTime() + this.firstDelayMs));
-    await this.em.query(
-      `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, window_at, created_at, updated_at)
-       SELECT d.id, $1, d.endpoint_id, $2, 'pending', d.due, d.due, $3, $3
-         FROM unnest($4::text[], $5::text[], $6::timestamptz[]) AS d(id, endpoint_id, due)`,
-      [draft.account_id, id, now, targets.map(newDeliveryId), targets, due],
-    );
-    return true;
+    const recorded = new Set(inserted.map((row) => row.id));
+    // Deliveries due on the schedule are inserted together; a coalesced update's depend on the pending ones before
+    // it, so those planned so far are written first.
+    const planned = { ids: [] as string[], accounts: [] as string[], endpoints: [] as string[], events: [] as string[], due: [] as Date[] };
+    const flush = async () => {
+      if (planned.ids.length === 0) return;
+      await this.em.query(
+        `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, window_at, created_at, updated_at)
+         SELECT d.id, d.account_id, d.endpoint_id, d.event_id, 'pending', d.due, d.due, $6, $6
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS d(id, account_id, endpoint_id, event_id, due)`,
+        [planned.ids, planned.accounts, planned.endpoints, planned.events, planned.due, now],
+      );
+      for (const list of Object.values(planned)) list.length = 0;
+    };
+    for (const { id, draft } of rows) {
+      if (!recorded.has(id)) continue;
+      const targets = endpointsFor(draft, await this.endpointsOf(draft.account_id));
+      if (targets.length === 0) continue;
+      if (draft.coalesced && draft.conversation_id) await flush();
+      const due = draft.coalesced && draft.conversation_id
+        ? await this.coalesce(targets, draft.conversation_id, now)
+        : targets.map(() => new Date(now.getTime() + this.firstDelayMs));
+      targets.forEach((endpointId, i) => {
+        planned.ids.push(newDeliveryId());
+        planned.accounts.push(draft.account_id);
+        planned.endpoints.push(endpointId);
+        planned.events.push(id);
+        planned.due.push(due[i]);
+      });
+      if (draft.coalesced && draft.conversation_id) await flush();
+    }
+    await flush();
+    return recorded.size;
   }
 
   /**
