@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { signPlatformBWebhook } from '@voice/platform-simulators';
+import { signPlatformAWebhook, signPlatformBWebhook } from '@voice/platform-simulators';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ApiResponse } from './support/http.js';
@@ -155,6 +155,50 @@ describe('privacy at ingest', () => {
     // A replay of the stored (redacted) body is still the same delivery: nothing is recorded twice.
     const replayed = await account.api.post(`/v1/webhook-deliveries/${logged[0].id}/replay`, {});
     expect([replayed.status, replayed.body.data?.outcome]).toEqual([202, 'duplicate']);
+  });
+
+  it('a redacting agent on platform_a: the transcript, its words and the analysis of signed webhooks stored redacted, timing kept', async () => {
+    const agent = await agentOn('platform_a', { name: 'Redacting desk A', pii_redaction: { enabled: true, categories: ['credit_card', 'email', 'ssn'] } });
+    const callId = `call_privacy_a_${randomUUID().replaceAll('-', '')}`;
+    const startMs = Date.now() - 120_000;
+    const call = {
+      call_id: callId, agent_id: agent.platformAgentId, direction: 'inbound', from_number: '+19175550177', to_number: '+14155550199',
+      start_timestamp: startMs,
+    };
+    const said = `my card is ${CARD_SAID} and my email is mia dot ross at gmail dot com`;
+    const transcript = [
+      { role: 'agent', content: 'How would you like to pay?', words: [{ word: 'How', start: 0.5, end: 0.7 }, { word: 'pay?', start: 1.6, end: 2.0 }] },
+      { role: 'user', content: said, words: said.split(' ').map((word, i) => ({ word, start: 3 + i * 0.3, end: 3.25 + i * 0.3 })) },
+    ];
+    const { webhook_url } = (await account.api.get('/v1/integrations/platform_a')).body.data;
+    const deliver = async (message: object) => {
+      const body = JSON.stringify(message);
+      const res = await fetch(webhook_url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...signPlatformAWebhook(body, system.platforms.webhookSecret) } });
+      expect(res.status).toBe(200);
+    };
+    await deliver({ event: 'call_started', call: { ...call, call_status: 'ongoing' } });
+    await deliver({ event: 'transcript_updated', call: { ...call, call_status: 'ongoing', transcript_object: transcript } });
+    const ended = { ...call, call_status: 'ended', disconnection_reason: 'user_hangup', end_timestamp: startMs + 40_000, duration_ms: 40_000, transcript_object: transcript };
+    await deliver({ event: 'call_ended', call: ended });
+    await deliver({
+      event: 'call_analyzed',
+      call: { ...ended, call_analysis: { call_summary: 'Paid by card 4111-1111-1111-1111, SSN 123-45-6789 on file.', user_sentiment: 'Positive', call_successful: true } },
+    });
+
+    const res = await conversationWhen(callId, (r) => r.status === 200 && r.body.data.status === 'completed' && r.body.data.summary !== null);
+    expect(res.body.data).toMatchObject({
+      caller_number: '+19175550177',
+      summary: 'Paid by card [CREDIT_CARD], SSN [SSN] on file.',
+      content: {
+        transcript: [
+          { speaker: 'agent', text: 'How would you like to pay?' },
+          { speaker: 'caller', text: 'my card is [CREDIT_CARD] and my email is [EMAIL]', start_ms: 3000 },
+        ],
+      },
+    });
+    expect(await searchIds('[CREDIT_CARD]')).toContain(callId);
+    expect(await searchIds('mia dot ross')).toEqual([]);
+    expect(await rowsHolding(['four one one one', '4111', 'gmail', 'mia dot', '6789'])).toEqual([]);
   });
 
   it('a zero-retention agent: no transcript, summary or recording URL over the API or in any table; metadata and analytics kept', async () => {
