@@ -444,6 +444,9 @@ describe('api-gateway over HTTP', () => {
             causation_id: expect.stringMatching(/^cmd_[0-9a-f-]{36}$/),
             account_id: account.id,
             command: 'CreateAgent',
+            // Who sent it, for the audit log: the key's id (never its secret) and the client's address.
+            actor_key_id: expect.stringMatching(/^key_[0-9a-f]{24}$/),
+            client_address: expect.stringMatching(/127\.0\.0\.1$/),
           },
         });
         // The platform sync the create ran before answering (its own stream, and the number the platform sold) traces back to the request too.
