@@ -256,7 +256,9 @@ describe('across gateway replicas, with leased slices of the budgets', () => {
       `leased slices, 2 replicas over budget: configured ${RATE}/s (burst ${BURST}) for ${elapsedS.toFixed(2)} s → an exact bucket admits ≤ ${exact.toFixed(0)}, ` +
         `the bound is ${bound.toFixed(0)} (+${((bound / exact - 1) * 100).toFixed(1)} %); admitted ${admitted} (${((admitted / exact - 1) * 100).toFixed(1)} %), refused ${refused}`,
     );
-    expect(refused).toBeGreaterThan(admitted);
+    // The client offered more than the bound, so the limiter had to refuse (how much more depends on the machine's speed).
+    expect(admitted + refused).toBeGreaterThan(bound);
+    expect(refused).toBeGreaterThan(0);
     expect(admitted).toBeLessThanOrEqual(bound);
     expect(bound / exact).toBeLessThanOrEqual(1.1);
     // Not under-admitting either: the slices held at the end and a start-up moment at most.
