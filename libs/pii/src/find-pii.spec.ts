@@ -153,7 +153,8 @@ describe('redactPii', () => {
   });
 });
 
-const LUHN_SEQUENCE = /\d(?:[ -]?\d){12,18}/g;
+/** A card number as the detector reads one: a run of 13–19 digits (spaces or dashes between) with no digit glued on either side; a longer run is another kind of number. */
+const LUHN_SEQUENCE = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![ -]?\d)/g;
 const cardDigits = fc
   .tuple(fc.constantFrom('4', '51', '37', '6011'), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 11, maxLength: 14 }))
   .map(([prefix, rest]) => {
