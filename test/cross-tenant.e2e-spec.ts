@@ -50,6 +50,10 @@ describe('cross-tenant sweep over every documented operation', () => {
     // The owner's agent was created before its endpoint existed: its agent.created is recorded all the same.
     const recorded = await pollUntil(() => owner.api.get('/v1/events?type=agent.created'), (r) => r.body.data?.length === 1, 10_000);
     ids.event = recorded.body.data[0].id;
+    // An access request of the owner's (an erasure would take the owner's call away from the sweep).
+    const request = await owner.api.post('/v1/data-requests', { type: 'access', caller_number: '+14155550181' });
+    expect(request.status).toBe(202);
+    ids.dataRequest = request.body.data.id;
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -63,6 +67,7 @@ describe('cross-tenant sweep over every documented operation', () => {
     if (path.startsWith('/v1/webhook-deliveries/{id}')) return ids.delivery;
     if (path.startsWith('/v1/webhook-endpoints/{id}')) return ids.endpoint;
     if (path.startsWith('/v1/events/{id}')) return ids.event;
+    if (path.startsWith('/v1/data-requests/{id}')) return ids.dataRequest;
     return undefined;
   };
   const bodies: Record<string, unknown> = {
