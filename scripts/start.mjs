@@ -59,7 +59,7 @@ if (demo) {
 // The demo's calls keep coming while it runs: placed on the simulators, delivered as their webhooks.
 const trafficOn = Boolean(demo && simulators && traffic.enabled);
 if (trafficOn) {
-  launched.traffic = await startDemoTraffic({ simulators, baseUrl: system.url, apiKey: demo.apiKey, callsPerMinute: traffic.callsPerMinute, log: say }).catch((err) => {
+  launched.traffic = await startDemoTraffic({ simulators, baseUrl: system.url, apiKey: demo.apiKey, callsPerMinute: traffic.callsPerMinute, cap: traffic.cap, log: say }).catch((err) => {
     say(`demo traffic did not start: ${err.message}`);
     return undefined;
   });

@@ -145,6 +145,30 @@ describe('demo traffic under npm start', () => {
     expect((await get('/v1/conversations?per_page=1')).meta.total).toBe(before);
   }, 150_000);
 
+  it('at its cap the demo goes on: the agents keep calls as many days as the oldest is old, the retention sweep erases older ones, the total stays at the cap', async () => {
+    const cap = (await get('/v1/conversations?per_page=1')).meta.total;
+    const [oldest] = (await get('/v1/conversations?per_page=1&sort_by=start_time&sort_order=asc')).data;
+    const ageDays = Math.floor((Date.now() - Date.parse(oldest.start_time)) / 86_400_000);
+    expect(ageDays).toBeGreaterThanOrEqual(1);
+    await interrupt(running);
+    running = launch({ ...env(), DEMO_CALLS_PER_MINUTE: '40', DEMO_CALL_CAP: String(cap), RETENTION_SWEEP_INTERVAL_MS: '1000' });
+    ({ url, apiKey } = await untilReady(running));
+    const placedIds = new Set<string>();
+    for (const deadline = Date.now() + 60_000; ; ) {
+      const { data, meta } = await get('/v1/conversations?per_page=20');
+      // Calls in flight when the cap was reached may be over it for a moment; nothing more.
+      expect(meta.total).toBeLessThanOrEqual(cap + 3);
+      for (const call of data) if (!call.id.startsWith('demo-') && Date.parse(call.start_time) > Date.now() - 60_000) placedIds.add(call.id);
+      const erased = (await fetch(`${url}/v1/conversations/${encodeURIComponent(oldest.id)}`, { headers: { authorization: `Bearer ${apiKey}` } })).status === 404;
+      if (erased && placedIds.size >= 2) break;
+      if (Date.now() > deadline) throw new Error(`after 60 s: oldest erased ${erased}, calls placed ${placedIds.size}; ${running!.stderr().slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const { data: agents } = await get('/v1/agents?per_page=100');
+    expect(new Set(agents.map((agent: { retention: { conversations_days: number | null } }) => agent.retention.conversations_days))).toEqual(new Set([ageDays]));
+    expect(running.stderr()).toContain(`its agents now keep calls ${ageDays} days, and the retention sweep erases the older ones`);
+  }, 150_000);
+
   it('a rate that is not a number is refused in one line before anything starts', async () => {
     await interrupt(running);
     const refused = launch({ ...env(), DEMO_CALLS_PER_MINUTE: 'fast' });

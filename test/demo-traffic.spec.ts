@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 // @ts-expect-error the launcher's scripts are plain ES modules without type declarations
-import { liveCallOptions, staleCallEnds } from '../scripts/start/demo-traffic.mjs';
+import { capAction, liveCallOptions, staleCallEnds } from '../scripts/start/demo-traffic.mjs';
 import { prng, scenarioCall } from '@voice/call-generator';
 
 describe('demo traffic', () => {
@@ -25,6 +25,18 @@ describe('demo traffic', () => {
       occurred_at: started(6),
       data: { failure_reason: 'demo_interrupted', end_time: started(6), error: { code: 'demo_interrupted', message: expect.stringContaining('demo stopped') } },
     });
+  });
+
+  it('at the cap: no call is placed and the agents keep calls as many whole days as the oldest is old, until the sweep brings the total under', () => {
+    const oldest = (days: number) => new Date(now - days * 86_400_000).toISOString();
+    expect(capAction({ total: 4_999, cap: 5_000, oldestStartTime: oldest(13.7), now, retentionDays: null })).toEqual({ place: true });
+    expect(capAction({ total: 5_000, cap: 5_000, oldestStartTime: oldest(13.7), now, retentionDays: null })).toEqual({ place: false, retentionDays: 13 });
+    // Set already: the sweep has not run yet.
+    expect(capAction({ total: 5_001, cap: 5_000, oldestStartTime: oldest(13.2), now, retentionDays: 13 })).toEqual({ place: false });
+    // The next day's turn: lowered again.
+    expect(capAction({ total: 5_000, cap: 5_000, oldestStartTime: oldest(12.9), now, retentionDays: 13 })).toEqual({ place: false, retentionDays: 12 });
+    // Every call younger than a day (retention's unit): the traffic waits.
+    expect(capAction({ total: 5_000, cap: 5_000, oldestStartTime: oldest(0.8), now, retentionDays: null })).toEqual({ place: false });
   });
 
   it('a scenario is placed as the simulators take it: live, its turns timed, its analysis; a failed dial without a duration', () => {

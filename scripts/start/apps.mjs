@@ -10,11 +10,10 @@ const appModule = (app) => pathToFileURL(join(root, 'apps', app, 'dist', 'app.js
 async function startInProcess(kit, config, env, databaseUrl, adminToken) {
   const local = { rpc: new kit.InProcessBus(), streams: new kit.InProcessStreams() };
   const { startAgentsService, platformSyncSettingsFrom } = await import(appModule('agents-service'));
-  const { startConversationsService } = await import(appModule('conversations-service'));
+  const { startConversationsService, conversationsTuningFrom } = await import(appModule('conversations-service'));
   const { startNotificationsService, notificationsSettingsFrom } = await import(appModule('notifications-service'));
   const { startGateway, DEFAULT_RPC_TIMEOUT_MS } = await import(appModule('api-gateway'));
   const { namespace, port, host } = config;
-  const tuning = { ...(config.batchSize !== undefined ? { batchSize: config.batchSize } : {}), ...(config.ackWaitMs !== undefined ? { ackWaitMs: config.ackWaitMs } : {}) };
   const running = [];
   const close = async () => {
     for (const app of running.splice(0).reverse()) await app.close().catch((err) => say(`while stopping: ${err.message}`));
@@ -24,6 +23,7 @@ async function startInProcess(kit, config, env, databaseUrl, adminToken) {
     const platformHttp = { allowPrivate: integrationsConfig.flag('ALLOW_PRIVATE_PLATFORM_URLS', true) };
     const platformSync = platformSyncSettingsFrom(integrationsConfig);
     const notifications = notificationsSettingsFrom(integrationsConfig, true);
+    const tuning = conversationsTuningFrom(integrationsConfig);
     integrationsConfig.done();
     const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
     running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp, platformSync }));

@@ -7,8 +7,12 @@ import { die, root } from './output.mjs';
 
 /** A call every 40 s on average: the overview and the list move while a newcomer watches, without burying the history. */
 export const DEFAULT_CALLS_PER_MINUTE = 1.5;
-/** The demo account stops getting calls at this many: past it, a forgotten `npm start` would fill the disk. */
+/**
+ * The demo account holds at most this many calls (DEMO_CALL_CAP): past it, a forgotten `npm start` would fill the
+ * disk. The oldest go through the account's normal retention (see capAction).
+ */
 export const DEMO_CALL_CAP = 5_000;
+const DAY_MS = 24 * 60 * 60_000;
 /** A call still in progress this long after its start was cut off (a killed `npm start`): no demo call lasts as long. */
 const STALE_CALL_MS = 10 * 60_000;
 /** How often the running traffic looks for such calls, beside the look at start-up. */
@@ -16,13 +20,31 @@ const STALE_CHECK_EVERY_MS = 5 * 60_000;
 /** Ctrl-C ends the calls still going on before the apps stop: this is all it may hold the stop up. */
 const END_ON_STOP_TIMEOUT_MS = 5_000;
 
+/**
+ * What keeps the demo at its cap, through the retention every account has rather than a delete of its own: under
+ * the cap a call is placed; at it, none is, and the demo agents' `retention.conversations_days` is lowered to the
+ * oldest call's age in whole days, so the retention sweep erases (with tombstones) the calls older than that within
+ * its interval, and the traffic goes on once the total is under the cap again. When every call is younger than a
+ * day (retention's unit; only at a very high DEMO_CALLS_PER_MINUTE) the traffic waits for the day to pass.
+ * `retentionDays`: what the demo agents have now (null: keep).
+ */
+export function capAction({ total, cap, oldestStartTime, now, retentionDays }) {
+  if (total < cap) return { place: true };
+  const ageDays = oldestStartTime ? Math.floor((now - Date.parse(oldestStartTime)) / DAY_MS) : 0;
+  if (ageDays < 1 || (retentionDays !== null && retentionDays <= ageDays)) return { place: false };
+  return { place: false, retentionDays: ageDays };
+}
+
 export function demoTrafficSettings(env) {
   const raw = env.DEMO_TRAFFIC?.trim() ?? '';
   if (raw !== '' && !/^(true|false|1|0|yes|no)$/i.test(raw)) die(`DEMO_TRAFFIC must be true or false, got "${raw}"`);
   const rate = env.DEMO_CALLS_PER_MINUTE?.trim() ?? '';
   const callsPerMinute = rate === '' ? DEFAULT_CALLS_PER_MINUTE : Number(rate);
   if (!Number.isFinite(callsPerMinute) || callsPerMinute <= 0 || callsPerMinute > 600) die(`DEMO_CALLS_PER_MINUTE must be a number above 0 and at most 600, got "${rate}"`);
-  return { enabled: !/^(false|0|no)$/i.test(raw), callsPerMinute };
+  const capRaw = env.DEMO_CALL_CAP?.trim() ?? '';
+  const cap = capRaw === '' ? DEMO_CALL_CAP : Number(capRaw);
+  if (!Number.isInteger(cap) || cap < 1) die(`DEMO_CALL_CAP must be a whole number above 0, got "${capRaw}"`);
+  return { enabled: !/^(false|0|no)$/i.test(raw), callsPerMinute, cap };
 }
 
 async function api(baseUrl, apiKey, method, path, body, timeoutMs = 10_000) {
@@ -89,7 +111,7 @@ export function liveCallOptions(call, platformAgentId) {
  * Starts the traffic; resolves with `{ stop(), placed() }`. The demo agents' platform ids come from the API
  * (they are created on the simulators by the seed); a call's scenario suits its agent (billing or front desk).
  */
-export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMinute, log, firstCallInMs = 1_000 }) {
+export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMinute, cap = DEMO_CALL_CAP, log, firstCallInMs = 1_000 }) {
   const { prng, scenarioCall, pickScenario, SCENARIO_MIX } = await import(pathToFileURL(join(root, 'tools', 'call-generator', 'dist', 'index.js')).href);
   const random = prng(Date.now() % 2 ** 31);
   const page = await api(baseUrl, apiKey, 'GET', '/v1/agents?per_page=100&status=active');
@@ -100,6 +122,7 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
       platform: agent.voice_platform,
       platformAgentId: agent.platform_sync.platform_agent_id,
       mix: agent.metadata?.department === 'billing' ? SCENARIO_MIX.billing : SCENARIO_MIX.front_desk,
+      retention: agent.retention ?? { conversations_days: null, recordings_days: null },
     }));
   const simulatorOf = { platform_a: simulators.platformA, platform_b: simulators.platformB };
   let timer;
@@ -110,13 +133,28 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
   let problemShown = false;
   const meanGapMs = 60_000 / callsPerMinute;
 
-  const placeOne = async () => {
+  /** Whether a call may be placed now; at the cap, the demo agents' retention is lowered (see capAction). */
+  const underCap = async () => {
     const { meta } = await api(baseUrl, apiKey, 'GET', '/v1/conversations?per_page=1');
-    if (meta.total >= DEMO_CALL_CAP) {
-      log(`demo traffic: the demo account has ${meta.total} calls (cap ${DEMO_CALL_CAP}); no more are placed (remove the data directory to start afresh)`);
-      stopped = true;
-      return;
+    if (meta.total < cap) return true;
+    const oldest = await api(baseUrl, apiKey, 'GET', '/v1/conversations?per_page=1&sort_by=start_time&sort_order=asc');
+    const current = agents.map((agent) => agent.retention.conversations_days).filter((days) => days !== null);
+    const action = capAction({
+      total: meta.total, cap, oldestStartTime: oldest.data[0]?.start_time, now: Date.now(), retentionDays: current.length > 0 ? Math.max(...current) : null,
+    });
+    if (action.retentionDays !== undefined) {
+      for (const agent of agents) {
+        const retention = { ...agent.retention, conversations_days: action.retentionDays };
+        await api(baseUrl, apiKey, 'PATCH', `/v1/agents/${agent.id}`, { retention });
+        agent.retention = retention;
+      }
+      log(`demo traffic: the demo account has ${meta.total} calls (cap ${cap}); its agents now keep calls ${action.retentionDays} days, and the retention sweep erases the older ones`);
     }
+    return action.place;
+  };
+
+  const placeOne = async () => {
+    if (!(await underCap())) return;
     const agent = agents[Math.floor(random() * agents.length)];
     const call = scenarioCall(random, pickScenario(random, agent.mix));
     const begun = simulatorOf[agent.platform].beginCall(liveCallOptions(call, agent.platformAgentId));

@@ -40,6 +40,7 @@ export interface RunningConversationsService {
 }
 
 export const SERVICE_NAME = 'conversations-service';
+export { conversationsTuningFrom } from './config/service-tuning.settings.js';
 
 export async function startConversationsService(options: ConversationsServiceOptions): Promise<RunningConversationsService> {
   const logger = createLogger(SERVICE_NAME);
