@@ -107,8 +107,10 @@ try {
   // First start on an empty database: each app runs its migrations.
   const agentsApp = await startBuiltApp('agents-service', 'agents-service', common);
   const conversationsApp = await startBuiltApp('conversations-service', 'conversations-service', common);
+  // The whole stack (the gateway's /health checks every service, notifications-service included).
+  const notificationsApp = await startBuiltApp('notifications-service', 'notifications-service', common);
   const gatewayApp = await startBuiltApp('api-gateway', 'api-gateway', { ...common, PORT: String(gatewayPort) });
-  processes.push(agentsApp, conversationsApp, gatewayApp);
+  processes.push(agentsApp, conversationsApp, notificationsApp, gatewayApp);
   report.firstStartMs = Object.fromEntries(processes.map((p) => [p.label, p.startMs]));
   log(`apps started (${processes.map((p) => `${p.label} ${round(p.startMs, 0)} ms`).join(', ')})`);
   const base = `http://127.0.0.1:${gatewayPort}`;
@@ -365,7 +367,7 @@ function render(r) {
     headlineOf(r),
     '',
     `Command: \`npm run build && npm run bench:stack\` (env \`BENCH_CONVERSATIONS\`, \`BENCH_SECONDS\`; \`-- --quick\` for the CI smoke run). Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}.`,
-    `Distributed mode: api-gateway, agents-service and conversations-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. Rate limits off. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,
+    `Distributed mode: api-gateway, agents-service, conversations-service and notifications-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. Rate limits off. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,
     '',
     '### Ingest',
     '',
