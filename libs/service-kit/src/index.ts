@@ -7,6 +7,7 @@ export * from './bus/nats.js';
 export * from './bus/nats-connection.js';
 export * from './logging/request-context.interceptor.js';
 export * from './database/outbox-relay.js';
+export * from './database/outbox-stream-publisher.js';
 export * from './database/pg-errors.js';
 export * from './bus/rpc-errors.js';
 export * from './bus/validation.js';

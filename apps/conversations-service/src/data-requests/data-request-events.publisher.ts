@@ -3,13 +3,11 @@ import {
   DATA_REQUEST_EVENTS_RETENTION, DATA_REQUEST_EVENTS_STREAM, DATA_REQUEST_EVENTS_SUBJECT_ROOT, dataRequestEventsSubject,
   namespacedStream, namespacedSubject, type DataRequestSettled,
 } from '@voice/contracts';
-import { OutboxRelay, readCommittedRowsAfter, type CommittedPosition } from '@voice/service-kit';
-import type { QueryRunner } from 'typeorm';
+import { OutboxStreamPublisher, type CommittedPosition } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { CONVERSATIONS_SCHEMA } from '../database/conversations-database.js';
 
 export const DATA_REQUEST_EVENTS_RELAY_NAME = 'data-request-events-to-jetstream';
-const PUBLISH_TIMEOUT_MS = 5_000;
 
 interface SettlementRow extends CommittedPosition {
   account_id: string;
@@ -20,21 +18,6 @@ interface SettlementRow extends CommittedPosition {
   settled_at: string;
 }
 
-function readCommittedSettlements(runner: QueryRunner, after: CommittedPosition, limit: number): Promise<SettlementRow[]> {
-  return readCommittedRowsAfter<SettlementRow>(
-    runner,
-    'conversations.data_request_events',
-    `r.account_id, r.request_id, r.request_type, r.status, r.conversations_done,
-     to_char(r.settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS settled_at`,
-    after,
-    limit,
-  );
-}
-
-async function deleteRelayedSettlements(runner: QueryRunner, last: CommittedPosition): Promise<void> {
-  await runner.query('DELETE FROM conversations.data_request_events WHERE (transaction_id, global_position) <= ($1::xid8, $2::bigint)', [last.transaction_id, last.global_position]);
-}
-
 /**
  * Publishes each data request's settlement (completed or failed) to DATA_REQUEST_EVENTS from the outbox the settling
  * transaction wrote (migration 1765720000000), after the commit, checkpoint after JetStream's acknowledgement; the
@@ -42,68 +25,47 @@ async function deleteRelayedSettlements(runner: QueryRunner, last: CommittedPosi
  */
 @Injectable()
 export class DataRequestEventsPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private relay?: OutboxRelay<SettlementRow>;
-  private ready?: Promise<void>;
+  private publisher?: OutboxStreamPublisher<SettlementRow>;
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'streams' | 'namespace' | 'logger' | 'dataSource'>) {}
 
   onApplicationBootstrap(): void {
-    void this.ensureStream().catch((err: Error) => this.ctx.logger.warn({ reason: err.message }, 'could not create the data request events stream yet'));
-    this.relay = new OutboxRelay<SettlementRow>({
+    const { namespace } = this.ctx;
+    this.publisher = new OutboxStreamPublisher<SettlementRow>({
       dataSource: this.ctx.dataSource,
       schema: CONVERSATIONS_SCHEMA,
-      name: DATA_REQUEST_EVENTS_RELAY_NAME,
-      read: readCommittedSettlements,
-      publish: (rows) => this.publishBatch(rows),
-      afterCheckpoint: deleteRelayedSettlements,
+      relayName: DATA_REQUEST_EVENTS_RELAY_NAME,
+      outbox: {
+        table: 'conversations.data_request_events',
+        columns: `r.account_id, r.request_id, r.request_type, r.status, r.conversations_done,
+                  to_char(r.settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS settled_at`,
+      },
+      streams: this.ctx.streams,
+      stream: {
+        name: namespacedStream(namespace, DATA_REQUEST_EVENTS_STREAM),
+        subjects: [namespacedSubject(namespace, `${DATA_REQUEST_EVENTS_SUBJECT_ROOT}.>`)],
+        limits: DATA_REQUEST_EVENTS_RETENTION,
+      },
       logger: this.ctx.logger,
       pollIntervalMs: 500,
       batchSize: 64,
+      messages: (rows) => rows.map((row) => {
+        const event: DataRequestSettled = {
+          event_id: `data-request-settled:${row.request_id}`, type: 'DataRequestSettled', account_id: row.account_id, request_id: row.request_id,
+          request_type: row.request_type, status: row.status, conversations_done: row.conversations_done, settled_at: row.settled_at,
+        };
+        return { subject: namespacedSubject(namespace, dataRequestEventsSubject(row.account_id)), payload: event, msgId: event.event_id };
+      }),
     });
-    this.relay.start();
+    this.publisher.start();
   }
 
   /** A request just settled: publish it now rather than at the next poll. */
   nudge(): void {
-    this.relay?.nudge();
+    this.publisher?.nudge();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.relay?.stop();
-  }
-
-  private async publishBatch(rows: SettlementRow[]): Promise<void> {
-    await this.ensureStream();
-    await Promise.all(rows.map((row) => {
-      const event: DataRequestSettled = {
-        event_id: `data-request-settled:${row.request_id}`, type: 'DataRequestSettled', account_id: row.account_id, request_id: row.request_id,
-        request_type: row.request_type, status: row.status, conversations_done: row.conversations_done, settled_at: row.settled_at,
-      };
-      const subject = namespacedSubject(this.ctx.namespace, dataRequestEventsSubject(row.account_id));
-      return withTimeout(this.ctx.streams.publish(subject, event, event.event_id), PUBLISH_TIMEOUT_MS);
-    }));
-  }
-
-  private ensureStream(): Promise<void> {
-    this.ready ??= this.ctx.streams
-      .ensureStream(
-        namespacedStream(this.ctx.namespace, DATA_REQUEST_EVENTS_STREAM),
-        [namespacedSubject(this.ctx.namespace, `${DATA_REQUEST_EVENTS_SUBJECT_ROOT}.>`)],
-        DATA_REQUEST_EVENTS_RETENTION,
-      )
-      .catch((err) => {
-        this.ready = undefined;
-        throw err;
-      });
-    return this.ready;
-  }
-}
-
-async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no acknowledgement within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
+    await this.publisher?.stop();
   }
 }

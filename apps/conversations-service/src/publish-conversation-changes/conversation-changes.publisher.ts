@@ -3,18 +3,16 @@ import {
   CONVERSATION_CHANGES_RETENTION, CONVERSATION_CHANGES_STREAM, CONVERSATION_CHANGES_SUBJECT_ROOT, conversationChangesSubject,
   namespacedStream, namespacedSubject, type ConversationChange,
 } from '@voice/contracts';
-import { OutboxRelay } from '@voice/service-kit';
+import { OutboxStreamPublisher, type OutboxMessage } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { CONVERSATIONS_SCHEMA } from '../database/conversations-database.js';
 import { toDetail, toIso } from '../conversation/conversation.views.js';
 import { changeForTheBus, changeMessageId, changeOf, showsTheCallOver, withEndedDetail } from './conversation-change.rules.js';
 import {
-  changesWaitUpTo, deleteRelayedChanges, newestRecordedChange, readCommittedChanges, readEndedConversations, type RecordedChange,
+  CONVERSATION_CHANGES_OUTBOX, changesWaitUpTo, newestRecordedChange, readEndedConversations, type RecordedChange,
 } from './conversation-changes.store.js';
 
 export const CONVERSATION_CHANGES_RELAY_NAME = 'conversation-changes-to-jetstream';
-/** One publish is abandoned after this long (the stream's acknowledgement never came); the batch is tried again. */
-const PUBLISH_TIMEOUT_MS = 5_000;
 /** Changes published per round: one transaction's worth of a busy ingest, their acknowledgements awaited together. */
 const BATCH_SIZE = 512;
 
@@ -30,51 +28,47 @@ const BATCH_SIZE = 512;
  */
 @Injectable()
 export class ConversationChangesPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private relay?: OutboxRelay<RecordedChange>;
-  private ready?: Promise<void>;
+  private publisher?: OutboxStreamPublisher<RecordedChange>;
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'streams' | 'namespace' | 'logger' | 'dataSource'>) {}
 
   onApplicationBootstrap(): void {
-    // The stream exists before the first change (followers can start); if the bus refuses now, the first publish tries again.
-    void this.ensureStream().catch((err: Error) => this.ctx.logger.warn({ reason: err.message }, 'could not create the conversation changes stream yet'));
-    this.relay = new OutboxRelay<RecordedChange>({
+    const { namespace } = this.ctx;
+    this.publisher = new OutboxStreamPublisher<RecordedChange>({
       dataSource: this.ctx.dataSource,
       schema: CONVERSATIONS_SCHEMA,
-      name: CONVERSATION_CHANGES_RELAY_NAME,
-      read: readCommittedChanges,
-      publish: (rows) => this.publishBatch(rows),
-      afterCheckpoint: deleteRelayedChanges,
+      relayName: CONVERSATION_CHANGES_RELAY_NAME,
+      outbox: CONVERSATION_CHANGES_OUTBOX,
+      streams: this.ctx.streams,
+      stream: {
+        name: namespacedStream(namespace, CONVERSATION_CHANGES_STREAM),
+        subjects: [namespacedSubject(namespace, `${CONVERSATION_CHANGES_SUBJECT_ROOT}.>`)],
+        limits: CONVERSATION_CHANGES_RETENTION,
+      },
       logger: this.ctx.logger,
       pollIntervalMs: 50,
       batchSize: BATCH_SIZE,
+      messages: async (rows) => (await this.withEndedDetails(rows.map(changeOf))).map((change) => this.messageOf(change)),
     });
-    this.relay.start();
+    this.publisher.start();
   }
 
   /** A recording just committed changes: publish them now rather than at the next poll. */
   enqueue(changes: readonly ConversationChange[]): void {
-    if (changes.length > 0) this.relay?.nudge();
+    if (changes.length > 0) this.publisher?.nudge();
   }
 
   /** Resolves once every change committed so far is on the bus. */
   async settled(): Promise<void> {
     const newest = await newestRecordedChange(this.ctx.dataSource);
     while (newest !== null && (await changesWaitUpTo(this.ctx.dataSource, newest))) {
-      this.relay?.nudge();
+      this.publisher?.nudge();
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.relay?.stop();
-  }
-
-  private async publishBatch(rows: RecordedChange[]): Promise<void> {
-    await this.ensureStream();
-    const changes = await this.withEndedDetails(rows.map(changeOf));
-    // Sent in order on one connection, so the stream stores a conversation's versions in order; acknowledged together.
-    await Promise.all(changes.map((change) => this.publishOne(change)));
+    await this.publisher?.stop();
   }
 
   /**
@@ -93,39 +87,16 @@ export class ConversationChangesPublisher implements OnApplicationBootstrap, OnA
     return changes.map((change) => withEndedDetail(change, details.get(`${change.account_id}:${change.conversation.id}`)));
   }
 
-  private async publishOne(change: ConversationChange): Promise<void> {
+  /** The message of a change, or undefined for one that can never be published (logged). */
+  private messageOf(change: ConversationChange): OutboxMessage | undefined {
     const fitted = changeForTheBus(change);
     const where = { account_id: change.account_id, conversation_id: change.conversation.id, version: change.version };
     if ('refusal' in fitted) {
       // Never publishable: holding it would hold up every change after it.
       this.ctx.logger.error({ ...where, reason: fitted.refusal }, 'conversation change not published');
-      return;
+      return undefined;
     }
     if (fitted.detailLeftOut) this.ctx.logger.warn(where, 'conversation change published without the call’s full record: too big for the bus even without its transcript');
-    const subject = namespacedSubject(this.ctx.namespace, conversationChangesSubject(change.account_id));
-    await withTimeout(this.ctx.streams.publish(subject, fitted.change, changeMessageId(change)), PUBLISH_TIMEOUT_MS);
-  }
-
-  private ensureStream(): Promise<void> {
-    this.ready ??= this.ctx.streams
-      .ensureStream(
-        namespacedStream(this.ctx.namespace, CONVERSATION_CHANGES_STREAM),
-        [namespacedSubject(this.ctx.namespace, `${CONVERSATION_CHANGES_SUBJECT_ROOT}.>`)],
-        CONVERSATION_CHANGES_RETENTION,
-      )
-      .catch((err) => {
-        this.ready = undefined;
-        throw err;
-      });
-    return this.ready;
-  }
-}
-
-async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no acknowledgement within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
+    return { subject: namespacedSubject(this.ctx.namespace, conversationChangesSubject(change.account_id)), payload: fitted.change, msgId: changeMessageId(change) };
   }
 }

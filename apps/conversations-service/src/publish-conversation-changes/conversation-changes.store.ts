@@ -1,6 +1,6 @@
 /** The read model's outbox (migration 1764500000000): what the relay reads, and what it deletes once published. */
-import { readCommittedRowsAfter, type CommittedPosition } from '@voice/service-kit';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { CommittedPosition } from '@voice/service-kit';
+import type { DataSource } from 'typeorm';
 import type { ConversationState } from '../conversation/conversation.evolve.js';
 
 export interface RecordedChange extends CommittedPosition {
@@ -12,20 +12,11 @@ export interface RecordedChange extends CommittedPosition {
   item: Record<string, unknown>;
 }
 
-/** Changes committed after `after`, in commit order; never one of a transaction still in flight. */
-export function readCommittedChanges(runner: QueryRunner, after: CommittedPosition, limit: number): Promise<RecordedChange[]> {
-  return readCommittedRowsAfter<RecordedChange>(
-    runner, 'conversations.conversation_changes', 'r.account_id, r.conversation_id, r.version, r.created, r.item', after, limit,
-  );
-}
-
-/** Forget what the checkpoint has passed: it is on the bus. */
-export async function deleteRelayedChanges(runner: QueryRunner, last: CommittedPosition): Promise<void> {
-  await runner.query(
-    `DELETE FROM conversations.conversation_changes WHERE (transaction_id, global_position) <= ($1::xid8, $2::bigint)`,
-    [last.transaction_id, last.global_position],
-  );
-}
+/** The outbox as the relay reads it (service-kit OutboxStreamPublisher): the table and the columns of a RecordedChange. */
+export const CONVERSATION_CHANGES_OUTBOX = {
+  table: 'conversations.conversation_changes',
+  columns: 'r.account_id, r.conversation_id, r.version, r.created, r.item',
+};
 
 /** The newest change recorded so far (its position), or null when none waits. */
 export async function newestRecordedChange(db: DataSource): Promise<string | null> {
