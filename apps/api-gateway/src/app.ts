@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import {
@@ -27,7 +27,7 @@ import { openGatewayDatabase } from './database/gateway-database.js';
 import { gatewayControllers, GatewayModule } from './gateway.module.js';
 import { shareSettingsWithEnvelopes } from './http/envelope.js';
 import { GatewayExceptionFilter } from './http/exception.filter.js';
-import { answerMalformedRequests, installHttpPipeline } from './http/http-pipeline.js';
+import { answerMalformedRequests, installHttpPipeline, pipelineServerOptions } from './http/http-pipeline.js';
 import { routesOf } from './http/route-table.js';
 import { OpenApiDocumentHolder } from './openapi/docs.controller.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -155,36 +155,33 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       CONVERSATION_CHANGES_RETENTION,
     );
 
-    const app = await NestFactory.create<NestExpressApplication>(
+    const controllers = gatewayControllers(settings);
+    const routes = routesOf(controllers);
+    // An idle keep-alive socket is governed by keepAliveTimeout alone; headersTimeout counts from the first byte of a request.
+    const timeouts = options.httpTimeouts ?? HTTP_TIMEOUTS;
+    const adapter = new FastifyAdapter({
+      ...pipelineServerOptions(routes, logger),
+      http: { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+      requestTimeout: timeouts.requestMs,
+      // Outlive the idle timeout of a load balancer in front (commonly 60 s) so it never reuses a socket we just closed.
+      keepAliveTimeout: 65_000,
+      clientErrorHandler: answerMalformedRequests(logger),
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(
       GatewayModule.forRoot({ settings, dataSource, logger, ...bus }),
-      new ExpressAdapter(),
+      adapter,
       { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false },
     );
     cleanups.push(() => app.close());
-    app.disable('x-powered-by');
-    // Express would add its own weak ETags (and 304s) to every GET; ETags here are agent versions only.
-    app.set('etag', false);
-    const controllers = gatewayControllers(settings);
-    installHttpPipeline(app, routesOf(controllers), logger);
-    shareSettingsWithEnvelopes(app, settings);
+    const server = adapter.getInstance();
+    installHttpPipeline(server, routes, logger);
+    shareSettingsWithEnvelopes(server, settings);
     app.get(OpenApiDocumentHolder).document = buildOpenApiDocument(app, controllers);
     app.useGlobalFilters(new GatewayExceptionFilter(logger));
 
     const host = options.host ?? '0.0.0.0';
-    // Set before listening: Node reads the checking interval when the server starts listening. An idle keep-alive
-    // socket is governed by keepAliveTimeout alone; headersTimeout counts from the first byte of a request.
-    const timeouts = options.httpTimeouts ?? HTTP_TIMEOUTS;
-    // @types/node knows connectionsCheckingInterval only as a constructor option; Node reads the property at listen.
-    const pending = app.getHttpServer() as ReturnType<NestExpressApplication['getHttpServer']> & { connectionsCheckingInterval: number };
-    pending.headersTimeout = timeouts.headersMs;
-    pending.requestTimeout = timeouts.requestMs;
-    pending.connectionsCheckingInterval = timeouts.checkEveryMs;
     await app.listen(options.port, host);
-    // Outlive the idle timeout of a load balancer in front (commonly 60 s) so it never reuses a socket we just closed.
-    const server = app.getHttpServer();
-    server.keepAliveTimeout = 65_000;
-    answerMalformedRequests(server, logger);
-    const { port } = server.address() as AddressInfo;
+    const { port } = app.getHttpServer().address() as AddressInfo;
     const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
     // The port is known only now (PORT=0 in tests); the module holds this same settings object.
     if (!settings.publicUrl) settings.publicUrl = url;

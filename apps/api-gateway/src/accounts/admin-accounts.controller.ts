@@ -1,5 +1,5 @@
 import { Body, Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { validateBody } from '@voice/service-kit';
 import { AuditLog } from '../audit/audit-log.js';
 import { AdminOnly } from '../auth/access.decorators.js';
@@ -28,7 +28,7 @@ export class AdminAccountsController {
   @ApiJsonBody(ref('CreateAccountRequest'))
   @ApiEnvelope(201, 'CreatedAccount', { description: 'The new account.', headers: ['Cache-Control'] })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field')
-  async create(@Req() req: Request, @Body() body: unknown) {
+  async create(@Req() req: FastifyRequest, @Body() body: unknown) {
     const input = validateBody(CreateAccountBody, body);
     const created = await this.accounts.create(input, ({ accountId, keyId }, runner) =>
       this.audit.record(req, { action: 'api_key.created', targetId: keyId, accountId }, runner),

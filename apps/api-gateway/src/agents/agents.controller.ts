@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   AGENT_LIST_LIMITS,
   AGENT_STATUSES,
@@ -18,7 +18,7 @@ import {
 import { RequireScope } from '../auth/access.decorators.js';
 import { apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
-import { callerOf, clientAddressOf, requestIdOf } from '../http/gateway-request.js';
+import { callerOf, clientAddressOf, headerOf, requestIdOf } from '../http/gateway-request.js';
 import { etagOf, ifMatchHolds, parseIfMatch } from '../http/if-match.js';
 import { AGENT_EXAMPLE } from '../openapi/examples.js';
 import { enumOf, ref, string } from '../openapi/json-schema.js';
@@ -48,8 +48,8 @@ const IF_MATCH_FORMAT = 'If-Match must be * or a comma-separated list of ETags r
  * version first (unknown agent → 404 before any 412, RFC 9110 §13.2.1); the
  * matching tag is then passed on so a change in between is still a 412.
  */
-async function expectedVersion(req: Request, read: () => Promise<number>): Promise<number | undefined> {
-  const ifMatch = parseIfMatch(req.get('if-match'));
+async function expectedVersion(req: FastifyRequest, read: () => Promise<number>): Promise<number | undefined> {
+  const ifMatch = parseIfMatch(headerOf(req, 'if-match'));
   switch (ifMatch.kind) {
     case 'absent':
     case 'any':
@@ -69,7 +69,7 @@ async function expectedVersion(req: Request, read: () => Promise<number>): Promi
 }
 
 /** The 201 of a create: the agent, where it lives and its ETag. */
-function created(req: Request, reply: AgentReply) {
+function created(req: FastifyRequest, reply: AgentReply) {
   return {
     body: success(req, reply.agent),
     headers: { Location: `/v1/agents/${encodeURIComponent(reply.agent.id)}`, ETag: etagOf(reply.version) },
@@ -84,7 +84,7 @@ export class AgentsController {
   ) {}
 
   /** The RPC options of a command that reaches the voice platform. */
-  private syncing(req: Request) {
+  private syncing(req: FastifyRequest) {
     return {
       requestId: requestIdOf(req),
       timeoutMs: this.settings.rpcTimeoutMs + PLATFORM_SYNC_ALLOWANCE_MS,
@@ -114,7 +114,7 @@ export class AgentsController {
     'invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded', 'duplicate_name', 'platform_not_configured', 'phone_number_in_use',
     'phone_number_unavailable', 'platform_rejected', 'invalid_platform_credentials',
   )
-  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
+  async create(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Body() body: unknown) {
     const idempotency = idempotencyOf(req);
     const payload: CreateAgentRequest = { account: callerOf(req).account, body, ...(idempotency ? { idempotency_key: idempotency.key } : {}) };
     // With a key, a create that outlives the timeout is not forgotten: its reply, when it comes, becomes the
@@ -125,7 +125,7 @@ export class AgentsController {
     };
     const reply = await this.services.send<AgentReply>(AgentsRpc.create, payload, { ...this.syncing(req), lateReply });
     const answer = created(req, reply);
-    res.set(answer.headers);
+    res.headers(answer.headers);
     return answer.body;
   }
 
@@ -138,7 +138,7 @@ export class AgentsController {
   @ApiFilter('search', string({ maxLength: AGENT_LIST_LIMITS.search }), 'Case-insensitive substring of the name.')
   @ApiEnvelope(200, 'Agent', { description: 'One page of agents.', list: true })
   @ApiErrors('invalid_parameter')
-  async list(@Req() req: Request, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ListAgentsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const page = await this.services.send<PageResult<AgentView>>(AgentsRpc.list, payload, { requestId: requestIdOf(req) });
     return listEnvelope(req, page);
@@ -150,10 +150,10 @@ export class AgentsController {
   @ApiIdParam('Agent id (agt_…).')
   @ApiEnvelope(200, 'Agent', { description: 'The agent.', headers: ['ETag'], example: { data: AGENT_EXAMPLE, meta: { request_id: 'req-1', timestamp: AGENT_EXAMPLE.updated_at } } })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Param('id') id: string) {
     const payload: GetAgentRequest = { account_id: callerOf(req).account.id, agent_id: id };
     const reply = await this.services.send<AgentReply>(AgentsRpc.get, payload, { requestId: requestIdOf(req) });
-    res.set('ETag', etagOf(reply.version));
+    res.header('ETag', etagOf(reply.version));
     return success(req, reply.agent);
   }
 
@@ -174,7 +174,7 @@ export class AgentsController {
     'invalid_request', 'invalid_parameter', 'not_found', 'precondition_failed', 'concurrent_modification', 'duplicate_name',
     'platform_not_configured', 'phone_number_in_use',
   )
-  async update(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string, @Body() body: unknown) {
+  async update(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Param('id') id: string, @Body() body: unknown) {
     const payload: UpdateAgentRequest = {
       account: callerOf(req).account,
       agent_id: id,
@@ -182,7 +182,7 @@ export class AgentsController {
       expected_version: await expectedVersion(req, () => this.currentVersion(req, id)),
     };
     const reply = await this.services.send<AgentReply>(AgentsRpc.update, payload, this.syncing(req));
-    res.set('ETag', etagOf(reply.version));
+    res.header('ETag', etagOf(reply.version));
     return success(req, reply.agent);
   }
 
@@ -198,7 +198,7 @@ export class AgentsController {
   @ApiIfMatch(false)
   @ApiNoContent('Deleted.')
   @ApiErrors('invalid_request', 'not_found', 'precondition_failed', 'concurrent_modification')
-  async remove(@Req() req: Request, @Param('id') id: string): Promise<void> {
+  async remove(@Req() req: FastifyRequest, @Param('id') id: string): Promise<void> {
     const payload: DeleteAgentRequest = {
       account_id: callerOf(req).account.id,
       agent_id: id,
@@ -208,7 +208,7 @@ export class AgentsController {
   }
 
   /** The agent's current version (its ETag); not_found when it does not exist for this account. */
-  private async currentVersion(req: Request, id: string): Promise<number> {
+  private async currentVersion(req: FastifyRequest, id: string): Promise<number> {
     const payload: GetAgentRequest = { account_id: callerOf(req).account.id, agent_id: id };
     const reply = await this.services.send<AgentReply>(AgentsRpc.get, payload, { requestId: requestIdOf(req) });
     return reply.version;

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { findUnknownParameter } from '@voice/contracts';
 import { validateBody } from '@voice/service-kit';
 import { AuditLog } from '../audit/audit-log.js';
@@ -33,7 +33,7 @@ export class ApiKeysController {
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field')
   // The body holds the secret: no cache or proxy may keep a copy.
   @Header('Cache-Control', 'no-store')
-  async create(@Req() req: Request, @Body() body: unknown) {
+  async create(@Req() req: FastifyRequest, @Body() body: unknown) {
     const input = validateBody(CreateApiKeyBody, body);
     const caller = callerOf(req);
     // A key can only hand out what it holds, so a restricted key cannot mint a stronger one.
@@ -57,7 +57,7 @@ export class ApiKeysController {
   @ApiPagination()
   @ApiEnvelope(200, 'ApiKey', { description: 'One page of keys.', list: true })
   @ApiErrors('invalid_parameter')
-  async list(@Req() req: Request, @Query() query: Record<string, unknown>) {
+  async list(@Req() req: FastifyRequest, @Query() query: Record<string, unknown>) {
     const unknownParameter = findUnknownParameter(query, PAGE_PARAMETERS);
     if (unknownParameter) throw new ApiFailure(unknownParameter);
     const paging = parsePageQuery(query);
@@ -73,7 +73,7 @@ export class ApiKeysController {
   @ApiIdParam('Key id (key_…).')
   @ApiNoContent('Revoked.')
   @ApiErrors('not_found', 'insufficient_permissions')
-  async revoke(@Req() req: Request, @Param('id') id: string): Promise<void> {
+  async revoke(@Req() req: FastifyRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
     // Another account's key is "not found", never "forbidden": existence is not revealed.
     const target = isApiKeyId(id) ? await this.keys.scopesOf(caller.account.id, id) : undefined;

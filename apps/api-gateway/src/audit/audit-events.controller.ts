@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { AUDIT_ACTIONS } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
 import { ApiFailure } from '../http/api-failure.js';
@@ -39,7 +39,7 @@ export class AuditEventsController {
   @ApiFilter('created_before', string({ maxLength: 35 }), 'On or before (a date alone: the whole day).')
   @ApiEnvelope(200, 'AuditEvent', { description: 'One page of audit events.', list: true })
   @ApiErrors('invalid_parameter', 'invalid_date_format')
-  async list(@Req() req: Request, @Query() query: Record<string, unknown>) {
+  async list(@Req() req: FastifyRequest, @Query() query: Record<string, unknown>) {
     const parsed = parseAuditQuery(query);
     if (!parsed.ok) throw new ApiFailure(parsed.problem);
     const { filters, page, perPage } = parsed.query;

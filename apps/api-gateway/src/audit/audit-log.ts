@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditAction } from '@voice/contracts';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { QueryRunner } from 'typeorm';
 import { clientAddressOf, requestIdOf, type GatewayRequest } from '../http/gateway-request.js';
 import { AuditEventsStore } from './audit-events.store.js';
@@ -26,7 +26,7 @@ export class AuditLog {
   constructor(private readonly store: AuditEventsStore) {}
 
   /** A change to the gateway's own tables and its entry, in one transaction: neither is kept without the other. */
-  async recordWith<T>(req: Request, work: (runner: QueryRunner) => Promise<T>, changeOf: (result: T) => AuditedChange): Promise<T> {
+  async recordWith<T>(req: FastifyRequest, work: (runner: QueryRunner) => Promise<T>, changeOf: (result: T) => AuditedChange): Promise<T> {
     return this.store.transaction(async (runner) => {
       const result = await work(runner);
       await this.record(req, changeOf(result), runner);
@@ -35,7 +35,7 @@ export class AuditLog {
   }
 
   /** The entry of a change that succeeded; `runner` to write it within the change's own transaction. */
-  async record(req: Request, change: AuditedChange, runner?: QueryRunner): Promise<void> {
+  async record(req: FastifyRequest, change: AuditedChange, runner?: QueryRunner): Promise<void> {
     const caller = (req as GatewayRequest).caller;
     const accountId = change.accountId ?? caller?.account.id;
     // Every audited route is authenticated; an entry without an account would be a wiring bug.

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiFailure, type ApiFailure } from '../http/api-failure.js';
-import type { GatewayRequest } from '../http/gateway-request.js';
+import { headerOf, pathOf, type GatewayRequest } from '../http/gateway-request.js';
 import { RateLimiter } from '../rate-limits/rate-limiter.js';
 import { budgetOf } from '../rate-limits/rate-limits.rules.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../tokens.js';
@@ -40,12 +40,12 @@ export class AccessGuard implements CanActivate {
     if (!access) throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     if (access.kind === 'public') return true;
 
-    const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    const res = context.switchToHttp().getResponse<FastifyReply>();
     // Before anything is looked up: an address that failed too often waits, whatever it sends now.
     this.limiter.refuseThrottledAddress(req, res);
     const failed = (failure: ApiFailure) => this.limiter.failedAuthentication(req, res, failure);
-    const bearer = bearerToken(req.get('authorization'));
+    const bearer = bearerToken(headerOf(req, 'authorization'));
     if (bearer.kind === 'missing') throw await failed(missingCredentials());
     if (bearer.kind === 'malformed') throw await failed(invalidKey());
 
@@ -60,13 +60,13 @@ export class AccessGuard implements CanActivate {
     if (!looksLikeApiKey(bearer.token)) throw await failed(invalidKey());
     // Per key and account, after authentication (a scope refusal spends too: it is the key's request).
     const keyHash = hashApiKey(bearer.token).toString('base64');
-    const budget = budgetOf(req.method, req.path);
+    const budget = budgetOf(req.method, pathOf(req));
     this.limiter.refuseWhileRefused(res, keyHash, budget);
     const resolved = await this.keys.resolve(bearer.token);
     if (!resolved) throw await failed(invalidKey());
     await this.limiter.admit(res, keyHash, { key_id: resolved.key_id, account_id: resolved.account.id, plan: resolved.plan }, budget);
     if (!resolved.scopes.includes(access.scope)) {
-      throw apiFailure('insufficient_permissions', `This API key lacks the ${access.scope} scope required by ${req.method} ${req.path}.`);
+      throw apiFailure('insufficient_permissions', `This API key lacks the ${access.scope} scope required by ${req.method} ${pathOf(req)}.`);
     }
     (req as GatewayRequest).caller = resolved;
     return true;

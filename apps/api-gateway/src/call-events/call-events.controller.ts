@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import {
   AgentsRpc, ConversationsRpc, type CheckAnsweringReply, type CheckAnsweringRequest, type VerifyAgentOwnershipReply,
   type VerifyAgentOwnershipRequest,
@@ -42,7 +42,7 @@ export class CallEventsController {
   @ApiJsonBody({ oneOf: [ref('CallEvent'), ref('CallEventBatch')] })
   @ApiEnvelope(202, 'CallEventsAccepted', { description: 'Accepted for processing; conversations reflect them shortly after.' })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'invalid_date_format', 'unknown_agent', 'agent_not_answering')
-  async ingest(@Req() req: Request, @Body() body: unknown) {
+  async ingest(@Req() req: FastifyRequest, @Body() body: unknown) {
     const parsed = parseCallEvents(body);
     if (!parsed.ok) throw new ApiFailure(parsed.problem);
     const requestId = requestIdOf(req);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { consoleAnswerFor, contentTypeOf, isCompressible } from './console-paths.rules.js';
+import { consoleAnswerFor, contentTypeOf, isCompressible, prefersGzip } from './console-paths.rules.js';
 
 describe('consoleAnswerFor', () => {
   it('leaves every other path to the API', () => {
@@ -38,5 +38,30 @@ describe('content types', () => {
     expect(contentTypeOf('unknown.bin')).toBe('application/octet-stream');
     expect(isCompressible(contentTypeOf('a.js'))).toBe(true);
     expect(isCompressible(contentTypeOf('a.png'))).toBe(false);
+  });
+});
+
+describe('prefersGzip', () => {
+  it('compresses for clients that list gzip, as browsers do', () => {
+    expect(prefersGzip('gzip, deflate, br')).toBe(true);
+    expect(prefersGzip('gzip')).toBe(true);
+    expect(prefersGzip('*')).toBe(true);
+  });
+
+  it('sends the plain bytes when gzip is not accepted or not asked for', () => {
+    expect(prefersGzip(undefined)).toBe(false);
+    expect(prefersGzip('')).toBe(false);
+    expect(prefersGzip('br, deflate')).toBe(false);
+    expect(prefersGzip('gzip;q=0')).toBe(false);
+    expect(prefersGzip('*, gzip;q=0')).toBe(false);
+  });
+
+  it('follows the q-values, then an explicit coding before *, then the client’s order', () => {
+    expect(prefersGzip('identity;q=1, gzip;q=0.5')).toBe(false);
+    expect(prefersGzip('identity;q=0.2, gzip;q=0.5')).toBe(true);
+    expect(prefersGzip('identity, *')).toBe(false);
+    expect(prefersGzip('identity, gzip')).toBe(false);
+    expect(prefersGzip('gzip, identity')).toBe(true);
+    expect(prefersGzip('deflate;q=0.3, gzip;q=0.3')).toBe(true);
   });
 });

@@ -76,3 +76,33 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
   "form-action 'self'",
 ].join('; ');
+
+/**
+ * Whether a client sending this Accept-Encoding gets gzip rather than the plain bytes, negotiated as HTTP
+ * says (RFC 9110 §12.5.3): by q-value, an explicit coding before `*`, then the client's order. identity is
+ * acceptable unless refused, at the lowest q the client gave when it does not name it.
+ */
+export function prefersGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  const entries = acceptEncoding
+    .split(',')
+    .map((part, order) => {
+      const [coding, ...params] = part.split(';').map((p) => p.trim());
+      const q = params.map((p) => /^q=([0-9.]+)$/i.exec(p)?.[1]).find((v) => v !== undefined);
+      return { coding: coding.toLowerCase(), q: q === undefined ? 1 : Math.min(1, Number(q) || 0), order };
+    })
+    .filter((e) => e.coding !== '');
+  const match = (coding: string) => {
+    const exact = entries.find((e) => e.coding === coding);
+    if (exact) return { q: exact.q, specific: 1, order: exact.order };
+    const any = entries.find((e) => e.coding === '*');
+    return any ? { q: any.q, specific: 0, order: any.order } : undefined;
+  };
+  const gzip = match('gzip') ?? { q: 0, specific: 0, order: Infinity };
+  const lowest = entries.reduce((min, e) => Math.min(min, e.q), 1);
+  const identity = match('identity') ?? { q: lowest, specific: 0, order: Infinity };
+  if (gzip.q <= 0) return false;
+  if (gzip.q !== identity.q) return gzip.q > identity.q;
+  if (gzip.specific !== identity.specific) return gzip.specific > identity.specific;
+  return gzip.order <= identity.order;
+}

@@ -1,10 +1,11 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import {
   changeMatchesFilter, CONVERSATION_CHANGES_STREAM, conversationChangesSubject, namespacedStream, namespacedSubject,
   type ConversationChange, type StreamFilter,
 } from '@voice/contracts';
 import type { FollowedMessage, Follower, MessageStreams } from '@voice/service-kit';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { apiFailure, ApiFailure } from '../http/api-failure.js';
 import { callerOf, requestIdOf } from '../http/gateway-request.js';
@@ -74,7 +75,7 @@ export class ConversationStreams implements OnApplicationBootstrap, OnModuleDest
    * resuming. Refusals (a resume point the bus no longer holds, too many streams, the bus unreachable) are
    * thrown before anything is written, so they reach the client in the error envelope.
    */
-  async serve(req: Request, res: Response, filter: StreamFilter, after: EventPosition | undefined): Promise<void> {
+  async serve(req: FastifyRequest, reply: FastifyReply, filter: StreamFilter, after: EventPosition | undefined): Promise<void> {
     const caller = callerOf(req);
     const accountId = caller.account.id;
     const stream = namespacedStream(this.settings.namespace, CONVERSATION_CHANGES_STREAM);
@@ -93,6 +94,9 @@ export class ConversationStreams implements OnApplicationBootstrap, OnModuleDest
       );
     }
 
+    // From here on the stream writes the response itself, Fastify no longer does.
+    reply.hijack();
+    const res = reply.raw;
     let follower: Follower | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     let closed = false;
@@ -132,8 +136,9 @@ export class ConversationStreams implements OnApplicationBootstrap, OnModuleDest
       if (res.writableLength > MAX_UNSENT_BYTES) void open.close('the client reads too slowly; reconnect with Last-Event-ID');
     };
 
-    res.status(200);
-    res.set({
+    // What the pipeline and the limiter set on the reply (X-Request-Id, RateLimit-*) goes out with the stream's own headers.
+    res.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',

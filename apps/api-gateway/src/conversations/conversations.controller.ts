@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiQuery, ApiResponse } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   BOOLEAN_VALUES,
   CALL_EVENT_PATTERNS,
@@ -37,7 +37,7 @@ import { enumOf, integer, ref, string } from '../openapi/json-schema.js';
 import { ApiEnvelope, ApiErrors, ApiFilter, ApiIdParam, ApiPagination, ApiRoute, envelopeOf, RESPONSE_HEADERS } from '../openapi/route-docs.js';
 import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { listEnvelope, success } from '../http/envelope.js';
-import { callerOf, requestIdOf } from '../http/gateway-request.js';
+import { callerOf, headerOf, requestIdOf, varyOn } from '../http/gateway-request.js';
 import { ServiceClient } from '../rpc/service-client.js';
 import { transcriptFormat } from './transcript-format.js';
 
@@ -86,7 +86,7 @@ export class ConversationsController {
   @ApiFilter('sort_order', enumOf(SORT_ORDERS, { default: 'desc' }), 'Sort direction.')
   @ApiEnvelope(200, 'ConversationListItem', { description: 'One page of conversations; an empty page has an empty data array.', list: true })
   @ApiErrors('invalid_parameter', 'invalid_date_format')
-  async list(@Req() req: Request, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ListConversationsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const page = await this.services.send<PageResult<ConversationListItem>>(ConversationsRpc.list, payload, { requestId: requestIdOf(req) });
     return listEnvelope(req, page);
@@ -110,7 +110,7 @@ export class ConversationsController {
   @ApiFilter('bucket', enumOf(STATS_BUCKETS), 'Timeline bucket; by default hour for a range of at most 2 days, else day.')
   @ApiEnvelope(200, 'ConversationStats', { description: 'The statistics of the selected conversations.' })
   @ApiErrors('invalid_parameter', 'invalid_date_format')
-  async stats(@Req() req: Request, @Query() query: RawQuery) {
+  async stats(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ConversationStatsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const stats = await this.services.send<ConversationStats>(ConversationsRpc.stats, payload, { requestId: requestIdOf(req) });
     return success(req, stats);
@@ -120,7 +120,7 @@ export class ConversationsController {
   @Get('stream')
   @RequireScope('conversations:read')
   @ApiConversationStream()
-  async stream(@Req() req: Request, @Res() res: Response, @Query() query: RawQuery): Promise<void> {
+  async stream(@Req() req: FastifyRequest, @Res() res: FastifyReply, @Query() query: RawQuery): Promise<void> {
     const payload: StreamFilterRequest = { query: { ...query } };
     const filter = await this.services.send<StreamFilter>(ConversationsRpc.streamFilter, payload, { requestId: requestIdOf(req) });
     const lastEventId = parseLastEventId(req.headers['last-event-id']);
@@ -134,7 +134,7 @@ export class ConversationsController {
   @ApiIdParam('Conversation id.')
   @ApiEnvelope(200, 'ConversationDetail', { description: 'The conversation.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string) {
     const payload: GetConversationRequest = { account_id: callerOf(req).account.id, conversation_id: id };
     const detail = await this.services.send<ConversationDetail>(ConversationsRpc.get, payload, { requestId: requestIdOf(req) });
     return success(req, detail);
@@ -163,10 +163,10 @@ export class ConversationsController {
     },
   })
   @ApiErrors('invalid_parameter', 'not_found', 'not_acceptable', 'transcript_not_available')
-  async transcript(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {
+  async transcript(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Param('id') id: string) {
     // The representation depends on Accept when ?format= is absent; caches must key on it.
-    res.vary('Accept');
-    const choice = transcriptFormat(req.query.format, req.get('accept'));
+    varyOn(res, 'Accept');
+    const choice = transcriptFormat((req.query as Record<string, unknown>).format, headerOf(req, 'accept'));
     if (!choice.ok) {
       throw apiFailure(
         'not_acceptable',
@@ -177,7 +177,7 @@ export class ConversationsController {
     const payload: GetTranscriptRequest = { account_id: callerOf(req).account.id, conversation_id: id, format: choice.format };
     const reply = await this.services.send<TranscriptReply>(ConversationsRpc.transcript, payload, { requestId: requestIdOf(req) });
     if (reply.format === 'json') return success(req, reply.transcript);
-    res.type(reply.content_type).set('Content-Disposition', attachmentHeader(reply.filename));
+    res.type(reply.content_type).header('Content-Disposition', attachmentHeader(reply.filename));
     return reply.body;
   }
 }

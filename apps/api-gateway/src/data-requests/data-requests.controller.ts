@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   DataRequestsRpc, type AccessDocument, type CreateDataRequestRequest, type DataRequestRequest, type DataRequestView, type ListDataRequestsRequest,
   type PageResult, type RawQuery,
@@ -28,7 +28,7 @@ export class DataRequestsController {
     private readonly audit: AuditLog,
   ) {}
 
-  private one(req: Request, id: string): DataRequestRequest {
+  private one(req: FastifyRequest, id: string): DataRequestRequest {
     return { account_id: callerOf(req).account.id, request_id: id };
   }
 
@@ -49,12 +49,12 @@ export class DataRequestsController {
   @ApiJsonBody(ref('CreateDataRequestRequest'))
   @ApiEnvelope(202, 'DataRequest', { description: 'The request, accepted; it runs in the background.', headers: ['Location'] })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field')
-  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
+  async create(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Body() body: unknown) {
     const payload: CreateDataRequestRequest = { account_id: callerOf(req).account.id, body };
     const created = await this.services.send<DataRequestView>(DataRequestsRpc.create, payload, { requestId: requestIdOf(req) });
     // At the request's own creation time: it may already have run to its end (data_request.completed) by now.
     await this.audit.record(req, { action: 'data_request.created', targetId: created.id, occurredAt: created.created_at });
-    res.set('Location', `/v1/data-requests/${encodeURIComponent(created.id)}`);
+    res.header('Location', `/v1/data-requests/${encodeURIComponent(created.id)}`);
     return success(req, created);
   }
 
@@ -64,7 +64,7 @@ export class DataRequestsController {
   @ApiPagination()
   @ApiEnvelope(200, 'DataRequest', { description: 'One page of data requests.', list: true })
   @ApiErrors('invalid_parameter')
-  async list(@Req() req: Request, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ListDataRequestsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const page = await this.services.send<PageResult<DataRequestView>>(DataRequestsRpc.list, payload, { requestId: requestIdOf(req) });
     return listEnvelope(req, page);
@@ -76,7 +76,7 @@ export class DataRequestsController {
   @ApiIdParam(REQUEST_ID)
   @ApiEnvelope(200, 'DataRequest', { description: 'The data request.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string) {
     return success(req, await this.services.send<DataRequestView>(DataRequestsRpc.get, this.one(req, id), { requestId: requestIdOf(req) }));
   }
 
@@ -97,9 +97,9 @@ export class DataRequestsController {
     content: { 'application/json': { schema: ref('AccessDocument') as never, example: ACCESS_DOCUMENT_EXAMPLE } },
   })
   @ApiErrors('not_found', 'export_not_ready', 'export_expired')
-  async download(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Param('id') id: string) {
+  async download(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Param('id') id: string) {
     const document = await this.services.send<AccessDocument>(DataRequestsRpc.download, this.one(req, id), { requestId: requestIdOf(req) });
-    res.set('Content-Disposition', `attachment; filename="data-request-${id.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`);
+    res.header('Content-Disposition', `attachment; filename="data-request-${id.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`);
     return document;
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
 import { AgentsRpc, ConversationsRpc, NotificationsRpc } from '@voice/contracts';
 import { Public } from '../auth/access.decorators.js';
@@ -58,7 +58,7 @@ export class HealthController {
   @ApiRoute('Health', 'Health of the gateway and its dependencies', 'Checks the database, NATS and the three services (1 s each). No authentication.')
   @ApiEnvelope(200, 'Health', { description: 'Everything answers.' })
   @ApiEnvelope(503, 'Health', { description: 'At least one dependency does not answer; same shape.' })
-  async health(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  async health(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply) {
     const checks = await this.checks.get(() => this.checkDependencies(requestIdOf(req)));
     const healthy = allOk(checks);
     res.status(healthy ? 200 : 503);

@@ -1,5 +1,4 @@
-import type { Application, Request } from 'express';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewaySettings } from '../tokens.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { apiError, ClosedObject, DateTime, type ErrorEnvelope, type PageResult, type ServiceError } from '@voice/contracts';
@@ -26,30 +25,30 @@ export function metaFor(requestId: string): Meta {
   return { request_id: requestId, timestamp: new Date().toISOString() };
 }
 
-export function success<T>(req: Request, data: T): Envelope<T> {
+export function success<T>(req: FastifyRequest, data: T): Envelope<T> {
   return { data, meta: metaFor(requestIdOf(req)) };
 }
 
-const SETTINGS_LOCAL = 'gatewaySettings';
+const SETTINGS_DECORATION = 'gatewaySettings';
 
 /** Lets listEnvelope see PUBLIC_URL (the same object the module holds, completed once the gateway listens). */
-export function shareSettingsWithEnvelopes(app: NestExpressApplication, settings: GatewaySettings): void {
-  (app.getHttpAdapter().getInstance() as Application).locals[SETTINGS_LOCAL] = settings;
+export function shareSettingsWithEnvelopes(server: FastifyInstance, settings: GatewaySettings): void {
+  server.decorate(SETTINGS_DECORATION, settings);
 }
 
-function settingsOf(req: Request): GatewaySettings | undefined {
-  return req.app?.locals[SETTINGS_LOCAL] as GatewaySettings | undefined;
+function settingsOf(req: FastifyRequest): GatewaySettings | undefined {
+  return (req.server as unknown as Record<string, GatewaySettings | undefined> | undefined)?.[SETTINGS_DECORATION];
 }
 
 /** A list envelope from a service's PageResult: pagination meta plus absolute page links that keep every filter. */
-export function listEnvelope<T>(req: Request, page: PageResult<T>): ListEnvelope<T> {
-  const { pathname, search } = new URL(req.originalUrl, 'http://placeholder');
+export function listEnvelope<T>(req: FastifyRequest, page: PageResult<T>): ListEnvelope<T> {
+  const { pathname, search } = new URL(req.url, 'http://placeholder');
   const settings = settingsOf(req);
   const origin = linksOrigin({
     configuredPublicUrl: settings?.publicUrlConfigured ? settings.publicUrl : undefined,
     ownUrl: settings?.publicUrl ?? 'http://localhost',
     protocol: req.protocol,
-    host: req.get('host'),
+    host: req.headers.host,
   });
   const baseUrl = `${origin}${pathname}`;
   return {

@@ -7,17 +7,26 @@ import { GatewayExceptionFilter } from './exception.filter.js';
 function answer(exception: unknown) {
   const written: { status?: number; headers: Record<string, string>; body?: any } = { headers: {} };
   const res = {
-    headersSent: false,
+    sent: false,
+    raw: { headersSent: false },
     status(code: number) {
       written.status = code;
       return res;
     },
-    set(name: string | Record<string, string>, value?: string) {
-      Object.assign(written.headers, typeof name === 'string' ? { [name]: value } : name);
+    header(name: string, value: string) {
+      written.headers[name] = value;
       return res;
     },
-    json(body: unknown) {
-      written.body = body;
+    headers(values: Record<string, string>) {
+      Object.assign(written.headers, values);
+      return res;
+    },
+    type(value: string) {
+      written.headers['Content-Type'] = value;
+      return res;
+    },
+    send(body: string) {
+      written.body = JSON.parse(body);
       return res;
     },
   };

@@ -1,10 +1,11 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode, ServiceError } from '@voice/contracts';
 import { classifyFailure, isBrokenPipe, isServiceError, ServiceFailure } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import { ApiFailure, INTERNAL_ERROR } from './api-failure.js';
-import { requestIdOf } from './gateway-request.js';
+import { pathOf, requestIdOf } from './gateway-request.js';
+import { bodyReadFailure } from './http-pipeline.js';
 import { PreparedAnswer } from './prepared-answer.js';
 import { writeError } from './write-error.js';
 
@@ -22,13 +23,16 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
  * What the client is told for a failure the gateway knows how to describe (its own, a service's, Nest's
  * HTTP exceptions); undefined for anything else (an outage or a bug, decided by the filter).
  */
-export function describedFailure(exception: unknown, req: Request): { error: ServiceError; headers?: Record<string, string> } | undefined {
+export function describedFailure(exception: unknown, req: FastifyRequest): { error: ServiceError; headers?: Record<string, string> } | undefined {
   if (exception instanceof ApiFailure) return { error: exception.detail, headers: exception.headers };
   if (exception instanceof ServiceFailure) return { error: exception.detail };
   if (isServiceError(exception)) return { error: exception };
+  // Fastify's refusals while reading a body reach the filter as they are, or wrapped in an HttpException by Nest's adapter.
+  const bodyFailure = bodyReadFailure(exception, req) ?? (exception instanceof HttpException ? bodyReadFailure(exception.cause, req) : undefined);
+  if (bodyFailure) return { error: bodyFailure };
   if (exception instanceof HttpException) {
     const code = CODE_BY_STATUS[exception.getStatus()];
-    if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${req.path}.` } };
+    if (code === 'route_not_found') return { error: { code, message: `No route matches ${req.method} ${pathOf(req)}.` } };
     if (code) return { error: { code, message: exception.message } };
   }
   return undefined;
@@ -45,8 +49,8 @@ export class GatewayExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const req = http.getRequest<Request>();
-    const res = http.getResponse<Response>();
+    const req = http.getRequest<FastifyRequest>();
+    const res = http.getResponse<FastifyReply>();
     if (exception instanceof PreparedAnswer) {
       exception.write(res);
       return;
@@ -55,15 +59,15 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     writeError(res, requestIdOf(req), error, headers);
   }
 
-  private toError(exception: unknown, req: Request): { error: ServiceError; headers?: Record<string, string> } {
+  private toError(exception: unknown, req: FastifyRequest): { error: ServiceError; headers?: Record<string, string> } {
     const described = describedFailure(exception, req);
     if (described) return described;
     // A write to a database socket the server already closed surfaces as a bare EPIPE in the gateway.
     if (classifyFailure(exception) === 'outage' || isBrokenPipe(exception)) {
-      this.logger.warn({ err: exception, method: req.method, path: req.path }, 'a dependency is unavailable');
+      this.logger.warn({ err: exception, method: req.method, path: pathOf(req) }, 'a dependency is unavailable');
       return { error: { code: 'service_unavailable', message: 'A backing service is temporarily unavailable. Retry later.' } };
     }
-    this.logger.error({ err: exception, method: req.method, path: req.path }, 'unexpected error while handling a request');
+    this.logger.error({ err: exception, method: req.method, path: pathOf(req) }, 'unexpected error while handling a request');
     return { error: INTERNAL_ERROR };
   }
 }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 
 /**
  * An answer decided before the handler ran, written as it is (status, headers, body bytes): thrown by an
@@ -15,11 +15,11 @@ export class PreparedAnswer extends Error {
     super(`prepared answer ${status}`);
   }
 
-  write(res: Response): void {
-    if (res.headersSent) {
-      res.end();
+  write(reply: FastifyReply): void {
+    if (reply.sent || reply.raw.headersSent) {
+      if (!reply.raw.writableEnded) reply.raw.end();
       return;
     }
-    res.status(this.status).set(this.headers).type('application/json').send(this.body);
+    reply.status(this.status).headers(this.headers).type('application/json; charset=utf-8').send(this.body);
   }
 }

@@ -98,7 +98,7 @@ export function routesOf(controllers: Type[]): RouteEntry[] {
   return handlersOf(controllers).map(({ method, path }) => ({ method, path, pattern: patternOf(path) }));
 }
 
-/** HEAD is served by GET routes (Express does so), and every known path answers OPTIONS. */
+/** HEAD is served by GET routes (Fastify does so), and every known path answers OPTIONS. */
 export function allowedMethods(routes: RouteEntry[]): string[] {
   const methods = new Set(routes.map((r) => r.method));
   if (methods.has('GET')) methods.add('HEAD');

@@ -1,13 +1,13 @@
 import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { httpStatusOf } from '@voice/contracts';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { catchError, mergeMap, type Observable } from 'rxjs';
 import { apiFailure } from '../http/api-failure.js';
 import { errorEnvelope } from '../http/envelope.js';
 import { describedFailure } from '../http/exception.filter.js';
-import { requestIdOf, type GatewayRequest } from '../http/gateway-request.js';
+import { headerOf, pathOf, requestIdOf, type GatewayRequest } from '../http/gateway-request.js';
 import { PreparedAnswer } from '../http/prepared-answer.js';
 import { LOGGER } from '../tokens.js';
 import {
@@ -45,7 +45,7 @@ const HANDLE = Symbol('idempotency');
 type IdempotentRequest = GatewayRequest & { [HANDLE]?: IdempotencyHandle & { late?: Promise<LateAnswer> } };
 
 /** The request's Idempotency-Key handle; undefined when the client sent no key. */
-export function idempotencyOf(req: Request): IdempotencyHandle | undefined {
+export function idempotencyOf(req: FastifyRequest): IdempotencyHandle | undefined {
   return (req as IdempotentRequest)[HANDLE];
 }
 
@@ -78,15 +78,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
-    const parsed = parseIdempotencyKey(req.get(IDEMPOTENCY_KEY_HEADER));
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    const res = context.switchToHttp().getResponse<FastifyReply>();
+    const parsed = parseIdempotencyKey(headerOf(req, IDEMPOTENCY_KEY_HEADER));
     if (parsed.kind === 'absent') return next.handle();
     if (parsed.kind === 'malformed') throw apiFailure('invalid_request', IDEMPOTENCY_KEY_FORMAT, { field: IDEMPOTENCY_KEY_HEADER });
 
     const caller = (req as GatewayRequest).caller;
     const claim: Claim = { scope: caller ? `account:${caller.account.id}` : 'admin', key: parsed.key, token: randomUUID() };
-    await this.acquire(claim, requestFingerprint({ method: req.method, path: req.path, body: req.body }));
+    await this.acquire(claim, requestFingerprint({ method: req.method, path: pathOf(req), body: req.body }));
 
     const handle: IdempotencyHandle & { late?: Promise<LateAnswer> } = {
       key: parsed.key,
@@ -143,7 +143,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** A handler's failure: a final one (4xx) is the key's answer; an outage or bug releases the key, unless a late reply may still settle it. */
-  private async settleFailure(claim: Claim, req: Request, err: unknown, late: Promise<LateAnswer> | undefined): Promise<void> {
+  private async settleFailure(claim: Claim, req: FastifyRequest, err: unknown, late: Promise<LateAnswer> | undefined): Promise<void> {
     const described = describedFailure(err, req);
     const status = described ? httpStatusOf(described.error.code) : 500;
     if (described && isFinalAnswer(status)) {
@@ -158,7 +158,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await this.release(claim);
   }
 
-  private async settleLate(claim: Claim, req: Request, late: Promise<LateAnswer>): Promise<void> {
+  private async settleLate(claim: Claim, req: FastifyRequest, late: Promise<LateAnswer>): Promise<void> {
     let answer: LateAnswer;
     try {
       answer = await late;

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Req } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import {
   IntegrationsRpc,
   PAGINATION,
@@ -56,7 +56,7 @@ export class IntegrationsController {
   @RequireScope('integrations:read')
   @ApiRoute('Integrations', 'List integrations', 'The account’s configured platforms (at most one integration each). Never includes the secrets.')
   @ApiEnvelope(200, 'Integration', { description: 'Every integration of the account.', list: true })
-  async list(@Req() req: Request) {
+  async list(@Req() req: FastifyRequest) {
     const payload: ListIntegrationsRequest = { account_id: callerOf(req).account.id };
     const reply = await this.services.send<IntegrationListReply>(IntegrationsRpc.list, payload, { requestId: requestIdOf(req) });
     const items = await this.views(payload.account_id, reply.items);
@@ -69,7 +69,7 @@ export class IntegrationsController {
   @ApiPlatformParam()
   @ApiEnvelope(200, 'Integration', { description: 'The integration.' })
   @ApiErrors('invalid_parameter', 'not_found')
-  async get(@Req() req: Request, @Param('platform') platform: string) {
+  async get(@Req() req: FastifyRequest, @Param('platform') platform: string) {
     const payload: GetIntegrationRequest = { account_id: callerOf(req).account.id, platform };
     const reply = await this.services.send<IntegrationReply>(IntegrationsRpc.get, payload, { requestId: requestIdOf(req) });
     const [view] = await this.views(payload.account_id, [reply.integration]);
@@ -89,7 +89,7 @@ export class IntegrationsController {
   @ApiJsonBody(ref('ConfigureIntegrationRequest'))
   @ApiEnvelope(200, 'Integration', { description: 'The integration as saved.' })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'platform_not_enabled', 'invalid_platform_credentials')
-  async configure(@Req() req: Request, @Param('platform') platform: string, @Body() body: unknown) {
+  async configure(@Req() req: FastifyRequest, @Param('platform') platform: string, @Body() body: unknown) {
     const payload: ConfigureIntegrationRequest = { account: callerOf(req).account, platform, body, public_url: this.settings.publicUrl ?? '' };
     // The service checks the key with the platform (one call, its own deadline) before answering: allow for it.
     const timeoutMs = this.settings.rpcTimeoutMs + PLATFORM_CHECK_ALLOWANCE_MS;
@@ -107,7 +107,7 @@ export class IntegrationsController {
   @ApiPlatformParam()
   @ApiNoContent('Removed.')
   @ApiErrors('invalid_parameter', 'not_found', 'integration_in_use')
-  async remove(@Req() req: Request, @Param('platform') platform: string): Promise<void> {
+  async remove(@Req() req: FastifyRequest, @Param('platform') platform: string): Promise<void> {
     const payload: RemoveIntegrationRequest = { account_id: callerOf(req).account.id, platform };
     await this.services.send<unknown>(IntegrationsRpc.remove, payload, { requestId: requestIdOf(req) });
     await this.audit.record(req, { action: 'integration.removed', targetId: platform });

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Injectable, Param, Res } from '@nestjs/common';
 import { ApiParam, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -107,7 +107,7 @@ export class DocsController {
       'image/png': { schema: { type: 'string', format: 'binary' } },
     },
   })
-  asset(@Param('asset') asset: string, @Res() res: Response): void {
+  asset(@Param('asset') asset: string, @Res() res: FastifyReply): void {
     if (asset === 'swagger-initializer.js') {
       res.type('text/javascript; charset=utf-8').send(INIT_SCRIPT);
       return;
@@ -119,6 +119,6 @@ export class DocsController {
       content = readFileSync(join(assetDir, asset));
       assetCache.set(asset, content);
     }
-    res.type(type).set('Cache-Control', 'public, max-age=3600').send(content);
+    res.type(type).header('Cache-Control', 'public, max-age=3600').send(content);
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { gatewayControllers, GatewayModule } from '../gateway.module.js';
 import type { GatewaySettings } from '../tokens.js';
@@ -18,7 +18,7 @@ export async function standaloneOpenApiDocument(settings: Pick<GatewaySettings, 
   const unused = undefined as never;
   const app = await NestFactory.create(
     GatewayModule.forRoot({ settings: full, dataSource: unused, rpc: unused, streams: unused, busProbe: unused, logger: unused }),
-    new ExpressAdapter(),
+    new FastifyAdapter(),
     { preview: true, logger: false, abortOnError: false },
   );
   try {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiFailure, apiFailure } from '../http/api-failure.js';
 import { GATEWAY_SETTINGS, LOGGER, type GatewaySettings } from '../tokens.js';
@@ -69,14 +69,14 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Before authentication: an address that failed too often is refused without its credentials being looked at. */
-  refuseThrottledAddress(req: Request, res: Response): void {
+  refuseThrottledAddress(req: FastifyRequest, res: FastifyReply): void {
     if (!this.limits.enabled) return;
     const headers = refusalHeaders(this.refusals.get(addressBucket(req)), Date.now());
     if (headers) throw this.refuse(res, headers, `Too many failed authentications from this address; retry in ${headers['Retry-After']} s.`);
   }
 
   /** A failed authentication spends from its address's bucket; the failure becomes a 429 once that is empty. */
-  async failedAuthentication(req: Request, res: Response, failure: ApiFailure): Promise<ApiFailure> {
+  async failedAuthentication(req: FastifyRequest, res: FastifyReply, failure: ApiFailure): Promise<ApiFailure> {
     if (!this.limits.enabled) return failure;
     const bucket = failedAuthBucket(this.limits, clientAddress(req));
     try {
@@ -93,19 +93,19 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Before a key is looked up: a key (and budget) refused moments ago is refused again without a round trip. */
-  refuseWhileRefused(res: Response, keyHash: string, budget: Budget): void {
+  refuseWhileRefused(res: FastifyReply, keyHash: string, budget: Budget): void {
     if (!this.limits.enabled) return;
     const headers = refusalHeaders(this.refusals.get(`${keyHash}:${budget}`), Date.now());
     if (headers) throw this.refuse(res, headers, tooManyMessage(budget, headers));
   }
 
   /** After authentication: takes from the key's and the account's buckets, sets the RateLimit headers, refuses with 429 when empty. */
-  async admit(res: Response, keyHash: string, caller: LimitedCaller, budget: Budget): Promise<void> {
+  async admit(res: FastifyReply, keyHash: string, caller: LimitedCaller, budget: Budget): Promise<void> {
     if (!this.limits.enabled) return;
     const taken = await this.takeFromSlices(bucketsFor(this.limits, caller, budget));
     const verdict = verdictOf(taken.allowed, taken.states);
     if (verdict.allowed) {
-      res.set(verdict.headers);
+      res.headers(verdict.headers);
       return;
     }
     this.remember(`${keyHash}:${budget}`, refusalOf(verdict, Date.now()));
@@ -190,8 +190,8 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.leases.size >= MAX_LOCAL_LEASES) this.leases.clear();
   }
 
-  private refuse(res: Response, headers: Record<string, string>, message: string): ApiFailure {
-    res.set(headers);
+  private refuse(res: FastifyReply, headers: Record<string, string>, message: string): ApiFailure {
+    res.headers(headers);
     return tooMany(message, headers);
   }
 
@@ -215,8 +215,8 @@ function tooManyMessage(budget: Budget, headers: Record<string, string>): string
 }
 
 /** The peer's address: behind a proxy that is the proxy's, so every client there shares one failed-authentication budget. */
-function clientAddress(req: Request): string {
+function clientAddress(req: FastifyRequest): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-const addressBucket = (req: Request) => `address:${clientAddress(req)}`;
+const addressBucket = (req: FastifyRequest) => `address:${clientAddress(req)}`;

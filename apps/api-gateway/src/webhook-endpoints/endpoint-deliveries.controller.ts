@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import {
   MAX_ID_LENGTH, NotificationsRpc, OUTBOUND_DELIVERY_STATUSES, type EndpointDeliveryRequest, type ListEndpointDeliveriesRequest, type OutboundDeliveryDetail,
   type OutboundDeliveryView, type PageResult, type RawQuery, type RecoverDeliveriesReply, type RecoverDeliveriesRequest,
@@ -21,7 +21,7 @@ const ApiDeliveryParam = () =>
 export class EndpointDeliveriesController {
   constructor(private readonly services: ServiceClient) {}
 
-  private one(req: Request, id: string, deliveryId: string): EndpointDeliveryRequest {
+  private one(req: FastifyRequest, id: string, deliveryId: string): EndpointDeliveryRequest {
     return { account_id: callerOf(req).account.id, endpoint_id: id, delivery_id: deliveryId };
   }
 
@@ -33,7 +33,7 @@ export class EndpointDeliveriesController {
   @ApiFilter('status', enumOf(OUTBOUND_DELIVERY_STATUSES), 'pending (an attempt is due), succeeded, or failed (every attempt of the schedule failed).')
   @ApiEnvelope(200, 'OutboundDelivery', { description: 'One page of deliveries.', list: true })
   @ApiErrors('invalid_parameter', 'not_found')
-  async list(@Req() req: Request, @Param('id') id: string, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Param('id') id: string, @Query() query: RawQuery) {
     const payload: ListEndpointDeliveriesRequest = { account_id: callerOf(req).account.id, endpoint_id: id, query: { ...query } };
     return listEnvelope(req, await this.services.send<PageResult<OutboundDeliveryView>>(NotificationsRpc.listDeliveries, payload, { requestId: requestIdOf(req) }));
   }
@@ -45,7 +45,7 @@ export class EndpointDeliveriesController {
   @ApiDeliveryParam()
   @ApiEnvelope(200, 'OutboundDeliveryDetail', { description: 'The delivery.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
     return success(req, await this.services.send<OutboundDeliveryDetail>(NotificationsRpc.getDelivery, this.one(req, id, deliveryId), { requestId: requestIdOf(req) }));
   }
 
@@ -57,7 +57,7 @@ export class EndpointDeliveriesController {
   @ApiDeliveryParam()
   @ApiEnvelope(202, 'OutboundDeliveryDetail', { description: 'The delivery, due now.' })
   @ApiErrors('not_found')
-  async resend(@Req() req: Request, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+  async resend(@Req() req: FastifyRequest, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
     return success(req, await this.services.send<OutboundDeliveryDetail>(NotificationsRpc.resendDelivery, this.one(req, id, deliveryId), { requestId: requestIdOf(req) }));
   }
 
@@ -69,7 +69,7 @@ export class EndpointDeliveriesController {
   @ApiJsonBody(ref('RecoverDeliveriesRequest'))
   @ApiEnvelope(202, 'RecoverDeliveriesReply', { description: 'How many deliveries were queued again.' })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'invalid_date_format', 'not_found')
-  async recover(@Req() req: Request, @Param('id') id: string, @Body() body: unknown) {
+  async recover(@Req() req: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
     const payload: RecoverDeliveriesRequest = { account_id: callerOf(req).account.id, endpoint_id: id, body };
     return success(req, await this.services.send<RecoverDeliveriesReply>(NotificationsRpc.recoverDeliveries, payload, { requestId: requestIdOf(req) }));
   }

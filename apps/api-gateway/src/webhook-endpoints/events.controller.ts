@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { NotificationsRpc, OUTBOUND_EVENT_TYPES, type GetEventRequest, type ListEventsRequest, type OutboundEvent, type PageResult, type RawQuery } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
 import { listEnvelope, success } from '../http/envelope.js';
@@ -24,7 +24,7 @@ export class EventsController {
   @ApiFilter('created_before', { ...dateTime, maxLength: 40 }, 'Only events recorded before this instant.')
   @ApiEnvelope(200, 'OutboundEvent', { description: 'One page of events.', list: true })
   @ApiErrors('invalid_parameter', 'invalid_date_format')
-  async list(@Req() req: Request, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ListEventsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     return listEnvelope(req, await this.services.send<PageResult<OutboundEvent>>(NotificationsRpc.listEvents, payload, { requestId: requestIdOf(req) }));
   }
@@ -35,7 +35,7 @@ export class EventsController {
   @ApiIdParam('Event id (evt_…): the webhook-id header of its deliveries.')
   @ApiEnvelope(200, 'OutboundEvent', { description: 'The event.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string) {
     const payload: GetEventRequest = { account_id: callerOf(req).account.id, event_id: id };
     return success(req, await this.services.send<OutboundEvent>(NotificationsRpc.getEvent, payload, { requestId: requestIdOf(req) }));
   }

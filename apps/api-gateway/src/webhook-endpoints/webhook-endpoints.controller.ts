@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   NotificationsRpc, type CreatedWebhookEndpoint, type CreateWebhookEndpointRequest, type ListWebhookEndpointsRequest, type PageResult, type RawQuery,
   type UpdateWebhookEndpointRequest, type WebhookEndpointRequest, type WebhookEndpointSecretReply, type WebhookEndpointView, type WebhookTestResult,
@@ -30,7 +30,7 @@ export class WebhookEndpointsController {
     private readonly audit: AuditLog,
   ) {}
 
-  private one(req: Request, id: string): WebhookEndpointRequest {
+  private one(req: FastifyRequest, id: string): WebhookEndpointRequest {
     return { account_id: callerOf(req).account.id, endpoint_id: id };
   }
 
@@ -49,11 +49,11 @@ export class WebhookEndpointsController {
   @ApiJsonBody(ref('CreateWebhookEndpointRequest'))
   @ApiEnvelope(201, 'CreatedWebhookEndpoint', { description: 'The endpoint and its signing secret.', headers: ['Location'] })
   @ApiErrors('invalid_request', 'invalid_parameter', 'missing_required_field', 'quota_exceeded')
-  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: unknown) {
+  async create(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply, @Body() body: unknown) {
     const payload: CreateWebhookEndpointRequest = { account: callerOf(req).account, body };
     const created = await this.services.send<CreatedWebhookEndpoint>(NotificationsRpc.createEndpoint, payload, { requestId: requestIdOf(req) });
     await this.audit.record(req, { action: 'webhook_endpoint.created', targetId: created.id });
-    res.set('Location', `/v1/webhook-endpoints/${encodeURIComponent(created.id)}`);
+    res.header('Location', `/v1/webhook-endpoints/${encodeURIComponent(created.id)}`);
     return success(req, created);
   }
 
@@ -63,7 +63,7 @@ export class WebhookEndpointsController {
   @ApiPagination()
   @ApiEnvelope(200, 'WebhookEndpoint', { description: 'One page of endpoints.', list: true })
   @ApiErrors('invalid_parameter')
-  async list(@Req() req: Request, @Query() query: RawQuery) {
+  async list(@Req() req: FastifyRequest, @Query() query: RawQuery) {
     const payload: ListWebhookEndpointsRequest = { account_id: callerOf(req).account.id, query: { ...query } };
     const page = await this.services.send<PageResult<WebhookEndpointView>>(NotificationsRpc.listEndpoints, payload, { requestId: requestIdOf(req) });
     return listEnvelope(req, page);
@@ -75,7 +75,7 @@ export class WebhookEndpointsController {
   @ApiIdParam(ENDPOINT_ID)
   @ApiEnvelope(200, 'WebhookEndpoint', { description: 'The endpoint.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string) {
     return success(req, await this.services.send<WebhookEndpointView>(NotificationsRpc.getEndpoint, this.one(req, id), { requestId: requestIdOf(req) }));
   }
 
@@ -85,7 +85,7 @@ export class WebhookEndpointsController {
   @ApiIdParam(ENDPOINT_ID)
   @ApiEnvelope(200, 'WebhookEndpointSecret', { description: 'The signing secret.' })
   @ApiErrors('not_found')
-  async secret(@Req() req: Request, @Param('id') id: string) {
+  async secret(@Req() req: FastifyRequest, @Param('id') id: string) {
     const secret = await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.endpointSecret, this.one(req, id), { requestId: requestIdOf(req) });
     await this.audit.record(req, { action: 'webhook_endpoint.secret_revealed', targetId: id });
     return success(req, secret);
@@ -103,7 +103,7 @@ export class WebhookEndpointsController {
   @ApiIdParam(ENDPOINT_ID)
   @ApiEnvelope(200, 'WebhookEndpointSecret', { description: 'The new signing secret.' })
   @ApiErrors('not_found')
-  async rotate(@Req() req: Request, @Param('id') id: string) {
+  async rotate(@Req() req: FastifyRequest, @Param('id') id: string) {
     const secret = await this.services.send<WebhookEndpointSecretReply>(NotificationsRpc.rotateSecret, this.one(req, id), { requestId: requestIdOf(req) });
     await this.audit.record(req, { action: 'webhook_endpoint.secret_rotated', targetId: id });
     return success(req, secret);
@@ -121,7 +121,7 @@ export class WebhookEndpointsController {
   @ApiIdParam(ENDPOINT_ID)
   @ApiEnvelope(200, 'WebhookTestResult', { description: 'The attempt’s outcome.' })
   @ApiErrors('not_found')
-  async test(@Req() req: Request, @Param('id') id: string) {
+  async test(@Req() req: FastifyRequest, @Param('id') id: string) {
     const options = { requestId: requestIdOf(req), timeoutMs: this.settings.rpcTimeoutMs + TEST_ATTEMPT_ALLOWANCE_MS };
     return success(req, await this.services.send<WebhookTestResult>(NotificationsRpc.sendTestEvent, this.one(req, id), options));
   }
@@ -133,7 +133,7 @@ export class WebhookEndpointsController {
   @ApiJsonBody(ref('UpdateWebhookEndpointRequest'))
   @ApiEnvelope(200, 'WebhookEndpoint', { description: 'The updated endpoint.' })
   @ApiErrors('invalid_request', 'invalid_parameter', 'not_found')
-  async update(@Req() req: Request, @Param('id') id: string, @Body() body: unknown) {
+  async update(@Req() req: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
     const payload: UpdateWebhookEndpointRequest = { ...this.one(req, id), body };
     const updated = await this.services.send<WebhookEndpointView>(NotificationsRpc.updateEndpoint, payload, { requestId: requestIdOf(req) });
     // The service accepted the body, so its keys are the fields sent: their names only, never the values (a URL can carry a token).
@@ -148,7 +148,7 @@ export class WebhookEndpointsController {
   @ApiIdParam(ENDPOINT_ID)
   @ApiNoContent('Deleted.')
   @ApiErrors('not_found')
-  async remove(@Req() req: Request, @Param('id') id: string): Promise<void> {
+  async remove(@Req() req: FastifyRequest, @Param('id') id: string): Promise<void> {
     await this.services.send<unknown>(NotificationsRpc.deleteEndpoint, this.one(req, id), { requestId: requestIdOf(req) });
     await this.audit.record(req, { action: 'webhook_endpoint.deleted', targetId: id });
   }

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { VOICE_PLATFORMS, WEBHOOK_DELIVERY_OUTCOMES, type WebhookDeliveryDetail } from '@voice/contracts';
 import { RequireScope } from '../auth/access.decorators.js';
 import { ApiFailure, apiFailure } from '../http/api-failure.js';
@@ -31,7 +31,7 @@ export class WebhookDeliveriesController {
   @ApiFilter('end_date', string({ maxLength: 35 }), 'Received on or before (a date alone: the whole day).')
   @ApiEnvelope(200, 'WebhookDelivery', { description: 'One page of deliveries.', list: true })
   @ApiErrors('invalid_parameter', 'invalid_date_format')
-  async list(@Req() req: Request, @Query() query: Record<string, unknown>) {
+  async list(@Req() req: FastifyRequest, @Query() query: Record<string, unknown>) {
     const parsed = parseDeliveryQuery(query);
     if (!parsed.ok) throw new ApiFailure(parsed.problem);
     const { filters, page, perPage } = parsed.query;
@@ -45,7 +45,7 @@ export class WebhookDeliveriesController {
   @ApiIdParam('Delivery id (whd_…).')
   @ApiEnvelope(200, 'WebhookDeliveryDetail', { description: 'The delivery.' })
   @ApiErrors('not_found')
-  async get(@Req() req: Request, @Param('id') id: string) {
+  async get(@Req() req: FastifyRequest, @Param('id') id: string) {
     const found = await this.owned(callerOf(req).account.id, id);
     const detail: WebhookDeliveryDetail = { ...found.item, ...bodyView(found.body) };
     return success(req, detail);
@@ -63,7 +63,7 @@ export class WebhookDeliveriesController {
   @ApiIdParam('Delivery id (whd_…).')
   @ApiEnvelope(202, 'WebhookDelivery', { description: 'The replay, with its outcome.' })
   @ApiErrors('not_found')
-  async replay(@Req() req: Request, @Param('id') id: string) {
+  async replay(@Req() req: FastifyRequest, @Param('id') id: string) {
     const accountId = callerOf(req).account.id;
     const found = await this.owned(accountId, id);
     const replay = await this.ingest.process({

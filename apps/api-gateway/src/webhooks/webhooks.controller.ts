@@ -1,6 +1,6 @@
 import { Controller, HttpCode, NotFoundException, Param, Post, Req } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { MAX_ID_LENGTH, type VoicePlatform } from '@voice/contracts';
 import { VOICE_PLATFORM_DEFINITIONS, voicePlatform } from '@voice/voice-platforms';
 import { Public } from '../auth/access.decorators.js';
@@ -45,7 +45,7 @@ export class WebhooksController {
   @ApiParam({ name: 'integration_id', required: true, description: 'The integration id in the webhook URL.', schema: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } })
   @ApiEnvelope(200, 'WebhookReceipt', { description: 'Recorded (see outcome).' })
   @ApiErrors('invalid_signature', 'stale_timestamp', 'payload_too_large')
-  async receive(@Req() req: Request, @Param('platform') platformName: string, @Param('integration_id') integrationId: string) {
+  async receive(@Req() req: FastifyRequest, @Param('platform') platformName: string, @Param('integration_id') integrationId: string) {
     // The route table answers route_not_found for any other platform before this runs; refused here as well.
     const platform = registeredPlatform(platformName);
     if (!platform) throw new NotFoundException();
