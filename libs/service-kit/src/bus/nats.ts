@@ -1,6 +1,7 @@
 import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { namespacedSubject } from '@voice/contracts';
-import { natsConnectionOptions } from './nats-connection.js';
+import { NATS_CLIENT_SETTINGS, natsConnectionOptions } from './nats-connection.js';
+import { SingleSerializationNatsSerializer } from './reply-claims.js';
 
 type NatsTransportOptions = NonNullable<NatsOptions['options']>;
 
@@ -36,10 +37,13 @@ export class NamespacedNatsClient extends ClientNats {
 export function serviceTransportOptions(serviceName: string, natsUrl: string): NatsTransportOptions {
   return {
     ...natsConnectionOptions(natsUrl),
+    ...NATS_CLIENT_SETTINGS,
     queue: serviceName,
     name: serviceName,
     gracefulShutdown: true,
     gracePeriod: 2000,
     maxReconnectAttempts: -1,
+    // A reply ReplyClaimInterceptor has already serialized (to measure it) is sent as those bytes.
+    serializer: new SingleSerializationNatsSerializer(),
   } as NatsTransportOptions;
 }

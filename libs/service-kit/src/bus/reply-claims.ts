@@ -11,6 +11,8 @@
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { Serializer } from '@nestjs/microservices';
+import { NatsRecordSerializer } from '@nestjs/microservices/serializers/nats-record.serializer.js';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_JETSTREAM_REPLICAS } from './jetstream.js';
 import { from, mergeMap, of, type Observable } from 'rxjs';
@@ -95,7 +97,23 @@ export class ReplyClaims {
   }
 }
 
-/** Services: a reply bigger than the bus carries leaves as a claim. */
+/**
+ * A reply already serialized to JSON (to measure it): the NATS transport's serializer (SingleSerializationNatsSerializer)
+ * writes these bytes as they are instead of serializing the reply a second time. Any other serializer still gets
+ * the reply itself through toJSON, so nothing depends on that one for correctness.
+ */
+export class SerializedReply {
+  constructor(readonly json: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
+/**
+ * Services over NATS: a reply bigger than the bus carries leaves as a claim; any other leaves as the JSON measured
+ * here, serialized once (a list page's JSON.stringify was done twice per request before).
+ */
 @Injectable()
 export class ReplyClaimInterceptor implements NestInterceptor {
   constructor(private readonly claims: ReplyClaims) {}
@@ -105,9 +123,26 @@ export class ReplyClaimInterceptor implements NestInterceptor {
       mergeMap((reply: unknown) => {
         if (reply === undefined) return of(reply);
         const json = JSON.stringify(reply);
-        return json !== undefined && Buffer.byteLength(json, 'utf8') > REPLY_INLINE_LIMIT ? from(this.claims.store(json)) : of(reply);
+        if (json === undefined) return of(reply);
+        return Buffer.byteLength(json, 'utf8') > REPLY_INLINE_LIMIT ? from(this.claims.store(json)) : of(new SerializedReply(json));
       }),
     );
+  }
+}
+
+/**
+ * Nest's NATS record serializer, except that a reply the interceptor above has already serialized is spliced into
+ * the packet's JSON as it is. The packet's other fields (id, err, isDisposed) are small.
+ */
+export class SingleSerializationNatsSerializer implements Serializer {
+  private readonly standard = new NatsRecordSerializer();
+
+  serialize(packet: { response?: unknown; data?: unknown } & Record<string, unknown>): unknown {
+    if (!(packet?.response instanceof SerializedReply)) return this.standard.serialize(packet);
+    const { response, data: _data, ...rest } = packet;
+    const head = JSON.stringify(rest);
+    const json = response.json;
+    return { data: head === '{}' ? `{"response":${json}}` : `${head.slice(0, -1)},"response":${json}}`, headers: undefined };
   }
 }
 
