@@ -14,6 +14,7 @@ import {
   InProcessClient,
   JetStreamStreams,
   NamespacedNatsClient,
+  NATS_CLIENT_SETTINGS,
   natsConnectionOptions,
   PinoNestLogger,
   redeemClaims,
@@ -98,7 +99,7 @@ async function openBus(options: GatewayOptions, namespace: string | undefined, c
   if (!options.natsUrl) throw new Error('startGateway needs natsUrl (or local for one-process mode)');
   const nats = await connectNats(options.natsUrl, 'api-gateway');
   cleanups.push(() => closeNats(nats));
-  const client = new NamespacedNatsClient(namespace ?? '', { ...natsConnectionOptions(options.natsUrl), name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
+  const client = new NamespacedNatsClient(namespace ?? '', { ...natsConnectionOptions(options.natsUrl), ...NATS_CLIENT_SETTINGS, name: 'api-gateway-rpc', maxReconnectAttempts: -1 });
   await client.connect();
   cleanups.push(() => client.close());
   // A reply too big for the bus arrives as a claim check: redeemed here, so every caller sees the reply itself.

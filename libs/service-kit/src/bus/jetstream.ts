@@ -1,9 +1,9 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
-import { natsConnectionOptions } from './nats-connection.js';
+import { NATS_CLIENT_SETTINGS, natsConnectionOptions } from './nats-connection.js';
 
 export async function connectNats(natsUrl: string, name: string): Promise<NatsConnection> {
-  return connect({ ...natsConnectionOptions(natsUrl), name, maxReconnectAttempts: -1 });
+  return connect({ ...natsConnectionOptions(natsUrl), ...NATS_CLIENT_SETTINGS, name, maxReconnectAttempts: -1 });
 }
 
 /**

@@ -41,3 +41,10 @@ export function natsConnectionOptions(natsUrl: string): NatsConnectionTarget {
   if (target.user !== undefined && SUBJECT_TOKEN.test(target.user)) target.inboxPrefix = `_INBOX_${target.user}`;
   return target;
 }
+
+/**
+ * Client settings for every long-lived connection of the apps. By default the NATS client builds an Error (with
+ * its stack trace) for every request and every timer it starts, only to enrich a timeout's stack should one
+ * happen: 7 % of the gateway's CPU under load. A timeout here becomes a 503 whatever its stack says.
+ */
+export const NATS_CLIENT_SETTINGS = { noAsyncTraces: true } as const;
