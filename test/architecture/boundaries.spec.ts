@@ -8,6 +8,11 @@ import {
 } from './boundaries.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
+/**
+ * notifications-service's own plain-object check (record-events/source-message.rules.ts) waits for that app's owner
+ * to import the shared one; its other redefinitions are still checked.
+ */
+const PLAIN_OBJECT_CHECK_AWAITING_ITS_OWNER = 'apps/notifications-service/src/record-events/source-message.rules.ts';
 
 describe('module boundaries', () => {
   it('holds for the whole repository', () => {
@@ -26,8 +31,10 @@ describe('module boundaries', () => {
     expect(oversized).toEqual([]);
   });
 
-  it('the sentiment rank and the list filters’ SQL are each written once', () => {
-    expect(findRedefinitions(readSourceTree(root), FILTER_COLUMNS)).toEqual([]);
+  it('the sentiment rank, the plain-object check and the list filters’ SQL are each written once', () => {
+    const redefinitions = findRedefinitions(readSourceTree(root), FILTER_COLUMNS);
+    const awaiting = (v: { file: string; rule: string }) => v.file === PLAIN_OBJECT_CHECK_AWAITING_ITS_OWNER && v.rule === 'a plain-object check outside its home';
+    expect(redefinitions.filter((v) => !awaiting(v))).toEqual([]);
   });
 
   it('a voice platform’s wire fields are named only in its folder of libs/voice-platforms', () => {
@@ -163,6 +170,24 @@ describe('module boundaries', () => {
       expect(definesSentimentRank(text)).toBe(true);
       expect(rulesOf([{ path: 'apps/api-gateway/src/x.ts', text }, { path: 'libs/contracts/src/conversation-filters.ts', text }, { path: `${service}/x.spec.ts`, text }]))
         .toEqual([['apps/api-gateway/src/x.ts', 'a sentiment rank outside its home']]);
+    });
+
+    it.each([
+      `const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);`,
+      `function isRecord(v: unknown) { return typeof v == "object" && v != null && !Array.isArray(v); }`,
+      `if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;`,
+      `items.every((item) => typeof item.body === 'object' && item.body !== null && !Array.isArray(item.body) && item.ok);`,
+    ])('flags a plain-object check anywhere but its home, under any name: %s', (text) => {
+      expect(rulesOf([{ path: 'libs/voice-platforms/src/x.ts', text }, { path: 'libs/contracts/src/plain-object.ts', text }, { path: `${service}/x.spec.ts`, text }]))
+        .toEqual([['libs/voice-platforms/src/x.ts', 'a plain-object check outside its home']]);
+    });
+
+    it.each([
+      `if (typeof value === 'object' && value !== null) return value;`,
+      `return typeof a === 'object' && b !== null && !Array.isArray(a);`,
+      `import { isPlainObject } from '@voice/contracts'; if (isPlainObject(body)) read(body);`,
+    ])('lets other object tests and uses of the shared check pass: %s', (text) => {
+      expect(rulesOf([{ path: 'apps/api-gateway/src/x.ts', text }])).toEqual([]);
     });
 
     it.each([

@@ -28,6 +28,7 @@ import {
 } from 'class-validator';
 import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, RETENTION_DAYS, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import type { ServiceError } from './errors.js';
+import { isPlainObject } from './plain-object.js';
 import { findProblem, MaxChars } from './validation.js';
 
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
@@ -117,7 +118,6 @@ function IsAfterOpen(): PropertyDecorator {
  * than @Type: @Type needs reflect-metadata, which contracts does not depend on.
  */
 function NestedAs(cls: () => new () => object): PropertyDecorator {
-  const isPlainObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
   const one = (v: unknown) => (isPlainObject(v) ? plainToInstance(cls(), v, { enableImplicitConversion: false }) : v);
   return (target, key) => Transform(({ value }) => (Array.isArray(value) ? value.map(one) : one(value)))(target, key as string);
 }
@@ -309,8 +309,6 @@ export function findScheduleProblem(businessHours: unknown): ServiceError | unde
   }
   return undefined;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The shape of business_hours.schedule, checked before the field rules: class-validator lets nested

@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import { CallEventProblems, type SchemaNode } from './call-event-problems.js';
 import type { CallEventType } from './call-events.js';
 import type { ServiceError } from './errors.js';
+import { isPlainObject } from './plain-object.js';
 import { findReservedKey } from './validation.js';
 /** Patterns shared with call-event.schema.json (kept identical on purpose). */
 export const CALL_EVENT_PATTERNS = {
@@ -148,10 +149,6 @@ const problems = new CallEventProblems(
   { isTimestamp: isCallEventTimestamp, isStorableText, isStorableJson },
   { TranscriptSegment: { end_ms: segmentEndsBeforeStart } },
 );
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The first problem of an untrusted call event, or undefined when it is valid.

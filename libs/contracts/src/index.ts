@@ -10,6 +10,7 @@ export * from './conversations.js';
 export * from './conversation-stats.js';
 export * from './conversation-changes.js';
 export * from './conversation-filters.js';
+export * from './plain-object.js';
 export * from './validation.js';
 export * from './call-event-payloads.js';
 export * from './agent-payloads.js';

@@ -2,6 +2,8 @@
  * Environment configuration, checked at start: every problem is reported at
  * once with the variable's name, instead of a stack trace later.
  */
+import { isPlainObject } from '@voice/contracts';
+
 export class ConfigError extends Error {}
 
 export interface ConfigReader {
@@ -100,7 +102,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
       if (value === undefined) return undefined;
       try {
         const parsed: unknown = JSON.parse(value);
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+        if (isPlainObject(parsed)) return parsed;
       } catch {
         // reported below
       }
