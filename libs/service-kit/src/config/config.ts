@@ -147,6 +147,13 @@ export const environment = {
    * app runs as DATABASE_URL's role (deploy/postgres/roles.sql). Unset → DATABASE_URL migrates too.
    */
   databaseMigrationUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_MIGRATION_URL', POSTGRES_PROTOCOLS),
+  /**
+   * A streaming replica of DATABASE_URL's database: list, detail, transcript and stats reads go there while it
+   * is within DATABASE_READ_MAX_LAG_MS of the primary and has replayed the reader's account's own writes
+   * (database/read-router.ts). Unset → every read on the primary.
+   */
+  databaseReadUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_READ_URL', POSTGRES_PROTOCOLS),
+  databaseReadMaxLagMs: (c: ConfigReader) => c.optionalInt('DATABASE_READ_MAX_LAG_MS', { min: 0, max: 3_600_000 }),
   /** `npm start`: unset → embedded PostgreSQL. */
   optionalDatabaseUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_URL', POSTGRES_PROTOCOLS),
   /**
