@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { FILTER_COLUMNS } from '../../apps/conversations-service/src/conversation-filters/conversation-filters.js';
+import { VOICE_PLATFORMS } from '../../libs/contracts/src/agents.js';
 import {
   definesSentimentRank, findBoundaryViolations, findLayoutViolations, findRedefinitions, findWireFieldsOutsidePlatforms, importSpecifiers, lineCount, MAX_SOURCE_LINES,
   PLATFORM_WIRE_FIELDS, readSourceTree, type SourceFile,
@@ -41,13 +42,12 @@ describe('module boundaries', () => {
     expect(findWireFieldsOutsidePlatforms(readSourceTree(root))).toEqual([]);
   });
 
-  it('every voice platform has its folder with the field table, management dialect, webhook, end reasons and signature', () => {
+  it('every voice platform of the API has its folder with the field table, management dialect, webhook, end reasons, signature and body schema', () => {
     const paths = new Set(readSourceTree(root).map((f) => f.path));
-    for (const platform of ['platform-a', 'platform-b']) {
-      for (const file of ['index.ts', 'agent-fields.ts', 'management.ts', 'webhook.ts', 'end-reasons.ts', 'signature.ts']) {
-        expect(paths.has(`libs/voice-platforms/src/${platform}/${file}`)).toBe(true);
-      }
-    }
+    const files = ['index.ts', 'agent-fields.ts', 'management.ts', 'webhook.ts', 'end-reasons.ts', 'signature.ts', 'webhook-schema.ts'];
+    const missing = VOICE_PLATFORMS.flatMap((platform) => files.map((file) => `libs/voice-platforms/src/${platform.replace('_', '-')}/${file}`)).filter((path) => !paths.has(path));
+    expect(VOICE_PLATFORMS.length).toBeGreaterThan(1);
+    expect(missing).toEqual([]);
   });
 
   it('every app has its start function and entry point', () => {
