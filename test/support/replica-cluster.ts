@@ -119,7 +119,7 @@ const TEST_SETTINGS = [
   'full_page_writes = off',
   'synchronous_commit = off',
   'shared_buffers = 16MB',
-  'max_connections = 60',
+  'max_connections = 200',
   'wal_receiver_status_interval = 1s',
   "log_min_messages = warning",
 ];

@@ -13,6 +13,7 @@
  *   service's other replicas over core NATS, so the one that answers the next read knows too.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { namespacedSubject, type ReadReplicaStatus } from '@voice/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -48,6 +49,17 @@ export interface ReadReplicaHealth {
   max_lag_ms: number;
   /** Reads it served and reads the primary served instead, since start. */
   reads: { replica: number; primary: number };
+}
+
+/** The replica as a service's health reply carries it (contracts ReadReplicaStatus), for a configured replica. */
+export function readReplicaStatus(health: ReadReplicaHealth): ReadReplicaStatus {
+  const finite = (n: number | null) => (n === null || !Number.isFinite(n) ? null : n);
+  return { state: health.state === 'absent' ? 'unreachable' : health.state, lag_ms: finite(health.lag_ms), lag_bytes: finite(health.lag_bytes), max_lag_ms: health.max_lag_ms };
+}
+
+/** The NATS subject on which a service's processes share their write marks (ReadRouter.shareMarksOver). */
+export function readMarksSubject(namespace: string | undefined, service: string): string {
+  return namespacedSubject(namespace ?? '', `${service}.read_marks`);
 }
 
 export const DEFAULT_READ_MAX_LAG_MS = 5_000;
@@ -186,7 +198,11 @@ export class ReadRouter {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    this.sharing?.subscription.unsubscribe();
+    try {
+      this.sharing?.subscription.unsubscribe();
+    } catch {
+      // the connection closed first: nothing to unsubscribe from
+    }
     await this.checking?.catch(() => undefined);
     await this.opening?.catch(() => undefined);
     if (this.replica?.isInitialized) await this.replica.destroy().catch(() => undefined);
