@@ -75,6 +75,8 @@ export class ReadRouter {
   private observation: ReplicaObservation | undefined;
   private lag: ReplicaLag | undefined;
   private readonly marks = new Map<string, Lsn>();
+  /** Accounts written whose LSN could not be read: on the primary until a look at the primary that began after the write gives one. */
+  private readonly unplaced = new Map<string, number>();
   private everyoneMark: Lsn | undefined;
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
@@ -111,6 +113,7 @@ export class ReadRouter {
 
   /** The pool a read of `accountId` would be served by now. */
   poolFor(accountId?: string): ReadPool {
+    if (accountId !== undefined && this.unplaced.has(accountId)) return 'primary';
     return readPoolFor({
       state: this.replica ? this.state : this.configured ? 'unreachable' : 'absent',
       replayLsn: this.observation?.replayLsn,
@@ -148,9 +151,20 @@ export class ReadRouter {
    */
   async wrote(accountId: string): Promise<void> {
     if (!this.configured || this.closed) return;
-    const [{ lsn }] = await this.options.primary.query('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    const position = parseLsn(lsn);
-    if (position === undefined) return;
+    const failedAt = Date.now();
+    let position: Lsn | undefined;
+    try {
+      const [{ lsn }] = await this.options.primary.query('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      position = parseLsn(lsn);
+    } catch (err) {
+      // The write committed; its answer must not fail for this. The account reads the primary until a later
+      // look at the primary gives a position at least as far as the write's.
+      this.options.logger.debug({ err }, "the write's WAL position could not be read");
+    }
+    if (position === undefined) {
+      this.unplaced.set(accountId, failedAt);
+      return;
+    }
     this.remember(accountId, position);
     if (this.sharing) {
       this.sharing.nc.publish(this.sharing.subject, JSON.stringify({ from: this.instance, account_id: accountId, lsn: formatLsn(position) }));
@@ -226,6 +240,7 @@ export class ReadRouter {
   }
 
   private async observe(): Promise<void> {
+    const startedAt = Date.now();
     const replica = await this.openReplica();
     let observation: ReplicaObservation = { reachable: false };
     if (replica) {
@@ -250,6 +265,13 @@ export class ReadRouter {
     this.observation = observation;
     this.lag = lagOf(observation);
     const replayed = observation.replayLsn;
+    if (observation.primaryLsn !== undefined) {
+      for (const [account, at] of this.unplaced) {
+        if (at >= startedAt) continue;
+        this.unplaced.delete(account);
+        this.remember(account, observation.primaryLsn);
+      }
+    }
     if (replayed !== undefined) {
       for (const [account, mark] of this.marks) if (mark <= replayed) this.marks.delete(account);
       if (this.everyoneMark !== undefined && this.everyoneMark <= replayed) this.everyoneMark = undefined;
