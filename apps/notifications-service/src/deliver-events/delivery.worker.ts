@@ -56,6 +56,8 @@ export class DeliveryWorker implements DeliveryAttempts {
   private timer?: NodeJS.Timeout;
   /** POSTs waiting for their answer: the process's slots in use. */
   private readonly sending = new Set<Promise<void>>();
+  /** Deliveries whose POST has its answer and whose settlement is not committed yet: leased, not in flight. */
+  private readonly answered = new Set<string>();
   private stopped = false;
   private polling = false;
   /** A poll was asked for while one ran: run another right after it. */
@@ -88,9 +90,10 @@ export class DeliveryWorker implements DeliveryAttempts {
   }
 
   /**
-   * A look for due deliveries: on the timer, and again as soon as settlements commit (their leases, and their
-   * endpoints' room under the cap, are free), so a busy endpoint is not held to one batch per interval. Settlements
-   * commit in batches, so one claim takes the room of many.
+   * A look for due deliveries: on the timer, and again as soon as a POST is answered (its slot, and its endpoint's
+   * room under the cap, are free; its delivery stays leased until its settlement commits) or settlements commit (a
+   * retry due at once), so a busy endpoint is not held to one batch per interval. At most one claim runs at a time
+   * and one more waits: answers that come meanwhile share it.
    */
   async poll(): Promise<void> {
     if (this.stopped) return;
@@ -103,9 +106,12 @@ export class DeliveryWorker implements DeliveryAttempts {
       do {
         this.again = false;
         const free = this.settings.concurrency - this.sending.size;
-        const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS);
+        const claimed = await this.store.claim(free, this.settings.perEndpointConcurrency, randomUUID(), LEASE_MS, [...this.answered]);
         for (const delivery of claimed) {
-          const sending = this.run(delivery).finally(() => this.sending.delete(sending));
+          const sending = this.run(delivery).finally(() => {
+            this.sending.delete(sending);
+            void this.poll();
+          });
           this.sending.add(sending);
         }
       } while (this.again && !this.stopped);
@@ -150,6 +156,7 @@ export class DeliveryWorker implements DeliveryAttempts {
   private async send(delivery: LeasedDelivery): Promise<{ sent: SentAttempt; settled: Promise<void> }> {
     const attemptedAt = new Date();
     const sent = await this.sender.send(delivery.url, this.secretsOf(delivery, attemptedAt), delivery.event_id, delivery.body);
+    this.answered.add(delivery.id);
     const decision = afterAttempt(delivery.attempts + 1, sent, this.settings.retryScheduleMs, Math.random());
     const settled = this.settle({
       delivery,
@@ -183,8 +190,10 @@ export class DeliveryWorker implements DeliveryAttempts {
           for (const waiting of batch) waiting.done();
         } catch (err) {
           for (const waiting of batch) waiting.done(err);
+        } finally {
+          // Settled, or left leased until the lease expires: either way the cap counts them as leases again.
+          for (const waiting of batch) this.answered.delete(waiting.settlement.delivery.id);
         }
-        // Their leases are released: their endpoints have room again.
         void this.poll();
       }
     } finally {
