@@ -9,7 +9,7 @@
  * Everything is stopped and removed by `close()`, and by an exit hook if the test process dies first.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +18,18 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
-/** Where Debian and Ubuntu put PostgreSQL 15 (overridable with POSTGRES_BIN_DIR). */
+/**
+ * The PostgreSQL binaries: POSTGRES_BIN_DIR, else where Debian and Ubuntu put version 15 (the version the
+ * deployment runs), else the newest version installed there (14 or later: pg_get_wal_replay_pause_state).
+ */
 export function postgresBinDir(): string {
-  return process.env.POSTGRES_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+  if (process.env.POSTGRES_BIN_DIR) return process.env.POSTGRES_BIN_DIR;
+  const preferred = '/usr/lib/postgresql/15/bin';
+  if (existsSync(preferred)) return preferred;
+  const installed = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v) && Number(v) >= 14).sort((a, b) => Number(b) - Number(a))
+    : [];
+  return installed.length ? join('/usr/lib/postgresql', installed[0], 'bin') : preferred;
 }
 
 /** Why a replica cluster cannot be made on this machine, or undefined when it can. */
