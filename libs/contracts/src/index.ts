@@ -17,5 +17,6 @@ export * from './agent-payloads.js';
 export * from './integrations.js';
 export * from './webhook-deliveries.js';
 export * from './outbound-events.js';
+export * from './webhook-endpoint-payloads.js';
 export * from './audit.js';
 export * from './data-requests.js';
