@@ -230,7 +230,7 @@ export function findWireFieldsOutsidePlatforms(files: SourceFile[], wireFields: 
 const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Every TypeScript and JavaScript source file under apps/ and libs/ (tests included, build output excluded). */
-export function readSourceTree(root: string): SourceFile[] {
+export function readSourceTree(root: string, tops: readonly string[] = ['apps', 'libs']): SourceFile[] {
   const files: SourceFile[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -240,6 +240,6 @@ export function readSourceTree(root: string): SourceFile[] {
       else if (SOURCE_FILE.test(entry)) files.push({ path: relative(root, full).split(sep).join('/'), text: readFileSync(full, 'utf8') });
     }
   };
-  for (const top of ['apps', 'libs']) walk(resolve(root, top));
+  for (const top of tops) walk(resolve(root, top));
   return files;
 }
