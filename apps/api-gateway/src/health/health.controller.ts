@@ -29,13 +29,13 @@ type ReadReplicas = NonNullable<Health['read_replicas']>;
 
 const allOk = (checks: Checks): boolean => Object.values(checks).every((c) => c === 'ok');
 
-async function check(probe: () => Promise<unknown>, answered?: (reply: unknown) => void): Promise<CheckResult> {
+async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS);
   });
   try {
-    answered?.(await Promise.race([probe(), expired]));
+    await Promise.race([probe(), expired]);
     return 'ok';
   } catch {
     return 'unavailable';
@@ -81,15 +81,15 @@ export class HealthController {
   private async checkDependencies(requestId: string): Promise<HealthRound> {
     const rpc = (subject: string) => () => this.services.send(subject, {}, { requestId, timeoutMs: CHECK_TIMEOUT_MS });
     const readReplicas: ReadReplicas = {};
-    const replicaOf = (service: keyof ReadReplicas) => (reply: unknown) => {
-      const replica = (reply as Partial<HealthReply> | undefined)?.read_replica;
+    const withReplica = (service: keyof ReadReplicas, subject: string) => async () => {
+      const replica = ((await rpc(subject)()) as Partial<HealthReply> | undefined)?.read_replica;
       if (replica) readReplicas[service] = { state: replica.state, lag_ms: replica.lag_ms, lag_bytes: replica.lag_bytes, max_lag_ms: replica.max_lag_ms };
     };
     const [database, nats, agents_service, conversations_service, notifications_service] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
       check(this.busProbe),
-      check(rpc(AgentsRpc.health), replicaOf('agents_service')),
-      check(rpc(ConversationsRpc.health), replicaOf('conversations_service')),
+      check(withReplica('agents_service', AgentsRpc.health)),
+      check(withReplica('conversations_service', ConversationsRpc.health)),
       check(rpc(NotificationsRpc.health)),
     ]);
     return { checks: { database, nats, agents_service, conversations_service, notifications_service }, readReplicas };
