@@ -1,6 +1,6 @@
 /**
  * The first problem of a call event that the compiled schema refused, as the error the API answers with.
- * Reads the same definition the validator is compiled from (call-event.schema.json) and walks it in the
+ * Reads the same definition the validator is compiled from (call-event.schema.ts) and walks it in the
  * order its properties are listed: unknown fields of an object first, then each property in turn, a
  * property's own rule before anything inside it. Only refused events come here, so it favours clarity.
  */
