@@ -113,13 +113,11 @@ const END_DETAILS = {
 };
 const CallEndDetailsSchema = Closed(END_DETAILS);
 
-export const CallStartedDataSchema = Closed(
-  {
-    caller_number: Type.Optional(E164('Absent when the caller withheld the number.')),
-    start_time: Timestamp(),
-    platform_call_id: Type.Optional(PLATFORM_CALL_ID()),
-  },
-);
+export const CallStartedDataSchema = Closed({
+  caller_number: Type.Optional(E164('Absent when the caller withheld the number.')),
+  start_time: Timestamp(),
+  platform_call_id: Type.Optional(PLATFORM_CALL_ID()),
+});
 export const CallProgressDataSchema = Closed({
   duration: Type.Optional(Int32()),
   sentiment: Type.Optional(Sentiment()),
