@@ -34,14 +34,16 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 const STEADY_SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 3 : 20));
 const RAW_SECONDS = QUICK ? 2 : 8;
 const HANG_MS = 15_000;
-/** WEBHOOK_DELIVERY_CONCURRENCY's default: the raw loop keeps as many POSTs in flight. */
-const CONCURRENCY = Number(process.env.WEBHOOK_DELIVERY_CONCURRENCY ?? 32);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 const log = (m) => process.stderr.write(`[bench:outbound] ${m}\n`);
 const loadAtStart = os.loadavg()[0];
 
-const { kit, contracts } = await importBuilt({ kit: 'libs/service-kit/dist/index.js', contracts: 'libs/contracts/dist/index.js' });
+const { kit, contracts, worker } = await importBuilt({
+  kit: 'libs/service-kit/dist/index.js', contracts: 'libs/contracts/dist/index.js', worker: 'apps/notifications-service/dist/deliver-events/delivery.worker.js',
+});
+/** WEBHOOK_DELIVERY_CONCURRENCY (the service's default when unset): the raw loop keeps as many POSTs in flight. */
+const CONCURRENCY = Number(process.env.WEBHOOK_DELIVERY_CONCURRENCY ?? worker.DEFAULT_DELIVERY_WORKER.concurrency);
 const { agentEventSubject, callEventSubject, namespacedSubject } = contracts;
 
 const ACCOUNT = 'acct_benchoutbound000000001';

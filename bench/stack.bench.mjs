@@ -3,7 +3,8 @@
 // service → PostgreSQL, each app its own process, as an operator runs them), every figure beside a raw
 // baseline measured in the same run on the same data:
 //   - ingest: call events POSTed in batches (4 posters) until every conversation is listed, against a raw
-//     batched INSERT of the very read-model rows the projection wrote (same table definition, same indexes);
+//     batched INSERT of the very read-model rows the projection wrote (same table definition, same indexes); then
+//     as many calls published straight onto CALL_EVENTS (no gateway), in a second account;
 //   - list shapes with 10 concurrent clients (autocannon) against the same page + exact-count pair on an
 //     ideal, hand-indexed copy of the rows through `pg` (10 concurrent clients);
 //   - fixed cost: GET /v1/agents/{id} against the primary-key lookup with `pg`; GET /v1/api-keys; GET /health;
@@ -12,6 +13,8 @@
 //   - memory (resident size of each process, idle and after the lists) and start-up time.
 // `--quick` (a few thousand conversations, 2 s per case; CI runs it) only proves the harness works.
 // Needs `npm run build`, PostgreSQL and NATS (BENCH_DATABASE_URL, BENCH_NATS_URL: the local servers).
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,17 +24,28 @@ import pg from 'pg';
 import { apiCaller, freshDatabase, importBuilt, startBuiltApp, writeBenchmarkSection } from './support.mjs';
 
 const QUICK = process.argv.includes('--quick');
-// BENCH_INGEST_ONLY=1: the ingest and its baseline only, nothing written to BENCHMARKS.md (with BENCH_CPU_PROF, profiles of the projection alone).
-const INGEST_ONLY = /^(1|true)$/i.test(process.env.BENCH_INGEST_ONLY ?? '');
+// BENCH_ONLY=ingest (or BENCH_INGEST_ONLY=1): the ingest over HTTP, its raw baseline and the ingest straight onto
+// JetStream only, nothing written to BENCHMARKS.md; BENCH_ONLY=ingest-http or ingest-direct: one path alone (with
+// BENCH_CPU_PROF, profiles of that path alone; the raw baseline is then over the rows that path wrote).
+const ONLY = (process.env.BENCH_ONLY ?? (/^(1|true)$/i.test(process.env.BENCH_INGEST_ONLY ?? '') ? 'ingest' : '')).toLowerCase();
+if (!['', 'ingest', 'ingest-http', 'ingest-direct'].includes(ONLY)) throw new Error(`BENCH_ONLY: ingest, ingest-http or ingest-direct, not ${ONLY}`);
+const INGEST_ONLY = ONLY !== '';
+const INGEST_HTTP = ONLY !== 'ingest-direct';
+const INGEST_DIRECT = ONLY !== 'ingest-http';
 const INGEST_DONE = Symbol('ingest done');
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? (QUICK ? 3_000 : 20_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 const CONNECTIONS = 10;
 const BATCH = 500;
 const POSTERS = 4;
+/** Publishes in flight per poster on the direct JetStream path: what the gateway keeps in flight per request. */
+const DIRECT_IN_FLIGHT = 64;
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
-const { generator, sims } = await importBuilt({ generator: 'tools/call-generator/dist/index.js', sims: 'tools/platform-simulators/dist/index.js' });
+const { generator, sims, contracts } = await importBuilt({
+  generator: 'tools/call-generator/dist/index.js', sims: 'tools/platform-simulators/dist/index.js', contracts: 'libs/contracts/dist/index.js',
+});
+const { accountCallEventSubject, namespacedSubject } = contracts;
 const log = (m) => process.stderr.write(`[bench:stack] ${m}\n`);
 const round = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
@@ -116,25 +130,118 @@ try {
   const base = `http://127.0.0.1:${gatewayPort}`;
   const call = apiCaller(base);
 
-  const account = (await call('POST', '/v1/admin/accounts', adminToken, { name: 'Bench', plan: 'bench', agent_limit: 20, voice_platforms: ['platform_a'] })).body.data;
-  const key = account.api_key;
-  const integration = await call('PUT', '/v1/integrations/platform_a', key, { api_key: platformKey, webhook_secret: 'whsec_bench_secret_0000', base_url: simulators.urls.platformA });
-  if (integration.status !== 200) throw new Error(`integration: ${integration.status} ${JSON.stringify(integration.body)}`);
-  const agentIds = [];
-  for (let i = 0; i < 10; i++) {
-    const created = await call('POST', '/v1/agents', key, { name: `Bench agent ${i}`, voice_platform: 'platform_a' });
-    if (created.status !== 201) throw new Error(`agent: ${created.status} ${JSON.stringify(created.body)}`);
-    agentIds.push(created.body.data.id);
-  }
-  log(`${agentIds.length} agents created`);
-  // The agents must be known to conversations-service before their calls (else the events wait, parked).
-  for (const deadline = Date.now() + 30_000; ; ) {
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM conversations.agents WHERE account_id = $1', [account.id]);
-    if (rows[0].n === agentIds.length) break;
-    if (Date.now() > deadline) throw new Error('agents never reached conversations-service');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  log('agents known to conversations-service');
+  /** A new account with a platform integration and 10 agents, once conversations-service knows the agents. */
+  const benchAccount = async (name) => {
+    const created = (await call('POST', '/v1/admin/accounts', adminToken, { name, plan: 'bench', agent_limit: 20, voice_platforms: ['platform_a'] })).body.data;
+    const integration = await call('PUT', '/v1/integrations/platform_a', created.api_key, { api_key: platformKey, webhook_secret: 'whsec_bench_secret_0000', base_url: simulators.urls.platformA });
+    if (integration.status !== 200) throw new Error(`integration: ${integration.status} ${JSON.stringify(integration.body)}`);
+    const agents = [];
+    for (let i = 0; i < 10; i++) {
+      const agent = await call('POST', '/v1/agents', created.api_key, { name: `${name} agent ${i}`, voice_platform: 'platform_a' });
+      if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
+      agents.push(agent.body.data.id);
+    }
+    log(`${name}: ${agents.length} agents created`);
+    // The agents must be known to conversations-service before their calls (else the events wait, parked).
+    for (const deadline = Date.now() + 30_000; ; ) {
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM conversations.agents WHERE account_id = $1', [created.id]);
+      if (rows[0].n === agents.length) break;
+      if (Date.now() > deadline) throw new Error('agents never reached conversations-service');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    log(`${name}: agents known to conversations-service`);
+    return { account: created, key: created.api_key, agentIds: agents };
+  };
+  /** CPU seconds so far of each app process and of the PostgreSQL sessions on the bench database (their sum). */
+  const ingestCpu = async () => {
+    const cpu = Object.fromEntries(processes.map((p) => [p.label, cpuSeconds(p.pid)]));
+    const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    cpu.postgres = rows.reduce((sum, { pid }) => {
+      try {
+        return sum + cpuSeconds(pid);
+      } catch {
+        return sum; // a session that ended meanwhile
+      }
+    }, 0);
+    return cpu;
+  };
+  /** Call events straight onto CALL_EVENTS, as the gateway publishes them (account subject, de-duplication id), no HTTP. */
+  const directIngest = async (direct) => {
+    const directCalls = generator.generateCalls({ count: CONVERSATIONS, seed: 13, agentIds: direct.agentIds, idPrefix: 'direct', spanDays: 60 });
+    const nc = await connect({ servers: natsUrl });
+    const js = jetstream(nc);
+    try {
+      return await measureIngest(directCalls, direct.key, async (batch) => {
+        let next = 0;
+        await Promise.all(Array.from({ length: Math.min(DIRECT_IN_FLIGHT, batch.length) }, async () => {
+          while (next < batch.length) {
+            const event = batch[next++];
+            await js.publish(namespacedSubject(namespace, accountCallEventSubject(direct.account.id, event.type)), JSON.stringify(event), { msgID: `${direct.account.id}:${event.id}` });
+          }
+        }));
+      });
+    } finally {
+      await nc.close();
+    }
+  };
+  /**
+   * Ingests the calls' events in batches of BATCH (POSTERS at once, `publish(batch)` resolving once the batch is
+   * accepted) until every conversation is listed; lag: from a batch's acceptance to its conversations in the list's total.
+   */
+  const measureIngest = async (ingestCalls, token, publish) => {
+    const events = ingestCalls.flatMap((c) => c.events);
+    const startedBy = []; // per batch: how many conversations have started up to and including it
+    const seen = new Set();
+    const batches = [];
+    for (let i = 0; i < events.length; i += BATCH) {
+      const batch = events.slice(i, i + BATCH);
+      for (const e of batch) seen.add(e.conversation_id);
+      batches.push(batch);
+      startedBy.push(seen.size);
+    }
+    const ackedAt = new Array(batches.length);
+    const cpuBefore = await ingestCpu();
+    const ingestStart = performance.now();
+    let next = 0;
+    const posting = Promise.all(Array.from({ length: POSTERS }, async () => {
+      for (let b = next++; b < batches.length; b = next++) {
+        await publish(batches[b]).catch((err) => { throw new Error(`batch ${b}: ${err.message}`); });
+        ackedAt[b] = performance.now();
+      }
+    }));
+    // Watch the listed total: when did it first include each batch's conversations?
+    const listedAt = new Array(batches.length);
+    let watching = true;
+    const watcher = (async () => {
+      let b = 0;
+      while (watching) {
+        const page = await call('GET', '/v1/conversations?per_page=1', token).catch(() => undefined);
+        // A list that failed (a loaded machine's database refusing a connection) is asked again at the next poll.
+        const total = page?.status === 200 ? page.body.meta.total : -1;
+        const now = performance.now();
+        while (b < batches.length && ackedAt[b] !== undefined && total >= startedBy[b]) listedAt[b++] = now;
+        if (total >= ingestCalls.length) return now;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    await posting;
+    const acceptedMs = performance.now() - ingestStart;
+    let giveUp;
+    const listedMs = (await Promise.race([watcher, new Promise((_, fail) => { giveUp = setTimeout(() => fail(new Error('not all listed within 5 min')), 300_000); })])) - ingestStart;
+    clearTimeout(giveUp); // a pending timer would keep the bench alive for its 5 minutes after the report
+    watching = false;
+    const cpuAfter = await ingestCpu();
+    // CPU µs per event of each process (PostgreSQL: the bench database's sessions), from the first batch to all listed.
+    const cpuUsPerEvent = Object.fromEntries(Object.entries(cpuAfter).map(([label, seconds]) => [label, Math.round(((seconds - (cpuBefore[label] ?? 0)) * 1e6) / events.length)]));
+    const lags = listedAt.map((t, b) => t - ackedAt[b]).filter(Number.isFinite).sort((a, b) => a - b);
+    return {
+      cpuUsPerEvent,
+      events: events.length, acceptedPerSecond: events.length / (acceptedMs / 1000), conversationsPerSecond: ingestCalls.length / (listedMs / 1000),
+      lagP50: lags[Math.floor(lags.length / 2)], lagP99: lags[Math.ceil(lags.length * 0.99) - 1],
+    };
+  };
+
+  const { account, key, agentIds } = await benchAccount('Bench');
   await new Promise((r) => setTimeout(r, 1_000));
   report.idleMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
 
@@ -145,50 +252,15 @@ try {
     if (i % 100 !== 0) return;
     for (const e of c.events) if (e.type === 'call.ended' && e.data.summary) e.data.summary += ' Warranty claim noted.';
   });
-  const events = calls.flatMap((c) => c.events);
-  const startedBy = []; // per batch: how many conversations have started up to and including it
-  const seen = new Set();
-  const batches = [];
-  for (let i = 0; i < events.length; i += BATCH) {
-    const batch = events.slice(i, i + BATCH);
-    for (const e of batch) seen.add(e.conversation_id);
-    batches.push(batch);
-    startedBy.push(seen.size);
+  if (INGEST_HTTP) {
+    report.ingest = await measureIngest(calls, key, async (batch) => {
+      const res = await call('POST', '/v1/call-events', key, { events: batch });
+      if (res.status !== 202) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+    });
+  } else {
+    report.ingestDirect = await directIngest({ account, key, agentIds });
+    report.ingest = {};
   }
-  const ackedAt = new Array(batches.length);
-  const ingestStart = performance.now();
-  let next = 0;
-  const posting = Promise.all(Array.from({ length: POSTERS }, async () => {
-    for (let b = next++; b < batches.length; b = next++) {
-      const res = await call('POST', '/v1/call-events', key, { events: batches[b] });
-      if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${JSON.stringify(res.body)}`);
-      ackedAt[b] = performance.now();
-    }
-  }));
-  // Watch the listed total: when did it first include each batch's conversations?
-  const listedAt = new Array(batches.length);
-  let watching = true;
-  const watcher = (async () => {
-    let b = 0;
-    while (watching) {
-      const total = (await call('GET', '/v1/conversations?per_page=1', key)).body.meta.total;
-      const now = performance.now();
-      while (b < batches.length && ackedAt[b] !== undefined && total >= startedBy[b]) listedAt[b++] = now;
-      if (total >= CONVERSATIONS) return now;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  await posting;
-  const acceptedMs = performance.now() - ingestStart;
-  let giveUp;
-  const listedMs = (await Promise.race([watcher, new Promise((_, fail) => { giveUp = setTimeout(() => fail(new Error('not all listed within 5 min')), 300_000); })])) - ingestStart;
-  clearTimeout(giveUp); // a pending timer would keep the bench alive for its 5 minutes after the report
-  watching = false;
-  const lags = listedAt.map((t, b) => t - ackedAt[b]).filter(Number.isFinite).sort((a, b) => a - b);
-  report.ingest = {
-    events: events.length, acceptedPerSecond: events.length / (acceptedMs / 1000), conversationsPerSecond: CONVERSATIONS / (listedMs / 1000),
-    lagP50: lags[Math.floor(lags.length / 2)], lagP99: lags[Math.ceil(lags.length * 0.99) - 1],
-  };
   // Raw: the very rows the projection wrote, batched INSERTs (BATCH rows each, POSTERS in parallel) into a table
   // of the same definition and indexes.
   // What autovacuum does for any real deployment (this machine's PostgreSQL runs with autovacuum off): without it,
@@ -210,8 +282,15 @@ try {
     }
   }));
   report.ingest.rawRowsPerSecond = written.length / ((performance.now() - rawStart) / 1000);
-  log(`ingest: ${round(report.ingest.conversationsPerSecond, 0)} conversations/s listed (raw insert ${round(report.ingest.rawRowsPerSecond, 0)} rows/s)`);
-  if (INGEST_ONLY) throw INGEST_DONE;
+  log(`ingest: raw insert ${round(report.ingest.rawRowsPerSecond, 0)} rows/s`);
+  const logIngest = (label, r) => log(`${label}: ${round(r.conversationsPerSecond, 0)} conversations/s listed (${ratio(r.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw), lag p50 ${round(r.lagP50, 0)} ms, p99 ${round(r.lagP99, 0)} ms`);
+  if (INGEST_HTTP) logIngest('ingest over HTTP', report.ingest);
+  if (INGEST_ONLY) {
+    // A second account, so the first's rows stay as the HTTP ingest left them.
+    if (INGEST_HTTP && INGEST_DIRECT) report.ingestDirect = await directIngest(await benchAccount('Bench direct'));
+    if (INGEST_DIRECT) logIngest('ingest straight onto JetStream', report.ingestDirect);
+    throw INGEST_DONE;
+  }
 
   // ---- list shapes ----
   // The ideal table: the same rows, one hand-made index per shape.
@@ -304,6 +383,15 @@ try {
   report.laterStartMs = { 'conversations-service': secondConversations.startMs, 'api-gateway': secondGateway.startMs };
   await replicaRun('2 gateways, 2 conversations-service', [base, `http://127.0.0.1:${secondPort}`]);
 
+  // ---- ingest straight onto JetStream ----
+  // Last, in a second account (the lists above measured the first alone), with one replica of each app again.
+  await secondGateway.stop();
+  await secondConversations.stop();
+  processes.splice(processes.indexOf(secondGateway), 1);
+  processes.splice(processes.indexOf(secondConversations), 1);
+  report.ingestDirect = await directIngest(await benchAccount('Bench direct'));
+  logIngest('ingest straight onto JetStream', report.ingestDirect);
+
   // ---- report ----
   const md = render(report);
   console.log(md);
@@ -316,7 +404,9 @@ try {
   }
 } catch (err) {
   if (err === INGEST_DONE) {
-    console.log(JSON.stringify({ ...report.ingest, ratio: round(report.ingest.conversationsPerSecond / report.ingest.rawRowsPerSecond, 3) }));
+    const { rawRowsPerSecond } = report.ingest;
+    const withRatio = (r) => r && { ...r, ratio: round(r.conversationsPerSecond / rawRowsPerSecond, 3) };
+    console.log(JSON.stringify({ rawRowsPerSecond, http: withRatio(INGEST_HTTP && report.ingest), direct: withRatio(report.ingestDirect) }));
   } else {
     console.error('[bench:stack] failed:', err);
     process.exitCode = 1;
@@ -326,6 +416,11 @@ try {
   await db.end().catch(() => undefined);
   await simulators.stop().catch(() => undefined);
   await database.drop();
+}
+
+/** "api-gateway 120 µs, …, postgres 900 µs": CPU per ingested event of each process that used any. */
+function cpuPerEvent(ingest) {
+  return Object.entries(ingest.cpuUsPerEvent ?? {}).filter(([, us]) => us > 0).map(([label, us]) => `${label} ${us} µs`).join(', ');
 }
 
 function ratio(a, b) {
@@ -347,7 +442,7 @@ function renderHeadline(r) {
     '',
     headlineOf(r),
     '',
-    `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ${r.seconds} s per case. Ingest of ${r.ingest.events.toLocaleString('en-US')} call events: ${round(r.ingest.conversationsPerSecond, 0)} conversations/s listed against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for the raw batched INSERT (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×); lag p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per request, replicas, memory and start-up: [bench/results/stack.md](bench/results/stack.md#${anchor}).`,
+    `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ${r.seconds} s per case. Ingest of ${r.ingest.events.toLocaleString('en-US')} call events: ${round(r.ingest.conversationsPerSecond, 0)} conversations/s listed against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for the raw batched INSERT (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×); lag p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms; straight onto JetStream (no HTTP) ${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×), lag p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per request, replicas, memory and start-up: [bench/results/stack.md](bench/results/stack.md#${anchor}).`,
     '',
     '| shape (page + exact total) | service p50 ms | raw p50 ms | p50 ratio | service req/s | raw req/s | total |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -371,7 +466,9 @@ function render(r) {
     '',
     '### Ingest',
     '',
-    `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms.`,
+    `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingest)}.`,
+    '',
+    `The same number of calls published straight onto CALL_EVENTS (no HTTP, no gateway: the account's subject and de-duplication id the gateway sets, ${POSTERS} publishers of batches of ${BATCH} with ${DIRECT_IN_FLIGHT} publishes in flight each), in a second account after the lists: accepted at ${round(r.ingestDirect.acceptedPerSecond, 0)} events/s; **${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s to all listed** (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert above). Lag from a batch's last acknowledgement to its conversations listed: p50 ${round(r.ingestDirect.lagP50, 0)} ms, p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingestDirect)}.`,
     '',
     '### List shapes (page + exact total)',
     '',

@@ -15,6 +15,17 @@ import { dataDir, demoApiKey, runningStart } from './local-start.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * The API's voice platforms, from the built contracts (agents.js imports nothing at run time). Before a build the
+ * options take any value and the API names the valid ones in its refusal.
+ */
+const builtAgentsContract = join(root, 'libs', 'contracts', 'dist', 'agents.js');
+const VOICE_PLATFORMS = existsSync(builtAgentsContract) ? (await import(pathToFileURL(builtAgentsContract).href)).VOICE_PLATFORMS : undefined;
+const voicePlatformOption = (help) => {
+  const option = new Option('--voice-platform <platform>', help);
+  return VOICE_PLATFORMS ? option.choices(VOICE_PLATFORMS) : option;
+};
+
 /** A failure the operator can act on: printed without a stack trace. */
 export class CliError extends Error {
   constructor(message, exitCode = 1) {
@@ -250,14 +261,18 @@ export function buildProgram() {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'plan label', 'starter')
     .option('--agent-limit <n>', 'most agents the account may have', positiveInt, 10)
-    .option('--platforms <list>', 'configured voice platforms, comma-separated', 'platform_a,platform_b')
+    .option('--platforms <list>', 'voice platforms the account may use, comma-separated (default: all)')
     .option('--admin-token <token>', 'admin token (default: ADMIN_TOKEN, or .data/admin-token)')
     .action(async (o, cmd) => {
       const opts = { ...cmd.optsWithGlobals() };
       print(
         (await call(opts, 'POST', '/v1/admin/accounts', {
           token: adminToken(o),
-          body: { name: o.name, plan: o.plan, agent_limit: o.agentLimit, voice_platforms: o.platforms.split(',').map((s) => s.trim()).filter(Boolean) },
+          body: {
+            name: o.name, plan: o.plan, agent_limit: o.agentLimit,
+            // Absent: the API gives the account every platform.
+            ...(o.platforms ? { voice_platforms: o.platforms.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+          },
         })).data,
       );
     });
@@ -356,7 +371,7 @@ export function buildProgram() {
       .command('list')
       .description('List agents (newest first), one page at a time.')
       .addOption(new Option('--status <status>', 'active or paused').choices(['active', 'paused']))
-      .addOption(new Option('--voice-platform <platform>', 'platform_a or platform_b').choices(['platform_a', 'platform_b']))
+      .addOption(voicePlatformOption('only this platform'))
       .option('--search <text>', 'part of the name'),
   )
     .addOption(keyOption('agents:read'))
@@ -377,7 +392,7 @@ export function buildProgram() {
     .command('create')
     .description('Create an agent on its voice platform (the account needs an integration for it).')
     .requiredOption('--name <name>', 'agent name, unique in the account')
-    .addOption(new Option('--voice-platform <platform>', 'platform_a or platform_b').choices(['platform_a', 'platform_b']).makeOptionMandatory())
+    .addOption(voicePlatformOption('its voice platform').makeOptionMandatory())
     .option('--language <code>', 'language, e.g. en')
     .option('--system-prompt <text>', 'what the agent is told to do')
     .option('--welcome-message <text>', 'what callers hear first')

@@ -337,14 +337,17 @@ describe('operator CLI', () => {
       const simulated = await cli(['simulate', '--calls', '3', '--seed', '5'], local);
       expect(simulated.stdout).toMatch(/placed 3 calls on \d+ agents through the platform simulators .* 0 not delivered/);
       expect(simulated.code).toBe(0);
-      let fresh: { id: string; start_time: string }[] = [];
+      let fresh: { id: string; start_time: string; end_time: string | null }[] = [];
       for (const deadline = Date.now() + 15_000; Date.now() < deadline && fresh.length < 3; ) {
         fresh = (await account.api.get('/v1/conversations?per_page=100')).body.data.filter((c: { id: string }) => !before.has(c.id));
         if (fresh.length < 3) await new Promise((r) => setTimeout(r, 100));
       }
       expect(fresh).toHaveLength(3);
-      // Placed now, so at the top of the list, not days back.
-      for (const c of fresh) expect(Date.now() - Date.parse(c.start_time)).toBeLessThan(30 * 60_000);
+      // Placed now (each call ends as it is placed, having lasted its duration), so at the top of the list, not days back.
+      for (const c of fresh) {
+        expect(Math.abs(Date.now() - Date.parse(c.end_time ?? c.start_time))).toBeLessThan(2 * 60_000);
+        expect(Date.now() - Date.parse(c.start_time)).toBeLessThan(30 * 60_000);
+      }
 
       // Without a running start the demo key is not assumed: a file left by a start killed with SIGKILL, or none.
       writeFileSync(join(dataDir, 'ports.json'), JSON.stringify({ pid: 2147483646, api: system.baseUrl }));

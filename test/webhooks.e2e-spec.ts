@@ -232,7 +232,8 @@ describe('platform webhooks', () => {
     const res = await post(integration.webhook_url, body, signPlatformAWebhook(body, system.platforms.webhookSecret));
     expect(res.status).toBe(200);
     expect(res.body.data.outcome).toBe('accepted');
-    const conversation = await conversationWhen(account, 'long-call-1', (r) => r.status === 200 && r.body.data.content.transcript.length === 1500);
+    // One delivery becomes several call events (start, transcript, end), each recorded as it comes: wait for all.
+    const conversation = await conversationWhen(account, 'long-call-1', (r) => r.status === 200 && r.body.data.status === 'completed' && r.body.data.content.transcript.length === 1500);
     expect(conversation.body.data).toMatchObject({ status: 'completed', duration: 7200 });
     const transcript = await account.api.get('/v1/conversations/long-call-1/transcript?format=text');
     expect(transcript.status).toBe(200);

@@ -26,8 +26,9 @@ async function startInProcess(kit, config, env, databaseUrl, adminToken) {
     const tuning = conversationsTuningFrom(integrationsConfig);
     integrationsConfig.done();
     const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
-    running.push(await startAgentsService({ databaseUrl, local, namespace, secretBox, platformHttp, platformSync }));
-    running.push(await startConversationsService({ databaseUrl, local, namespace, tuning }));
+    const reads = { databaseReadUrl: config.databaseReadUrl, databaseReadMaxLagMs: config.databaseReadMaxLagMs };
+    running.push(await startAgentsService({ databaseUrl, ...reads, local, namespace, secretBox, platformHttp, platformSync }));
+    running.push(await startConversationsService({ databaseUrl, ...reads, local, namespace, tuning }));
     running.push(await startNotificationsService({ databaseUrl, local, namespace, secretBox, ...notifications }));
     const rpcTimeoutMs = config.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     const gateway = await startGateway({

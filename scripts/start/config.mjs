@@ -12,6 +12,9 @@ export function readStartConfig(kit, env) {
     port: rules.port(c),
     host: rules.host(c, '127.0.0.1'),
     databaseUrl: rules.optionalDatabaseUrl(c),
+    // A streaming replica of DATABASE_URL for agents-service's and conversations-service's reads (both modes; the spawned apps read it from the environment).
+    databaseReadUrl: rules.databaseReadUrl(c),
+    databaseReadMaxLagMs: rules.databaseReadMaxLagMs(c),
     natsUrl: rules.optionalNatsUrl(c),
     // Read here so a bad value stops the start with the others; the spawned apps read it from the same environment.
     jetstreamReplicas: rules.jetstreamReplicas(c),

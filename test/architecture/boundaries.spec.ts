@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { FILTER_COLUMNS } from '../../apps/conversations-service/src/conversation-filters/conversation-filters.js';
+import { VOICE_PLATFORMS } from '../../libs/contracts/src/agents.js';
 import {
   definesSentimentRank, findBoundaryViolations, findLayoutViolations, findRedefinitions, findWireFieldsOutsidePlatforms, importSpecifiers, lineCount, MAX_SOURCE_LINES,
   PLATFORM_WIRE_FIELDS, readSourceTree, type SourceFile,
@@ -26,21 +27,21 @@ describe('module boundaries', () => {
     expect(oversized).toEqual([]);
   });
 
-  it('the sentiment rank and the list filters’ SQL are each written once', () => {
-    expect(findRedefinitions(readSourceTree(root), FILTER_COLUMNS)).toEqual([]);
+  it('the sentiment rank, the plain-object check and the list filters’ SQL are each written once', () => {
+    // tools/ too: the platform simulators read request bodies with the same check.
+    expect(findRedefinitions(readSourceTree(root, ['apps', 'libs', 'tools']), FILTER_COLUMNS)).toEqual([]);
   });
 
   it('a voice platform’s wire fields are named only in its folder of libs/voice-platforms', () => {
     expect(findWireFieldsOutsidePlatforms(readSourceTree(root))).toEqual([]);
   });
 
-  it('every voice platform has its folder with the field table, management dialect, webhook, end reasons and signature', () => {
+  it('every voice platform of the API has its folder with the field table, management dialect, webhook, end reasons, signature and body schema', () => {
     const paths = new Set(readSourceTree(root).map((f) => f.path));
-    for (const platform of ['platform-a', 'platform-b']) {
-      for (const file of ['index.ts', 'agent-fields.ts', 'management.ts', 'webhook.ts', 'end-reasons.ts', 'signature.ts']) {
-        expect(paths.has(`libs/voice-platforms/src/${platform}/${file}`)).toBe(true);
-      }
-    }
+    const files = ['index.ts', 'agent-fields.ts', 'management.ts', 'webhook.ts', 'end-reasons.ts', 'signature.ts', 'webhook-schema.ts'];
+    const missing = VOICE_PLATFORMS.flatMap((platform) => files.map((file) => `libs/voice-platforms/src/${platform.replace('_', '-')}/${file}`)).filter((path) => !paths.has(path));
+    expect(VOICE_PLATFORMS.length).toBeGreaterThan(1);
+    expect(missing).toEqual([]);
   });
 
   it('every app has its start function and entry point', () => {
@@ -163,6 +164,24 @@ describe('module boundaries', () => {
       expect(definesSentimentRank(text)).toBe(true);
       expect(rulesOf([{ path: 'apps/api-gateway/src/x.ts', text }, { path: 'libs/contracts/src/conversation-filters.ts', text }, { path: `${service}/x.spec.ts`, text }]))
         .toEqual([['apps/api-gateway/src/x.ts', 'a sentiment rank outside its home']]);
+    });
+
+    it.each([
+      `const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);`,
+      `function isRecord(v: unknown) { return typeof v == "object" && v != null && !Array.isArray(v); }`,
+      `if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;`,
+      `items.every((item) => typeof item.body === 'object' && item.body !== null && !Array.isArray(item.body) && item.ok);`,
+    ])('flags a plain-object check anywhere but its home, under any name: %s', (text) => {
+      expect(rulesOf([{ path: 'libs/voice-platforms/src/x.ts', text }, { path: 'libs/contracts/src/plain-object.ts', text }, { path: `${service}/x.spec.ts`, text }]))
+        .toEqual([['libs/voice-platforms/src/x.ts', 'a plain-object check outside its home']]);
+    });
+
+    it.each([
+      `if (typeof value === 'object' && value !== null) return value;`,
+      `return typeof a === 'object' && b !== null && !Array.isArray(a);`,
+      `import { isPlainObject } from '@voice/contracts'; if (isPlainObject(body)) read(body);`,
+    ])('lets other object tests and uses of the shared check pass: %s', (text) => {
+      expect(rulesOf([{ path: 'apps/api-gateway/src/x.ts', text }])).toEqual([]);
     });
 
     it.each([

@@ -125,6 +125,8 @@ export function findLayoutViolations(files: SourceFile[]): LayoutViolation[] {
 
 /** The one home of the sentiment rank (negative < neutral < positive). */
 export const SENTIMENT_RANK_HOME = 'libs/contracts/src/conversation-filters.ts';
+/** The one home of the check that a parsed JSON value is an object with keys (`isPlainObject`). */
+export const PLAIN_OBJECT_CHECK_HOME = 'libs/contracts/src/plain-object.ts';
 /** The one home of the list filters' SQL predicates. */
 export const FILTER_SQL_HOME = 'apps/conversations-service/src/conversation-filters/';
 const READ_MODEL_SERVICE = 'apps/conversations-service/src/';
@@ -133,6 +135,11 @@ const READ_MODEL_SERVICE = 'apps/conversations-service/src/';
 const SENTIMENT_NUMBER = /\b(negative|neutral|positive)\b['"`]?\s*(?::|\?|=>|,|\bTHEN\b)\s*(?:return\s+)?(-?\d+)\b/gi;
 /** The sentiments listed in rank order, so that their positions are the rank. */
 const SENTIMENTS_IN_RANK_ORDER = /negative['"`]\s*,\s*['"`]neutral['"`]\s*,\s*['"`]positive/i;
+/** `typeof v === 'object' && v !== null && !Array.isArray(v)`, in either order of the first two tests. */
+const PLAIN_OBJECT_CHECK = new RegExp([
+  String.raw`typeof\s+([\w.$]+)\s*===?\s*['"]object['"]\s*&&\s*\1\s*!==?\s*null\s*&&\s*!\s*Array\.isArray\(\s*\1\s*\)`,
+  String.raw`([\w.$]+)\s*!==?\s*null\s*&&\s*typeof\s+\2\s*===?\s*['"]object['"]\s*&&\s*!\s*Array\.isArray\(\s*\2\s*\)`,
+].join('|'));
 /** A string or template literal (the SQL a store writes). */
 const STRING_LITERAL = /`(?:[^`\\]|\\.)*`|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g;
 const READ_MODEL_TABLE = /\bconversations\.(conversations|conversation_topics|conversation_search)\b/i;
@@ -157,7 +164,8 @@ export function definesSentimentRank(text: string): boolean {
 }
 
 /**
- * Things defined once: no source file but SENTIMENT_RANK_HOME defines a sentiment rank, and no file of
+ * Things defined once: no source file but SENTIMENT_RANK_HOME defines a sentiment rank, none but
+ * PLAIN_OBJECT_CHECK_HOME writes the plain-object check (under whatever name), and no file of
  * conversations-service but FILTER_SQL_HOME writes a filter predicate: a comparison template (`${c} = ${p}`),
  * or a comparison of a filter column with an interpolated value, or, in SQL over the list's read model, with a
  * numbered parameter.
@@ -173,6 +181,9 @@ export function findRedefinitions(files: SourceFile[], filterColumns: readonly s
     if (TEST_FILE.test(name) || GENERATED_FILE.test(name)) continue;
     if (file.path !== SENTIMENT_RANK_HOME && definesSentimentRank(file.text)) {
       violations.push({ file: file.path, rule: 'a sentiment rank outside its home', detail: `use sentimentRank from ${SENTIMENT_RANK_HOME}` });
+    }
+    if (file.path !== PLAIN_OBJECT_CHECK_HOME && PLAIN_OBJECT_CHECK.test(file.text)) {
+      violations.push({ file: file.path, rule: 'a plain-object check outside its home', detail: `use isPlainObject from ${PLAIN_OBJECT_CHECK_HOME}` });
     }
     if (!file.path.startsWith(READ_MODEL_SERVICE) || file.path.startsWith(FILTER_SQL_HOME) || file.path.includes('/database/migrations/')) continue;
     for (const [literal] of file.text.matchAll(STRING_LITERAL)) {
@@ -219,7 +230,7 @@ export function findWireFieldsOutsidePlatforms(files: SourceFile[], wireFields: 
 const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Every TypeScript and JavaScript source file under apps/ and libs/ (tests included, build output excluded). */
-export function readSourceTree(root: string): SourceFile[] {
+export function readSourceTree(root: string, tops: readonly string[] = ['apps', 'libs']): SourceFile[] {
   const files: SourceFile[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -229,6 +240,6 @@ export function readSourceTree(root: string): SourceFile[] {
       else if (SOURCE_FILE.test(entry)) files.push({ path: relative(root, full).split(sep).join('/'), text: readFileSync(full, 'utf8') });
     }
   };
-  for (const top of ['apps', 'libs']) walk(resolve(root, top));
+  for (const top of tops) walk(resolve(root, top));
   return files;
 }

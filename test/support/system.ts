@@ -88,17 +88,23 @@ export async function startSystem(
     webhookDisableAfter?: number;
     /** conversations-service's tuning (a short retention sweep, say). */
     conversationsTuning?: Parameters<typeof startConversationsService>[0]['tuning'];
+    /**
+     * A database of the test's own instead of a fresh one on the shared server (left as it is at close), and a
+     * streaming replica of it for agents-service's and conversations-service's reads (DATABASE_READ_URL).
+     */
+    database?: { url: string; readUrl?: string; readMaxLagMs?: number };
   } = {},
 ): Promise<RunningSystem> {
-  const db = await createTestDatabase('e2e');
+  const db: Pick<TestDatabase, 'url' | 'drop'> = options.database ? { url: options.database.url, drop: async () => undefined } : await createTestDatabase('e2e');
+  const reads = { databaseReadUrl: options.database?.readUrl, databaseReadMaxLagMs: options.database?.readMaxLagMs };
   const namespace = options.nats?.namespace ?? randomNamespace();
   const natsUrl = options.nats?.gateway ?? testNatsUrl();
   const adminToken = `admin_${randomBytes(12).toString('hex')}`;
   const services: Partial<Record<'agents' | 'conversations' | 'notifications', { close(): Promise<void> }>> = {};
   const logger = options.logger ? { logger: options.logger } : {};
   const platforms = await startTestPlatforms();
-  services.agents = await startAgentsService({ databaseUrl: db.url, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
-  services.conversations = await startConversationsService({ databaseUrl: db.url, natsUrl: options.nats?.conversations ?? natsUrl, namespace, tuning: options.conversationsTuning });
+  services.agents = await startAgentsService({ databaseUrl: db.url, ...reads, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
+  services.conversations = await startConversationsService({ databaseUrl: db.url, ...reads, natsUrl: options.nats?.conversations ?? natsUrl, namespace, tuning: options.conversationsTuning });
   services.notifications = await startNotificationsService({
     databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs, disableAfterFailedDeliveries: options.webhookDisableAfter }), ...logger,
   });

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { ReadRouter } from '@voice/service-kit';
 import { AgentStore, COMMIT_LISTENER, type CommitListener } from './agent/agent.store.js';
 import { CreateAgentHandler } from './create-agent/create-agent.handler.js';
 import { CreateAgentMessageController } from './create-agent/create-agent.message.controller.js';
@@ -33,6 +34,8 @@ import { VerifyOwnershipMessageController } from './verify-ownership/verify-owne
 
 export interface AgentsModuleDependencies {
   dataSource: DataSource;
+  /** Where reads of agents go: a read replica (DATABASE_READ_URL) or the primary. */
+  reads: ReadRouter;
   commitListener: CommitListener;
   platformAdapters: VoicePlatformAdapters;
   integrations: IntegrationsSettings;
@@ -58,6 +61,7 @@ export class AgentsModule {
       ],
       providers: [
         { provide: DataSource, useValue: deps.dataSource },
+        { provide: ReadRouter, useValue: deps.reads },
         { provide: COMMIT_LISTENER, useValue: deps.commitListener },
         { provide: VOICE_PLATFORM_ADAPTERS, useValue: deps.platformAdapters },
         { provide: INTEGRATIONS_SETTINGS, useValue: deps.integrations },

@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReplyClaimInterceptor, ReplyClaims,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReadRouter, readMarksSubject, ReplyClaimInterceptor, ReplyClaims,
   RequestContextInterceptor, SecretBox, ServiceErrorFilter, serviceTransportOptions, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import type { Logger } from 'pino';
@@ -26,6 +26,10 @@ export interface AgentsServiceOptions {
   databaseUrl: string;
   /** DATABASE_MIGRATION_URL: the schema owner, migrations only (service-kit openDatabase). */
   databaseMigrationUrl?: string;
+  /** DATABASE_READ_URL: a streaming replica serving the agent list and GET reads (service-kit ReadRouter). */
+  databaseReadUrl?: string;
+  /** DATABASE_READ_MAX_LAG_MS: further behind than this, the replica serves nothing. */
+  databaseReadMaxLagMs?: number;
   /** Required unless `local` is given. */
   natsUrl?: string;
   /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
@@ -67,10 +71,12 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
   let nc: NatsConnection | undefined;
   let relay: AgentEventsRelay | undefined;
   let app: INestMicroservice | undefined;
+  let reads: ReadRouter | undefined;
 
   const close = async () => {
     await app?.close().catch((err: unknown) => logger.error({ err }, 'closing the NATS server failed'));
     await relay?.stop();
+    await reads?.close();
     await closeNats(nc);
     if (dataSource.isInitialized) await dataSource.destroy();
   };
@@ -88,10 +94,15 @@ export async function startAgentsService(options: AgentsServiceOptions): Promise
       claims = await ReplyClaims.open(nc, namespace, { replicas: options.jetstreamReplicas });
       strategy = new NamespacedNatsServer(namespace, serviceTransportOptions(AGENTS_SERVICE_NAME, options.natsUrl!));
     }
+    reads = await ReadRouter.open({
+      primary: dataSource, url: options.databaseReadUrl, maxLagMs: options.databaseReadMaxLagMs, schema: AGENTS_SCHEMA, applicationName: AGENTS_SERVICE_NAME, logger,
+    });
+    if (nc) reads.shareMarksOver(nc, readMarksSubject(namespace, AGENTS_SERVICE_NAME));
     relay = await AgentEventsRelay.start({ dataSource, streams, namespace, logger, pollIntervalMs: options.relayPollIntervalMs });
     app = await NestFactory.createMicroservice(
       AgentsModule.register({
         dataSource,
+        reads,
         commitListener: relay,
         platformAdapters: createVoicePlatformAdapters(options.platformHttp ?? {}),
         integrations: {

@@ -6,6 +6,8 @@ import { AGENTS_SERVICE_NAME, platformSyncSettingsFrom, startAgentsService } fro
 runService(AGENTS_SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
+  const databaseReadUrl = environment.databaseReadUrl(config);
+  const databaseReadMaxLagMs = environment.databaseReadMaxLagMs(config);
   const natsUrl = environment.natsUrl(config);
   const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
@@ -14,6 +16,6 @@ runService(AGENTS_SERVICE_NAME, async (config) => {
   config.done();
   // INTEGRATIONS_KEY (and INTEGRATIONS_KEY_PREVIOUS during a rotation): required; a ConfigError names the problem.
   const secretBox = secretBoxFromEnv('INTEGRATIONS_KEY');
-  const service = await startAgentsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, secretBox, platformHttp, platformSync });
+  const service = await startAgentsService({ databaseUrl, databaseMigrationUrl, databaseReadUrl, databaseReadMaxLagMs, natsUrl, jetstreamReplicas, namespace, secretBox, platformHttp, platformSync });
   return { service, details: { namespace: namespace ?? '' } };
 });

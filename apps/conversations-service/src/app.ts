@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReplyClaimInterceptor, ReplyClaims,
+  closeNats, connectNats, createLogger, InProcessServer, JetStreamStreams, NamespacedNatsServer, openDatabase, PinoNestLogger, ReadRouter, readMarksSubject, ReplyClaimInterceptor, ReplyClaims,
   RequestContextInterceptor, serviceTransportOptions, ServiceErrorFilter, type InProcessBus, type MessageStreams,
 } from '@voice/service-kit';
 import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js';
@@ -20,6 +20,10 @@ export interface ConversationsServiceOptions {
   databaseUrl: string;
   /** DATABASE_MIGRATION_URL: the schema owner, migrations only (service-kit openDatabase). */
   databaseMigrationUrl?: string;
+  /** DATABASE_READ_URL: a streaming replica serving list, detail, transcript and stats reads (service-kit ReadRouter). */
+  databaseReadUrl?: string;
+  /** DATABASE_READ_MAX_LAG_MS: further behind than this, the replica serves nothing. */
+  databaseReadMaxLagMs?: number;
   /** Required unless `local` is given. */
   natsUrl?: string;
   /** Servers holding each JetStream stream and durable consumer it creates (JETSTREAM_REPLICAS); 1 when unset. */
@@ -56,6 +60,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
   let streams: MessageStreams;
   let strategy: CustomStrategy['strategy'];
   let claims: ReplyClaims | undefined;
+  let reads: ReadRouter;
   try {
     if (options.local) {
       streams = options.local.streams;
@@ -66,11 +71,16 @@ export async function startConversationsService(options: ConversationsServiceOpt
       claims = await ReplyClaims.open(nc, options.namespace ?? '', { replicas: options.jetstreamReplicas });
       strategy = new NamespacedNatsServer(options.namespace ?? '', serviceTransportOptions(SERVICE_NAME, options.natsUrl!));
     }
+    reads = await ReadRouter.open({
+      primary: dataSource, url: options.databaseReadUrl, maxLagMs: options.databaseReadMaxLagMs, schema: CONVERSATIONS_SCHEMA, applicationName: SERVICE_NAME, logger,
+    });
+    if (nc) reads.shareMarksOver(nc, readMarksSubject(options.namespace, SERVICE_NAME));
   } catch (err) {
+    await closeNats(nc);
     await dataSource.destroy();
     throw err;
   }
-  const context: ServiceContext = { dataSource, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning }, requireAccountSubject: options.requireAccountSubject };
+  const context: ServiceContext = { dataSource, reads, streams, namespace: options.namespace, logger, tuning: { ...DEFAULT_TUNING, ...options.tuning }, requireAccountSubject: options.requireAccountSubject };
   const app = await NestFactory.createMicroservice(ConversationsModule.register(context), { strategy, logger: new PinoNestLogger(logger) });
   app.useGlobalFilters(new ServiceErrorFilter(logger));
   // Over NATS a reply bigger than the bus carries (a long transcript, a page of long records) leaves as a claim check.
@@ -92,6 +102,7 @@ export async function startConversationsService(options: ConversationsServiceOpt
       closed = true;
       for (const worker of workers) await worker.stop().catch((err) => logger.error({ err }, 'consumer stop failed'));
       await app.close().catch((err) => logger.error({ err }, 'nest close failed'));
+      await reads.close();
       // drain() flushes pending acks before the connection closes.
       await closeNats(nc);
       await dataSource.destroy().catch(() => undefined);

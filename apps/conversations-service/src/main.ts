@@ -5,12 +5,14 @@ import { conversationsTuningFrom, SERVICE_NAME, startConversationsService } from
 runService(SERVICE_NAME, async (config) => {
   const databaseUrl = environment.databaseUrl(config);
   const databaseMigrationUrl = environment.databaseMigrationUrl(config);
+  const databaseReadUrl = environment.databaseReadUrl(config);
+  const databaseReadMaxLagMs = environment.databaseReadMaxLagMs(config);
   const natsUrl = environment.natsUrl(config);
   const jetstreamReplicas = environment.jetstreamReplicas(config);
   const namespace = environment.natsNamespace(config);
   const requireAccountSubject = environment.callEventsRequireAccountSubject(config);
   const tuning = conversationsTuningFrom(config);
   config.done();
-  const service = await startConversationsService({ databaseUrl, databaseMigrationUrl, natsUrl, jetstreamReplicas, namespace, tuning, requireAccountSubject });
+  const service = await startConversationsService({ databaseUrl, databaseMigrationUrl, databaseReadUrl, databaseReadMaxLagMs, natsUrl, jetstreamReplicas, namespace, tuning, requireAccountSubject });
   return { service, details: { namespace: namespace ?? '', ...tuning, require_account_subject: requireAccountSubject } };
 });

@@ -28,7 +28,8 @@ import {
 } from 'class-validator';
 import { AGENT_STATUSES, PII_REDACTION_CATEGORIES, RETENTION_DAYS, VOICE_PLATFORMS, WEEKDAYS } from './agents.js';
 import type { ServiceError } from './errors.js';
-import { findProblem, MaxChars } from './validation.js';
+import { isPlainObject } from './plain-object.js';
+import { allOf, findProblem, MaxChars, saying } from './validation.js';
 
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
 export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -117,59 +118,53 @@ function IsAfterOpen(): PropertyDecorator {
  * than @Type: @Type needs reflect-metadata, which contracts does not depend on.
  */
 function NestedAs(cls: () => new () => object): PropertyDecorator {
-  const isPlainObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
   const one = (v: unknown) => (isPlainObject(v) ? plainToInstance(cls(), v, { enableImplicitConversion: false }) : v);
   return (target, key) => Transform(({ value }) => (Array.isArray(value) ? value.map(one) : one(value)))(target, key as string);
 }
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
-const all = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
-  for (const d of decorators) d(target, key);
-};
-
-const message = (text: string) => ({ message: ({ property }: ValidationArguments) => `${property} ${text}` });
 
 export class ScheduleItemPayload {
-  @IsDefined(message('is required.'))
-  @IsIn(WEEKDAYS, { ...message(`must be one of ${WEEKDAYS.join(', ')}.`), context: { valid_values: WEEKDAYS } })
+  @IsDefined(saying('is required.'))
+  @IsIn(WEEKDAYS, { ...saying(`must be one of ${WEEKDAYS.join(', ')}.`), context: { valid_values: WEEKDAYS } })
   day: string;
 
-  @IsDefined(message('is required.'))
-  @Matches(TIME_OF_DAY_PATTERN, message('must be a 24-hour time HH:MM (00:00–23:59).'))
+  @IsDefined(saying('is required.'))
+  @Matches(TIME_OF_DAY_PATTERN, saying('must be a 24-hour time HH:MM (00:00–23:59).'))
   open: string;
 
-  @IsDefined(message('is required.'))
-  @Matches(TIME_OF_DAY_PATTERN, message('must be a 24-hour time HH:MM (00:00–23:59).'))
+  @IsDefined(saying('is required.'))
+  @Matches(TIME_OF_DAY_PATTERN, saying('must be a 24-hour time HH:MM (00:00–23:59).'))
   @IsAfterOpen()
   close: string;
 }
 
 export class BusinessHoursPayload {
-  @IsDefined(message('is required.'))
+  @IsDefined(saying('is required.'))
   @IsIanaTimeZone()
   timezone: string;
 
-  @IsDefined(message('is required.'))
-  @IsArray(message('must be an array of {day, open, close} items.'))
-  @ArrayMinSize(1, message('must list at least one operating day.'))
-  @ArrayMaxSize(WEEKDAYS.length, message('has at most one item per weekday.'))
+  @IsDefined(saying('is required.'))
+  @IsArray(saying('must be an array of {day, open, close} items.'))
+  @ArrayMinSize(1, saying('must list at least one operating day.'))
+  @ArrayMaxSize(WEEKDAYS.length, saying('has at most one item per weekday.'))
   @ValidateNested({ each: true })
   @NestedAs(() => ScheduleItemPayload)
   schedule: ScheduleItemPayload[];
 }
 
 export class PiiRedactionPayload {
-  @IsOptional() @IsBoolean(message('must be true or false.')) enabled?: boolean;
+  @IsOptional() @IsBoolean(saying('must be true or false.')) enabled?: boolean;
 
   // Each item is checked by findPiiCategoriesProblem, whose field names the item.
-  @IsOptional() @IsArray(message(`must be an array of categories (${PII_REDACTION_CATEGORIES.join(', ')}).`)) categories?: string[];
+  @IsOptional() @IsArray(saying(`must be an array of categories (${PII_REDACTION_CATEGORIES.join(', ')}).`)) categories?: string[];
 }
 
-const RetentionDaysRules = all(
+const RetentionDaysRules = allOf(
   IsOptional(),
-  IsInt(message(`must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep.`)),
-  Min(RETENTION_DAYS.min, message(`must be at least ${RETENTION_DAYS.min} day, or null to keep.`)),
-  Max(RETENTION_DAYS.max, message(`must be at most ${RETENTION_DAYS.max} days (10 years), or null to keep.`)),
+  IsInt(saying(`must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep.`)),
+  Min(RETENTION_DAYS.min, saying(`must be at least ${RETENTION_DAYS.min} day, or null to keep.`)),
+  Max(RETENTION_DAYS.max, saying(`must be at most ${RETENTION_DAYS.max} days (10 years), or null to keep.`)),
 );
 
 export class RetentionPayload {
@@ -178,48 +173,48 @@ export class RetentionPayload {
 }
 
 // ---- field rules shared by create and update ----
-const NameRules = all(
+const NameRules = allOf(
   trim,
-  IsString(message('must be a string.')),
-  IsNotEmpty(message('must not be empty.')),
-  MaxChars(AGENT_LIMITS.name, message(`must be at most ${AGENT_LIMITS.name} characters.`)),
+  IsString(saying('must be a string.')),
+  IsNotEmpty(saying('must not be empty.')),
+  MaxChars(AGENT_LIMITS.name, saying(`must be at most ${AGENT_LIMITS.name} characters.`)),
 );
 const VoicePlatformRules = IsIn(VOICE_PLATFORMS, {
-  ...message(`must be one of ${VOICE_PLATFORMS.join(', ')}.`),
+  ...saying(`must be one of ${VOICE_PLATFORMS.join(', ')}.`),
   context: { valid_values: VOICE_PLATFORMS },
 });
-const E164Rules = all(
-  IsString(message('must be a string.')),
-  Matches(E164_PATTERN, message('must be an E.164 phone number such as +14155550100.')),
+const E164Rules = allOf(
+  IsString(saying('must be a string.')),
+  Matches(E164_PATTERN, saying('must be an E.164 phone number such as +14155550100.')),
 );
-const VoiceIdRules = all(
-  IsString(message('must be a string.')),
-  IsNotEmpty(message('must not be empty.')),
-  MaxChars(AGENT_LIMITS.voiceId, message(`must be at most ${AGENT_LIMITS.voiceId} characters.`)),
+const VoiceIdRules = allOf(
+  IsString(saying('must be a string.')),
+  IsNotEmpty(saying('must not be empty.')),
+  MaxChars(AGENT_LIMITS.voiceId, saying(`must be at most ${AGENT_LIMITS.voiceId} characters.`)),
 );
-const LanguageRules = IsIn(ISO_639_1_CODES, message('must be a lowercase ISO 639-1 language code such as en.'));
-const SystemPromptRules = all(
-  IsString(message('must be a string.')),
-  MaxChars(AGENT_LIMITS.systemPrompt, message(`must be at most ${AGENT_LIMITS.systemPrompt} characters.`)),
+const LanguageRules = IsIn(ISO_639_1_CODES, saying('must be a lowercase ISO 639-1 language code such as en.'));
+const SystemPromptRules = allOf(
+  IsString(saying('must be a string.')),
+  MaxChars(AGENT_LIMITS.systemPrompt, saying(`must be at most ${AGENT_LIMITS.systemPrompt} characters.`)),
 );
-const WelcomeMessageRules = all(
-  IsString(message('must be a string.')),
-  MaxChars(AGENT_LIMITS.welcomeMessage, message(`must be at most ${AGENT_LIMITS.welcomeMessage} characters.`)),
+const WelcomeMessageRules = allOf(
+  IsString(saying('must be a string.')),
+  MaxChars(AGENT_LIMITS.welcomeMessage, saying(`must be at most ${AGENT_LIMITS.welcomeMessage} characters.`)),
 );
-const BooleanRules = IsBoolean(message('must be true or false.'));
-const BusinessHoursRules = all(
-  IsObject(message('must be an object with timezone and schedule.')),
+const BooleanRules = IsBoolean(saying('must be true or false.'));
+const BusinessHoursRules = allOf(
+  IsObject(saying('must be an object with timezone and schedule.')),
   ValidateNested(),
   NestedAs(() => BusinessHoursPayload),
 );
-const MetadataRules = IsObject(message('must be an object of string values.'));
-const PiiRedactionRules = all(
-  IsObject(message('must be an object with enabled and categories.')),
+const MetadataRules = IsObject(saying('must be an object of string values.'));
+const PiiRedactionRules = allOf(
+  IsObject(saying('must be an object with enabled and categories.')),
   ValidateNested(),
   NestedAs(() => PiiRedactionPayload),
 );
-const RetentionRules = all(
-  IsObject(message('must be an object with conversations_days and recordings_days.')),
+const RetentionRules = allOf(
+  IsObject(saying('must be an object with conversations_days and recordings_days.')),
   ValidateNested(),
   NestedAs(() => RetentionPayload),
 );
@@ -228,11 +223,11 @@ const RetentionRules = all(
 const sent = (property: string) => ValidateIf((o: Record<string, unknown>) => o[property] !== undefined);
 
 export class CreateAgentPayload {
-  @IsDefined(message('is required.'))
+  @IsDefined(saying('is required.'))
   @NameRules
   name: string;
 
-  @IsDefined(message('is required.'))
+  @IsDefined(saying('is required.'))
   @VoicePlatformRules
   voice_platform: string;
 
@@ -269,7 +264,7 @@ export class UpdateAgentPayload {
   @IsOptional() @MetadataRules metadata?: Record<string, string> | null;
 
   @sent('status')
-  @IsIn(AGENT_STATUSES, { ...message(`must be one of ${AGENT_STATUSES.join(', ')}.`), context: { valid_values: AGENT_STATUSES } })
+  @IsIn(AGENT_STATUSES, { ...saying(`must be one of ${AGENT_STATUSES.join(', ')}.`), context: { valid_values: AGENT_STATUSES } })
   status?: string;
 }
 
@@ -309,8 +304,6 @@ export function findScheduleProblem(businessHours: unknown): ServiceError | unde
   }
   return undefined;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The shape of business_hours.schedule, checked before the field rules: class-validator lets nested

@@ -1,17 +1,18 @@
 /**
- * The call-event contract (call-events.ts) as one definition, call-event.schema.json, shared by the HTTP
- * ingest (gateway), the JetStream consumer (conversations-service) and publishers in other languages, so
- * every path accepts exactly the same events. The schema is compiled once with Ajv; a refused event is
- * explained by walking the same schema (call-event-problems.ts).
+ * The call-event contract as one definition, the TypeBox schema of call-event.schema.ts (JSON Schema, also
+ * published in the OpenAPI document for publishers in other languages), shared by the HTTP ingest (gateway) and
+ * the JetStream consumer (conversations-service), so every path accepts exactly the same events. The schema is
+ * compiled once with Ajv; a refused event is explained by walking the same schema (call-event-problems.ts).
  */
-import { readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CallEventProblems, type SchemaNode } from './call-event-problems.js';
+import { CALL_EVENT_SCHEMA_JSON } from './call-event.schema.js';
 import type { CallEventType } from './call-events.js';
 import type { ServiceError } from './errors.js';
+import { isPlainObject } from './plain-object.js';
 import { findReservedKey } from './validation.js';
-/** Patterns shared with call-event.schema.json (kept identical on purpose). */
+/** Patterns shared with the call-event schema (call-event.schema.ts; kept identical on purpose). */
 export const CALL_EVENT_PATTERNS = {
   e164: /^\+[1-9][0-9]{1,14}$/,
   /**
@@ -111,10 +112,8 @@ interface CallEventSchema extends SchemaNode {
   allOf: { if: { properties: { type: { const: CallEventType } } }; then: { properties: { data: { $ref: string } } } }[];
 }
 
-/** The definition itself, read from the package's source folder (next to dist/, so the same path from both). */
-export const CALL_EVENT_SCHEMA: CallEventSchema = JSON.parse(
-  readFileSync(new URL('../src/call-event.schema.json', import.meta.url), 'utf8'),
-) as CallEventSchema;
+/** The definition itself, as plain JSON Schema. */
+export const CALL_EVENT_SCHEMA = CALL_EVENT_SCHEMA_JSON as CallEventSchema;
 
 // ajv and ajv-formats are CommonJS: depending on the loader the class sits on the module or on `.default`.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
@@ -148,10 +147,6 @@ const problems = new CallEventProblems(
   { isTimestamp: isCallEventTimestamp, isStorableText, isStorableJson },
   { TranscriptSegment: { end_ms: segmentEndsBeforeStart } },
 );
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The first problem of an untrusted call event, or undefined when it is valid.

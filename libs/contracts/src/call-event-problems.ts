@@ -1,10 +1,11 @@
 /**
  * The first problem of a call event that the compiled schema refused, as the error the API answers with.
- * Reads the same definition the validator is compiled from (call-event.schema.json) and walks it in the
+ * Reads the same definition the validator is compiled from (call-event.schema.ts) and walks it in the
  * order its properties are listed: unknown fields of an object first, then each property in turn, a
  * property's own rule before anything inside it. Only refused events come here, so it favours clarity.
  */
 import type { ServiceError } from './errors.js';
+import { isPlainObject } from './plain-object.js';
 import { charCount } from './validation.js';
 
 export interface SchemaNode {
@@ -51,9 +52,6 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^https?://[^\\s/?#]+[^\\s]*$': 'must be an http(s) URL.',
   [NON_BLANK]: 'must not be blank.',
 };
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const joinPath = (parent: string, property: string) => (parent ? `${parent}.${property}` : property);
 

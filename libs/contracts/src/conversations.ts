@@ -31,12 +31,12 @@ export const MAX_ID_LENGTH = 128;
 export const PAGINATION = { defaultPerPage: 25, maxPerPage: 100 } as const;
 
 /**
- * A definition of call-event.schema.json used inside a view, typed as its interface: the views and the call-event
- * contract say the same thing about a transcript segment, an error, a cost line…
+ * A definition of the call-event schema (call-event.schema.ts) used inside a view, typed as its type: the views
+ * and the call-event contract say the same thing about a transcript segment, an error, a cost line…
  */
 const callEventDefinition = <T>(name: string) => Type.Unsafe<T>(CALL_EVENT_SCHEMA.$defs[name]);
 
-/** The call-event definitions the conversation views embed, by their name in call-event.schema.json's $defs. */
+/** The call-event definitions the conversation views embed, by their name in the call-event schema's $defs. */
 export const CALL_EVENT_DEFINITION_SCHEMAS = {
   e164: callEventDefinition<string>('e164'),
   TranscriptSegment: callEventDefinition<TranscriptSegment>('TranscriptSegment'),

@@ -5,6 +5,11 @@
  * the services holding copies (notifications-service's events, the gateway's inbound delivery log) drop theirs.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { IsDefined, IsIn, Matches } from 'class-validator';
+import { CALL_EVENT_PATTERNS } from './call-event-payloads.js';
+import { ConversationDetailSchema } from './conversations.js';
+import type { ServiceError } from './errors.js';
+import { findProblem, saying } from './validation.js';
 import { ClosedObject, DateTime, Nullable, StringEnum } from './view-schema.js';
 
 export const DATA_REQUEST_TYPES = ['erasure', 'access'] as const;
@@ -39,6 +44,21 @@ export const DataRequestViewSchema = ClosedObject(
 );
 export type DataRequestView = Static<typeof DataRequestViewSchema>;
 
+/** The body of POST /v1/data-requests: conversations-service validates with it, the API document is read from it. */
+export class CreateDataRequestPayload {
+  @IsDefined({ ...saying('is required.'), context: { valid_values: DATA_REQUEST_TYPES } })
+  @IsIn(DATA_REQUEST_TYPES, { ...saying(`must be one of ${DATA_REQUEST_TYPES.join(', ')}.`), context: { valid_values: DATA_REQUEST_TYPES } })
+  type!: DataRequestType;
+
+  @IsDefined(saying('is required.'))
+  @Matches(CALL_EVENT_PATTERNS.e164, saying('must be a phone number in E.164 form, such as +14155550123.'))
+  caller_number!: string;
+}
+
+export function findCreateDataRequestProblem(body: unknown): ServiceError | undefined {
+  return findProblem(CreateDataRequestPayload, body);
+}
+
 export interface CreateDataRequestRequest {
   account_id: string;
   body: unknown;
@@ -53,12 +73,16 @@ export interface DataRequestRequest {
 }
 
 /** The document an access request produces: every stored conversation of the caller, with its transcript. */
-export interface AccessDocument {
-  request_id: string;
-  caller_number: string;
-  generated_at: string;
-  conversations: unknown[];
-}
+export const AccessDocumentSchema = ClosedObject(
+  {
+    request_id: Type.String(),
+    caller_number: Type.String({ description: 'Masked but for the last 2 digits (each conversation carries the number as stored).' }),
+    generated_at: DateTime(),
+    conversations: Type.Array(ConversationDetailSchema),
+  },
+  { description: 'Every stored conversation of the caller in the account, as GET /v1/conversations/{id} shows it.' },
+);
+export type AccessDocument = Static<typeof AccessDocumentSchema>;
 
 /** Why conversations were erased. */
 export const ERASURE_REASONS = ['erasure_request', 'retention'] as const;

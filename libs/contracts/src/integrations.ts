@@ -28,7 +28,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { VOICE_PLATFORMS, type VoicePlatform } from './agents.js';
 import type { AccountContext } from './rpc.js';
 import type { ServiceError } from './errors.js';
-import { findProblem, MaxChars } from './validation.js';
+import { findProblem, MaxChars, saying } from './validation.js';
 import { ClosedObject, DateTime, Nullable, StringEnum } from './view-schema.js';
 
 /** The platform API used when a PUT gives no base_url. */
@@ -172,7 +172,6 @@ export function toIntegrationView(record: StoredIntegration, publicUrl: string, 
   };
 }
 
-const message = (text: string) => ({ message: ({ property }: ValidationArguments) => `${property} ${text}` });
 
 function IsHttpUrl() {
   return (target: object, propertyName: string) =>
@@ -180,7 +179,7 @@ function IsHttpUrl() {
       name: 'isHttpUrl',
       target: target.constructor,
       propertyName,
-      options: message('must be an absolute http or https URL such as https://api.platform-a.example/.'),
+      options: saying('must be an absolute http or https URL such as https://api.platform-a.example/.'),
       validator: {
         validate(value: unknown) {
           if (typeof value !== 'string') return false;
@@ -198,25 +197,25 @@ function IsHttpUrl() {
 const CREDENTIAL_CHARACTERS = 'may contain only visible ASCII characters (! to ~): no spaces, line breaks, control characters or non-ASCII letters.';
 
 export class ConfigureIntegrationPayload {
-  @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
-  @IsString(message('must be a string.'))
-  @Matches(CREDENTIAL_PATTERN, message(CREDENTIAL_CHARACTERS))
-  @IsNotEmpty(message('must not be empty.'))
-  @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  @IsDefined({ ...saying('is required.'), context: { code: 'missing_required_field' } })
+  @IsString(saying('must be a string.'))
+  @Matches(CREDENTIAL_PATTERN, saying(CREDENTIAL_CHARACTERS))
+  @IsNotEmpty(saying('must not be empty.'))
+  @MaxChars(INTEGRATION_LIMITS.secret, saying(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   api_key!: string;
 
-  @IsDefined({ ...message('is required.'), context: { code: 'missing_required_field' } })
-  @IsString(message('must be a string.'))
-  @Matches(CREDENTIAL_PATTERN, message(CREDENTIAL_CHARACTERS))
-  @IsNotEmpty(message('must not be empty.'))
-  @MaxChars(INTEGRATION_LIMITS.secret, message(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
+  @IsDefined({ ...saying('is required.'), context: { code: 'missing_required_field' } })
+  @IsString(saying('must be a string.'))
+  @Matches(CREDENTIAL_PATTERN, saying(CREDENTIAL_CHARACTERS))
+  @IsNotEmpty(saying('must not be empty.'))
+  @MaxChars(INTEGRATION_LIMITS.secret, saying(`must be at most ${INTEGRATION_LIMITS.secret} characters.`))
   webhook_secret!: string;
 
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
-  @IsString(message('must be a string.'))
-  @Matches(URL_TEXT_PATTERN, message('must not contain spaces, line breaks or other control characters.'))
-  @MaxChars(INTEGRATION_LIMITS.baseUrl, message(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
+  @IsString(saying('must be a string.'))
+  @Matches(URL_TEXT_PATTERN, saying('must not contain spaces, line breaks or other control characters.'))
+  @MaxChars(INTEGRATION_LIMITS.baseUrl, saying(`must be at most ${INTEGRATION_LIMITS.baseUrl} characters.`))
   @IsHttpUrl()
   base_url?: string | null;
 }

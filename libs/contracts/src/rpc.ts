@@ -28,6 +28,17 @@ export interface PageResult<T> {
 export interface HealthReply {
   service: string;
   status: 'ok';
+  /** Present when the service has a read replica (DATABASE_READ_URL): its state and lag, for the gateway's /health. */
+  read_replica?: ReadReplicaStatus;
+}
+
+/** A service's read replica as /health shows it: `ok` serves reads; `lagging` and `unreachable` leave them to the primary. */
+export interface ReadReplicaStatus {
+  state: 'ok' | 'lagging' | 'unreachable';
+  /** How old the data it serves is (0 when caught up with the primary); null when unknown. */
+  lag_ms: number | null;
+  lag_bytes: number | null;
+  max_lag_ms: number;
 }
 
 // ---- agents-service ----

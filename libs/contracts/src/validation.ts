@@ -1,9 +1,20 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { registerDecorator, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
+import { registerDecorator, validateSync, type ValidationArguments, type ValidationError, type ValidationOptions } from 'class-validator';
 import { isValidPayloadInstance } from './compiled-payload.js';
 
 export { plainToInstance };
 import { isErrorCode, type ServiceError } from './errors.js';
+
+/** A decorator's message that starts with the property's name: `saying('is required.')` → "url is required.". */
+export const saying = (text: string) => ({ message: ({ property }: ValidationArguments) => `${property} ${text}` });
+
+/**
+ * Several decorators applied in the order written. Stacked decorators are applied bottom-up, and class-validator
+ * reports the first rule that fails in the order they were applied: the order here is the order of the checks.
+ */
+export const allOf = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
+  for (const decorator of decorators) decorator(target, key);
+};
 
 /**
  * Extra data a validation decorator can carry in its `context`:
@@ -109,7 +120,12 @@ export function toServiceError(errors: ValidationError[], prefix = '', readOnly:
     };
   }
   if (error.value === undefined && (constraintName === 'isDefined' || context.code === 'missing_required_field')) {
-    return { code: 'missing_required_field', field: path, message: `${path} is required.` };
+    return {
+      code: 'missing_required_field',
+      field: path,
+      message: `${path} is required.`,
+      ...(context.valid_values ? { valid_values: [...context.valid_values] } : {}),
+    };
   }
   const code = isErrorCode(context.code) ? context.code : 'invalid_parameter';
   const message = constraints[constraintName].replace(new RegExp(`^${escapeRegExp(error.property)}\\b`), path);

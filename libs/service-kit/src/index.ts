@@ -9,6 +9,8 @@ export * from './logging/request-context.interceptor.js';
 export * from './database/outbox-relay.js';
 export * from './database/outbox-stream-publisher.js';
 export * from './database/pg-errors.js';
+export * from './database/read-router.js';
+export * from './database/read-routing.rules.js';
 export * from './bus/rpc-errors.js';
 export * from './bus/validation.js';
 export * from './bus/in-process-transport.js';

@@ -4,6 +4,7 @@
  * the error-field mapping and the listing reader, so that the correspondence
  * is written once.
  */
+import { isPlainObject } from '@voice/contracts';
 import type { PlatformAgentChanges, PlatformAgentSpec, StoredAgentFields } from './voice-platform.port.js';
 
 /** The fields of ours a platform holds; the sync compares and sends exactly these. */
@@ -24,10 +25,6 @@ export interface AgentFieldPlace {
 /** Every field of ours and its place on one platform. */
 export type AgentFieldTable = { readonly [F in AgentSpecField]: AgentFieldPlace };
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
@@ -36,7 +33,7 @@ export function stringOrNull(value: unknown): string | null {
 export function valueAt(object: unknown, path: string): unknown {
   let current = object;
   for (const key of path.split('.')) {
-    if (!isObject(current)) return undefined;
+    if (!isPlainObject(current)) return undefined;
     current = current[key];
   }
   return current;
@@ -47,7 +44,7 @@ export function setAt(object: Record<string, unknown>, path: string, value: unkn
   const keys = path.split('.');
   let current = object;
   for (const key of keys.slice(0, -1)) {
-    if (!isObject(current[key])) current[key] = {};
+    if (!isPlainObject(current[key])) current[key] = {};
     current = current[key] as Record<string, unknown>;
   }
   current[keys[keys.length - 1]] = value;

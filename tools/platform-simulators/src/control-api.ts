@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { isPlainObject } from '@voice/contracts';
 import { PlaceCallError, type PlaceCallOptions } from './calls/call-options.js';
 import { FAULT_NAMES, type DownMode, type FaultName } from './faults.js';
-import { INVALID_JSON, isPlainObject, type Reply, type SimulatorRequest } from './http-io.js';
+import { INVALID_JSON, type Reply, type SimulatorRequest } from './http-io.js';
 import type { SimulatorServer } from './simulator-server.js';
 
 /**

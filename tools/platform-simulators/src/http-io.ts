@@ -78,10 +78,6 @@ export function bearerKey(headers: IncomingMessage['headers']): string | undefin
   return match?.[1];
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendToStream, currentRequestOrigin, inTransaction, readStream, type StoredEvent } from '@voice/service-kit';
+import { appendToStream, currentRequestOrigin, inTransaction, ReadRouter, readStream, type StoredEvent } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
@@ -68,6 +68,9 @@ export interface AgentWrite {
  * as the database said it, and the command handling (agent.command-handling.ts) names the rule that race met.
  */
 export class AgentTransaction {
+  /** The accounts whose agents this transaction wrote: their reads stay on the primary until a replica has it. */
+  readonly wroteAccounts = new Set<string>();
+
   constructor(private readonly runner: QueryRunner) {}
 
   /**
@@ -98,6 +101,7 @@ export class AgentTransaction {
    * for every write), and tells the platform sync the platforms are behind (its work row: the sync's outbox).
    */
   async write({ before, events, after, command, handover }: AgentWrite): Promise<void> {
+    this.wroteAccounts.add(after.account_id);
     const origin = currentRequestOrigin();
     // correlation: the request the whole exchange belongs to; causation: the one command that produced these
     // events (a command id minted here, so events of one command group together even within one request).
@@ -151,18 +155,33 @@ export class AgentStore {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(COMMIT_LISTENER) private readonly listener: CommitListener,
+    private readonly reads: ReadRouter,
   ) {}
 
-  /** One transaction (load, then write what was decided on it); the relay is nudged once it committed. */
+  /**
+   * One transaction (load, then write what was decided on it); the relay is nudged once it committed, and the
+   * accounts it wrote are marked so their next reads see the write even with a read replica behind.
+   */
   async transaction<T>(work: (tx: AgentTransaction) => Promise<T>): Promise<T> {
-    const result = await inTransaction(this.dataSource, (runner) => work(new AgentTransaction(runner)));
+    let wrote: ReadonlySet<string> = new Set();
+    const result = await inTransaction(this.dataSource, (runner) => {
+      const tx = new AgentTransaction(runner);
+      wrote = tx.wroteAccounts;
+      return work(tx);
+    });
     this.listener.nudge();
+    for (const accountId of wrote) await this.reads.wrote(accountId);
     return result;
   }
 
-  /** The read-model row of a live (not deleted) agent of the account. */
+  /** The read-model row of a live (not deleted) agent of the account, on the primary (after a write of it). */
   async findLive(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
     return liveAgent(this.dataSource, accountId, agentId);
+  }
+
+  /** The same read for GET: on the read replica when it may serve the account (service-kit ReadRouter). */
+  async readLive(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
+    return this.reads.read(accountId, (db) => liveAgent(db, accountId, agentId));
   }
 
   /** The agent folded from its stream, whatever its account and status (for the platform sync). */
@@ -193,6 +212,11 @@ export class AgentStore {
   /** Resolves only when the database answers. */
   async ping(): Promise<void> {
     await this.dataSource.query('SELECT 1');
+  }
+
+  /** The read replica's state and lag, when one is configured (for /health). */
+  readReplica() {
+    return this.reads.configured ? this.reads.health() : undefined;
   }
 }
 

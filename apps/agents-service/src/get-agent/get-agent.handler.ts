@@ -10,7 +10,7 @@ export class GetAgentHandler implements IQueryHandler<GetAgentQuery> {
   constructor(private readonly store: AgentStore) {}
 
   async execute({ accountId, agentId }: GetAgentQuery): Promise<AgentReply> {
-    const record = await this.store.findLive(accountId, agentId);
+    const record = await this.store.readLive(accountId, agentId);
     agentMustExist(record?.state);
     return agentReply(record!);
   }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { AgentsRpc, type HealthReply } from '@voice/contracts';
+import { readReplicaStatus } from '@voice/service-kit';
 import { AgentStore } from '../agent/agent.store.js';
 
 @Controller()
@@ -11,6 +12,7 @@ export class HealthMessageController {
   @MessagePattern(AgentsRpc.health)
   async health(): Promise<HealthReply> {
     await this.store.ping();
-    return { service: 'agents-service', status: 'ok' };
+    const replica = this.store.readReplica();
+    return { service: 'agents-service', status: 'ok', ...(replica && { read_replica: readReplicaStatus(replica) }) };
   }
 }

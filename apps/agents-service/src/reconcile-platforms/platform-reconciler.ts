@@ -102,7 +102,11 @@ export class PlatformReconciler implements OnApplicationBootstrap, OnModuleDestr
     const adapter = this.adapters.for(scope.platform);
     let listing;
     try {
-      listing = { agents: await adapter.listAgents(connection), numbers: await adapter.listNumbers(connection) };
+      // Numbers before agents: a platform that deletes an agent unbinds its numbers in the same stroke, so a deletion
+      // between the two listings reads as the agent missing (its number still bound to it), never as a listed agent
+      // whose number was unbound, which would be repaired by binding the number to an agent that is gone.
+      const numbers = await adapter.listNumbers(connection);
+      listing = { agents: await adapter.listAgents(connection), numbers };
     } catch (error) {
       if (!(error instanceof PlatformCallFailed)) throw error;
       if (error.kind === 'invalid_credentials') await this.handler.credentialsRefused(scope.account_id, scope.platform, connection);

@@ -243,3 +243,59 @@ describe('reconciliation with two replicas against one database', () => {
     }
   });
 });
+
+describe('reconciliation reading a platform that changes during the look', () => {
+  let h: AgentsHarness;
+  beforeAll(async () => {
+    // A long interval: the test alone decides when the scope is looked at, so it knows which listing comes first.
+    h = await startAgentsHarness('reconcile-torn', {
+      platformSync: { pollIntervalMs: 100, retryPolicy: TEST_RETRY_POLICY, reconcileIntervalMs: 600_000 },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('an agent deleted between the two listings of a look is found missing, not as its number unbound from a listed agent', async () => {
+    const account = await h.account({ voice_platforms: ['platform_a'] });
+    const { agent } = await h.rpc<AgentReply>(AgentsRpc.create, { account, body: { name: 'Deleted mid-look', voice_platform: 'platform_a' } }, 15_000);
+    expect(agent.platform_sync.state).toBe('synced');
+    const platform = h.simulators.platformA;
+    const listing = (r: { method: string; path: string; query: string }) =>
+      r.method === 'GET' && (r.path === '/v2/agents' || r.path === '/v2/phone-numbers') && !r.query.includes('external_id');
+    const seen = platform.requests().length;
+
+    // The first listing of the look is answered 1 s late, as it was read: the deletion lands before the second.
+    platform.faults.delay(1_000);
+    const client = new pg.Client({ connectionString: h.db.url });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO agents.platform_reconcile_scopes (account_id, platform, next_due_at) VALUES ($1, 'platform_a', now())
+         ON CONFLICT (account_id, platform) DO UPDATE SET next_due_at = now()`,
+        [account.id],
+      );
+    } finally {
+      await client.end();
+    }
+    await eventually(async () => platform.requests().slice(seen).some(listing), (found) => found, 15_000);
+    const deleted = dashboard(h.simulators.urls.platformA, platform.getApiKeys()[0], 'DELETE', `/v2/agents/${agent.platform_sync.platform_agent_id}`);
+    await eventually(async () => platform.requests().slice(seen).some((r) => r.method === 'DELETE'), (found) => found, 5_000);
+    platform.faults.delay(0);
+    expect(await deleted).toBe(204);
+
+    const after = await eventually(
+      async () => (await h.rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: agent.id })).agent,
+      (a) => a.platform_sync.last_drift?.repaired_at != null && a.platform_sync.state === 'synced',
+    );
+    // The deletion did land between the look's two listings.
+    const order = platform.requests().slice(seen).filter((r) => listing(r) || r.method === 'DELETE').map((r) => `${r.method} ${r.path}`);
+    expect(order.slice(0, 3)).toEqual([expect.stringMatching(/^GET /), `DELETE /v2/agents/${agent.platform_sync.platform_agent_id}`, expect.stringMatching(/^GET /)]);
+    expect(after.platform_sync.last_drift).toMatchObject({ agent_missing: true, number: null, changed_fields: [] });
+    expect(after.platform_sync.platform_agent_id).not.toBe(agent.platform_sync.platform_agent_id);
+    expect(platform.phoneNumbers().find((n) => n.phone_number === agent.phone_number)).toMatchObject({ inbound_agent_id: after.platform_sync.platform_agent_id });
+    const events = await syncEventTypes(h.db.url, agent.id);
+    expect(events.filter((type) => type === 'AgentPlatformDriftFound')).toHaveLength(1);
+    expect(events.filter((type) => type === 'AgentPlatformDriftRepaired')).toHaveLength(1);
+  });
+});

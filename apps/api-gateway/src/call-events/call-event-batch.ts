@@ -1,4 +1,4 @@
-import { findCallEventProblem, MAX_CALL_EVENTS_PER_BATCH, type CallEvent, type ServiceError } from '@voice/contracts';
+import { findCallEventProblem, isPlainObject, MAX_CALL_EVENTS_PER_BATCH, type CallEvent, type ServiceError } from '@voice/contracts';
 
 export interface IndexedEvent {
   event: CallEvent;
@@ -7,10 +7,6 @@ export interface IndexedEvent {
 }
 
 export type ParsedCallEvents = { ok: true; events: IndexedEvent[] } | { ok: false; problem: ServiceError };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function fieldOf(path: string, field: string): string {
   return path ? `${path}.${field}` : field;

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
-import { AgentsRpc, ConversationsRpc, NotificationsRpc } from '@voice/contracts';
+import { AgentsRpc, ConversationsRpc, NotificationsRpc, type HealthReply } from '@voice/contracts';
 import { Public } from '../auth/access.decorators.js';
 import { success } from '../http/envelope.js';
 import { requestIdOf } from '../http/gateway-request.js';
@@ -25,6 +25,7 @@ const KEEP_UNHEALTHY_MS = 250;
 
 type Checks = Health['checks'];
 type CheckResult = Checks['database'];
+type ReadReplicas = NonNullable<Health['read_replicas']>;
 
 const allOk = (checks: Checks): boolean => Object.values(checks).every((c) => c === 'ok');
 
@@ -43,9 +44,15 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   }
 }
 
+/** One round's results: the checks, and the read replicas the services reported. */
+interface HealthRound {
+  checks: Checks;
+  readReplicas: ReadReplicas;
+}
+
 @Controller('health')
 export class HealthController {
-  private readonly checks = new SharedCheck<Checks>((checks) => (allOk(checks) ? KEEP_HEALTHY_MS : KEEP_UNHEALTHY_MS));
+  private readonly checks = new SharedCheck<HealthRound>(({ checks }) => (allOk(checks) ? KEEP_HEALTHY_MS : KEEP_UNHEALTHY_MS));
 
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
@@ -59,22 +66,32 @@ export class HealthController {
   @ApiEnvelope(200, 'Health', { description: 'Everything answers.' })
   @ApiEnvelope(503, 'Health', { description: 'At least one dependency does not answer; same shape.' })
   async health(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply) {
-    const checks = await this.checks.get(() => this.checkDependencies(requestIdOf(req)));
+    const { checks, readReplicas } = await this.checks.get(() => this.checkDependencies(requestIdOf(req)));
     const healthy = allOk(checks);
     res.status(healthy ? 200 : 503);
-    return success<Health>(req, { status: healthy ? 'ok' : 'unavailable', checks });
+    const replicas = Object.keys(readReplicas).length > 0 ? { read_replicas: readReplicas } : {};
+    return success<Health>(req, { status: healthy ? 'ok' : 'unavailable', checks, ...replicas });
   }
 
-  /** One round of checks, in parallel; the service calls carry the request id of the call that started it. */
-  private async checkDependencies(requestId: string): Promise<Checks> {
+  /**
+   * One round of checks, in parallel; the service calls carry the request id of the call that started it. A
+   * service with a read replica reports its state and lag; a replica behind or down leaves the check ok (the
+   * service reads from its primary meanwhile), and shows in `read_replicas`.
+   */
+  private async checkDependencies(requestId: string): Promise<HealthRound> {
     const rpc = (subject: string) => () => this.services.send(subject, {}, { requestId, timeoutMs: CHECK_TIMEOUT_MS });
+    const readReplicas: ReadReplicas = {};
+    const withReplica = (service: keyof ReadReplicas, subject: string) => async () => {
+      const replica = ((await rpc(subject)()) as Partial<HealthReply> | undefined)?.read_replica;
+      if (replica) readReplicas[service] = { state: replica.state, lag_ms: replica.lag_ms, lag_bytes: replica.lag_bytes, max_lag_ms: replica.max_lag_ms };
+    };
     const [database, nats, agents_service, conversations_service, notifications_service] = await Promise.all([
       check(() => this.db.query('SELECT 1')),
       check(this.busProbe),
-      check(rpc(AgentsRpc.health)),
-      check(rpc(ConversationsRpc.health)),
+      check(withReplica('agents_service', AgentsRpc.health)),
+      check(withReplica('conversations_service', ConversationsRpc.health)),
       check(rpc(NotificationsRpc.health)),
     ]);
-    return { database, nats, agents_service, conversations_service, notifications_service };
+    return { checks: { database, nats, agents_service, conversations_service, notifications_service }, readReplicas };
   }
 }

@@ -25,6 +25,8 @@ export interface PayloadSchemaOptions {
   annotations?: Record<string, JsonSchema>;
   /** Custom constraints JSON Schema cannot express; their property's description must state them. */
   statedInWords?: readonly string[];
+  /** The fewest properties a body must have, when the payload's handler checks it in code (a PATCH that changes something). */
+  minProperties?: number;
 }
 
 type ConstraintTranslation = (constraints: unknown[]) => JsonSchema;
@@ -168,6 +170,7 @@ export function payloadSchema(payload: Function, options: PayloadSchemaOptions =
     type: 'object',
     ...(options.description ? { description: options.description } : {}),
     ...(required.length > 0 ? { required } : {}),
+    ...(options.minProperties !== undefined ? { minProperties: options.minProperties } : {}),
     properties,
     additionalProperties: false,
     ...(options.examples ? { examples: options.examples } : {}),

@@ -1,13 +1,15 @@
 /** OpenAPI components of the webhook endpoints resource (outbound events). */
 import type { Static, TSchema } from '@sinclair/typebox';
 import {
-  CALL_EVENT_DEFINITION_SCHEMAS, ConversationListItemSchema, CreatedWebhookEndpointSchema, EndpointDisabledDataSchema, OUTBOUND_EVENT_TYPES, OutboundAgentDataSchema, OutboundAttemptViewSchema,
+  CALL_EVENT_DEFINITION_SCHEMAS, ConversationListItemSchema, CreatedWebhookEndpointSchema, CreateWebhookEndpointPayload, EndpointDisabledDataSchema,
+  OutboundAgentDataSchema, OutboundAttemptViewSchema, RecoverDeliveriesPayload, UpdateWebhookEndpointPayload,
   OutboundAgentSyncFailedDataSchema, OutboundConversationDataSchema, OutboundConversationEndedDataSchema, OutboundCredentialsInvalidDataSchema,
-  OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema, RecoverDeliveriesReplySchema, WEBHOOK_ENDPOINT_LIMITS,
+  OutboundDeliveryDetailSchema, OutboundDeliveryViewSchema, OutboundEventSchema, RecoverDeliveriesReplySchema,
   WebhookEndpointSecretReplySchema, WebhookEndpointViewSchema, WebhookTestDataSchema, WebhookTestResultSchema,
   type ConversationListItem, type OutboundAgentData, type OutboundAttemptView, type OutboundDeliveryView, type OutboundEvent, type WebhookEndpointView,
 } from '@voice/contracts';
-import { arrayOf, boolean, dateTime, enumOf, nullable, nullableString, string, type JsonSchema } from './json-schema.js';
+import { dateTime, string, type JsonSchema } from './json-schema.js';
+import { payloadSchema } from './payload-schema.js';
 import { componentName } from './call-event-schema.js';
 import { CONVERSATION_DETAIL_EXAMPLE } from './examples.js';
 import { embeddedExample, viewComponent } from './view-component.js';
@@ -31,31 +33,24 @@ const ENDPOINT_EXAMPLE: WebhookEndpointView = {
   updated_at: '2025-03-01T10:00:00.000Z',
 };
 
-const eventTypes = nullable(arrayOf(enumOf(OUTBOUND_EVENT_TYPES), { minItems: 1, uniqueItems: true }));
-const agentIds = nullable(arrayOf(string({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: WEBHOOK_ENDPOINT_LIMITS.agentIds }));
-const url = string({ format: 'uri', maxLength: WEBHOOK_ENDPOINT_LIMITS.urlLength, description: 'Absolute https URL, no credentials; redirects are not followed.' });
-const writable = {
-  url,
-  description: nullableString({ maxLength: WEBHOOK_ENDPOINT_LIMITS.description }),
-  event_types: { ...eventTypes, description: 'Only these event types; null or absent: all (an unknown type is 400 invalid_parameter with valid_values).' },
-  agent_ids: { ...agentIds, description: 'Only these agents’ events; null or absent: all.' },
-  enabled: { ...boolean, description: 'false: nothing is delivered to it (status disabled).' },
+/** Shared by create and update: what the payload classes' decorators cannot carry. */
+const endpointAnnotations: Record<string, JsonSchema> = {
+  url: { format: 'uri', description: 'Absolute https URL, no credentials; redirects are not followed.' },
+  event_types: { description: 'Only these event types, each kept once; null or absent: all (an unknown type is 400 invalid_parameter with valid_values).' },
+  agent_ids: { description: 'Only these agents’ events, each kept once; null or absent: all.' },
+  enabled: { description: 'false: nothing is delivered to it (status disabled).' },
 };
 
-const createRequest: JsonSchema = {
-  type: 'object',
-  required: ['url'],
-  properties: writable,
-  additionalProperties: false,
+const createRequest = payloadSchema(CreateWebhookEndpointPayload, {
+  annotations: endpointAnnotations,
   examples: [{ url: ENDPOINT_EXAMPLE.url, description: ENDPOINT_EXAMPLE.description, event_types: ['conversation.ended'] }],
-};
-const updateRequest: JsonSchema = {
-  type: 'object',
-  minProperties: 1,
-  properties: writable,
-  additionalProperties: false,
-  examples: [{ enabled: false }],
-};
+});
+// notifications-service refuses a PATCH that changes nothing in code (invalid_request).
+const updateRequest = payloadSchema(UpdateWebhookEndpointPayload, { minProperties: 1, annotations: endpointAnnotations, examples: [{ enabled: false }] });
+const recoverRequest = payloadSchema(RecoverDeliveriesPayload, {
+  annotations: { since: { description: 'An ISO 8601 date (midnight UTC) or instant, not in the future.' } },
+  examples: [{ since: '2025-03-01T00:00:00Z' }],
+});
 
 const DELIVERY_EXAMPLE: OutboundDeliveryView = {
   id: 'dlv_0a1b2c3d4e5f6a7b8c9d0e1f',
@@ -95,9 +90,7 @@ export function webhookEndpointComponents(): Record<string, JsonSchema> {
       [{ ...DELIVERY_EXAMPLE, attempts: [ATTEMPT_EXAMPLE] }],
       new Map([embeddedExample(OutboundAttemptViewSchema, [ATTEMPT_EXAMPLE])]),
     ),
-    RecoverDeliveriesRequest: {
-      type: 'object', required: ['since'], properties: { since: dateTime }, additionalProperties: false, examples: [{ since: '2025-03-01T00:00:00Z' }],
-    },
+    RecoverDeliveriesRequest: recoverRequest,
     RecoverDeliveriesReply: viewComponent(RecoverDeliveriesReplySchema, NAMED, [{ deliveries: 3 }]),
     OutboundEvent: viewComponent(OutboundEventSchema, NAMED, [EVENT_EXAMPLE]),
     WebhookTestResult: viewComponent(WebhookTestResultSchema, NAMED, [

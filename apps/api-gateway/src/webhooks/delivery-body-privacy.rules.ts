@@ -10,7 +10,7 @@
  * Without content, free text (with a space in it), URLs (recordings) and word lists go; the ids, types, numbers and
  * single-word analytics a replay needs stay.
  */
-import { DEFAULT_PII_REDACTION_CATEGORIES, type AgentPrivacySettings } from '@voice/contracts';
+import { DEFAULT_PII_REDACTION_CATEGORIES, isPlainObject, type AgentPrivacySettings } from '@voice/contracts';
 import { findPii, PII_CATEGORIES, redactionLabel, redactPii, type PiiCategory } from '@voice/pii';
 
 /** What stands for a string the agent does not let us store. */
@@ -40,7 +40,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type TimedWord = { word: string } & Record<string, Json>;
 
 const isTimedWordList = (value: Json[]): value is TimedWord[] =>
-  value.length > 0 && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item.word === 'string');
+  value.length > 0 && value.every((item) => isPlainObject(item) && typeof item.word === 'string');
 
 /** The caller's number as the conversation store keeps it with the `caller_number` category: its last 2 digits. */
 const maskedNumber = (number: string) => `**${number.replace(/\D/g, '').slice(-2)}`;

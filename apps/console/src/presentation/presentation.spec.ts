@@ -3,6 +3,7 @@ import { transcriptFileName } from './downloads';
 import { formatDuration, formatMoney, formatShortTime, formatTime, histogramLabel, humanize, mergeTopics, platformName, topicKey, topicLabel, topicList } from './format';
 import { qualityValue, segmentAt } from './call-details';
 import { highlightParts } from './highlight';
+import { actionLabel, actorLabel, progressLabel } from './privacy-labels';
 
 describe('highlightParts', () => {
   it('marks every case-insensitive occurrence and keeps the original text', () => {
@@ -79,5 +80,22 @@ describe('segmentAt', () => {
     expect(segmentAt(segments, 7000)).toBe(1);
     expect(segmentAt(segments, 60_000)).toBe(2);
     expect(segmentAt([{ start_ms: 500 }], 100)).toBeUndefined();
+  });
+});
+
+describe('the Privacy page in words', () => {
+  it('says actions and actors in words', () => {
+    expect(actionLabel('agent.privacy_settings_changed')).toBe('Agent privacy settings changed');
+    expect(actionLabel('api_key.created')).toBe('API key created');
+    expect(actorLabel({ type: 'api_key', key_id: 'key_1', name: 'ops' })).toBe('Key “ops” (key_1)');
+    expect(actorLabel({ type: 'api_key', key_id: 'key_1', name: null })).toBe('Key key_1');
+    expect(actorLabel({ type: 'admin_token' })).toBe('Administrator (admin token)');
+  });
+
+  it('says a data request’s progress in words', () => {
+    const request = { type: 'access', status: 'completed', conversations_found: 3, conversations_done: 3, download_expires_at: '2026-11-28T10:00:00Z' };
+    expect(progressLabel(request)).toBe('3 of 3 conversations exported');
+    expect(progressLabel({ ...request, type: 'erasure', status: 'running', conversations_found: 1, conversations_done: 0 })).toBe('0 of 1 conversation erased');
+    expect(progressLabel({ ...request, status: 'pending' })).toBe('Waiting to start');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { actionLabel, actorLabel, anyUnfinished, auditFiltersFromSearch, auditQuery, callerNumberProblem, canDownload, progressLabel, searchWithAuditFilter } from './privacy';
+import { anyUnfinished, auditFiltersFromSearch, auditQuery, callerNumberProblem, canDownload, searchWithAuditFilter } from './privacy';
 
 describe('audit log filters in the address', () => {
   it('reads the API-named filters, and days become the whole day for the API', () => {
@@ -14,16 +14,6 @@ describe('audit log filters in the address', () => {
   });
 });
 
-describe('labels', () => {
-  it('says actions and actors in words', () => {
-    expect(actionLabel('agent.privacy_settings_changed')).toBe('Agent privacy settings changed');
-    expect(actionLabel('api_key.created')).toBe('API key created');
-    expect(actorLabel({ type: 'api_key', key_id: 'key_1', name: 'ops' })).toBe('Key “ops” (key_1)');
-    expect(actorLabel({ type: 'api_key', key_id: 'key_1', name: null })).toBe('Key key_1');
-    expect(actorLabel({ type: 'admin_token' })).toBe('Administrator (admin token)');
-  });
-});
-
 describe('data requests', () => {
   const request = { type: 'access', status: 'completed', conversations_found: 3, conversations_done: 3, download_expires_at: '2026-11-28T10:00:00Z' };
   it('checks the caller number before sending', () => {
@@ -31,10 +21,7 @@ describe('data requests', () => {
     expect(callerNumberProblem('555-0100')).toMatch(/E\.164/);
     expect(callerNumberProblem('')).toBe('Enter the caller’s number.');
   });
-  it('says progress in words, and when the export can be downloaded', () => {
-    expect(progressLabel(request)).toBe('3 of 3 conversations exported');
-    expect(progressLabel({ ...request, type: 'erasure', status: 'running', conversations_found: 1, conversations_done: 0 })).toBe('0 of 1 conversation erased');
-    expect(progressLabel({ ...request, status: 'pending' })).toBe('Waiting to start');
+  it('says when the export can be downloaded, and whether a request is still running', () => {
     expect(canDownload(request, Date.parse('2026-11-28T09:59:00Z'))).toBe(true);
     expect(canDownload(request, Date.parse('2026-11-28T10:01:00Z'))).toBe(false);
     expect(canDownload({ ...request, type: 'erasure' }, 0)).toBe(false);

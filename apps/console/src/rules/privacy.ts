@@ -39,20 +39,6 @@ export function auditQuery(filters: AuditFilters): Record<string, string | numbe
   return query;
 }
 
-/** An audit action in words: agent.privacy_settings_changed → "Agent privacy settings changed". */
-export function actionLabel(action: string): string {
-  const words = action.replace(/[._]/g, ' ').replace(/\bapi key\b/, 'API key');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-type Actor = { type: 'api_key'; key_id: string; name: string | null } | { type: 'admin_token' } | { type: 'system' };
-
-/** Who made a change, as a person reads it. */
-export function actorLabel(actor: Actor): string {
-  if (actor.type === 'api_key') return actor.name ? `Key “${actor.name}” (${actor.key_id})` : `Key ${actor.key_id}`;
-  return actor.type === 'admin_token' ? 'Administrator (admin token)' : 'The service itself';
-}
-
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 /** A caller number for a data request: what is wrong with it, or undefined when it can be sent. */
@@ -62,20 +48,12 @@ export function callerNumberProblem(value: string): string | undefined {
   return E164.test(number) ? undefined : 'Caller number must be an E.164 phone number such as +14155550100.';
 }
 
-interface DataRequestLike {
+export interface DataRequestLike {
   type: string;
   status: string;
   conversations_found: number;
   conversations_done: number;
   download_expires_at: string | null;
-}
-
-/** How far a request is, in words: "12 of 40 conversations erased". */
-export function progressLabel(request: DataRequestLike): string {
-  const verb = request.type === 'erasure' ? 'erased' : 'exported';
-  if (request.status === 'pending') return 'Waiting to start';
-  const noun = request.conversations_found === 1 ? 'conversation' : 'conversations';
-  return `${request.conversations_done} of ${request.conversations_found} ${noun} ${verb}`;
 }
 
 /** Whether an access request's document can be downloaded now (completed, and its 24 hours not over). */

@@ -6,9 +6,10 @@ import { describedBy, Field } from '../components/form-field';
 import { ListPanel } from '../components/list-panel';
 import { ErrorNotice } from '../components/notices';
 import { formatShortTime, humanize } from '../presentation/format';
+import { actionLabel, actorLabel, progressLabel } from '../presentation/privacy-labels';
 import { inControlWords } from '../rules/problems';
 import {
-  actionLabel, actorLabel, anyUnfinished, auditFiltersFromSearch, auditQuery, callerNumberProblem, canDownload, progressLabel, searchWithAuditFilter,
+  anyUnfinished, auditFiltersFromSearch, auditQuery, callerNumberProblem, canDownload, searchWithAuditFilter,
   type AuditFilterKey, type AuditFilters,
 } from '../rules/privacy';
 import { navigate, useLocation } from '../router';

@@ -1,10 +1,13 @@
-import type { MessageStreams } from '@voice/service-kit';
+import type { MessageStreams, ReadRouter } from '@voice/service-kit';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 
 /** Everything the service's providers share, created once by startConversationsService. */
 export interface ServiceContext {
+  /** The primary: every write, and every read that must see the latest commit. */
   dataSource: DataSource;
+  /** The list, detail, transcript and stats reads: a read replica (DATABASE_READ_URL) when it may serve them, else the primary. */
+  reads: ReadRouter;
   /** JetStream, or the in-process stand-in when the apps run in one process. */
   streams: MessageStreams;
   namespace: string | undefined;
@@ -41,3 +44,8 @@ export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256,
 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');
+
+/** A read of the account's data where the context's ReadRouter sends it (the primary when there is none: a handler built by a test). */
+export function readFor<T>(ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'reads'>>, accountId: string, work: (db: DataSource) => Promise<T>): Promise<T> {
+  return ctx.reads ? ctx.reads.read(accountId, work) : work(ctx.dataSource);
+}

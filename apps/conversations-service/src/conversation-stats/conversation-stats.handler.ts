@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { ConversationStats, StatsBucket } from '@voice/contracts';
 import { ServiceFailure } from '@voice/service-kit';
-import { DEFAULT_TUNING, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { DEFAULT_TUNING, readFor, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { parseStatsQuery } from './conversation-stats.params.js';
 import { GetConversationStats } from './conversation-stats.query.js';
 import { fillHistogram, fillTimeline, instantMs, timelineBucket, timelineMustFit } from './conversation-stats.rules.js';
@@ -22,7 +22,7 @@ export class GetConversationStatsHandler implements IQueryHandler<GetConversatio
   /** Public for its figures (rows held). */
   readonly memory: StatsMemory;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning'>>) {
+  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning' | 'reads'>>) {
     const tuning = ctx.tuning ?? DEFAULT_TUNING;
     this.memory = new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, maxRows: tuning.statsMemoryMaxRows });
   }
@@ -44,8 +44,9 @@ export class GetConversationStatsHandler implements IQueryHandler<GetConversatio
       range = fit;
       return { bucket, ...fit };
     };
+    // The columns in memory load and catch up on the primary (stats-memory.ts); the SQL path reads where the list does.
     const { summary, timeline } = (await this.memory.read(accountId, filter, decideTimeline))
-      ?? (await readStats(this.ctx.dataSource, accountId, filter, decideTimeline));
+      ?? (await readFor(this.ctx, accountId, (db) => readStats(db, accountId, filter, decideTimeline)));
     const r = range as { first: number; last: number } | undefined;
     const s = summary;
     return {

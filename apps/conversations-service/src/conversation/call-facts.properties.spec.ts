@@ -61,12 +61,24 @@ const turns = (maxOffsetMs: number) =>
 /** What a platform's analysis says; every field optional, as platforms send them. */
 const analysis = fc.record({
   summary: fc.option(fc.constantFrom('Moved the appointment.', 'Caller asked for hours.'), { nil: undefined }),
-  sentiment: fc.option(fc.constantFrom('positive', 'neutral', 'negative'), { nil: undefined }),
+  // `unknown` is platform_a's fourth value: no sentiment.
+  sentiment: fc.option(fc.constantFrom('positive', 'neutral', 'negative', 'unknown'), { nil: undefined }),
   outcome: fc.option(fc.constantFrom('appointment_moved', 'info_given'), { nil: undefined }),
   topics: fc.option(fc.constantFrom(['booking'], ['hours', 'billing']), { nil: undefined }),
+  // The platform's verdict (call_successful, successEvaluation): the outcome when neither a label nor the end reason gives one.
+  successful: fc.option(fc.boolean(), { nil: undefined }),
 });
+type Analysis = typeof analysis extends fc.Arbitrary<infer T> ? T : never;
+
+const sentimentFact = (a: Analysis): ConversationState['sentiment'] => (a.sentiment === undefined || a.sentiment === 'unknown' ? null : a.sentiment);
+/** A completed call's outcome: the analysis' label, else what the end reason says, else the verdict. */
+const outcomeFact = (reason: string, a: Analysis | undefined) =>
+  a?.outcome ?? OUTCOME_OF_REASON[reason] ?? (a?.successful === undefined ? null : a.successful ? 'resolved' : 'unresolved');
 
 // ---- platform_a: call_started, transcript_updated, call_ended, call_analyzed (and an event type not handled) ----
+
+/** Every latency component platforms.md names. */
+const PLATFORM_A_LATENCY = { e2e: { p50: 800, p90: 1100, p99: 1400 }, llm: { p50: 400, p90: 600, p99: 900 }, tts: { p50: 150, p90: 200, p99: 260 }, asr: { p50: 90, p90: 120, p99: 180 } };
 
 const A_REASONS = [
   'user_hangup', 'agent_hangup', 'call_transfer', 'voicemail_reached', 'inactivity', 'max_duration_reached', 'concurrency_limit_reached',
@@ -107,12 +119,13 @@ function platformAMessages(call: PlatformACall): Message[] {
     transcript_object: transcriptObject(call.turns.length),
     ...(call.recorded ? { recording_url: `https://recordings.platform-a.example/${call.callId}.wav` } : {}),
     ...(call.costCents !== undefined ? { call_cost: { combined_cost: call.costCents, product_costs: [{ product: 'llm', cost: call.costCents }] } } : {}),
-    ...(call.latency ? { latency: { e2e: { p50: 800, p90: 1100, p99: 1400 } } } : {}),
+    ...(call.latency ? { latency: PLATFORM_A_LATENCY } : {}),
   };
   const a = call.analysis;
   const callAnalysis = {
     ...(a.summary !== undefined ? { call_summary: a.summary } : {}),
     ...(a.sentiment !== undefined ? { user_sentiment: a.sentiment.charAt(0).toUpperCase() + a.sentiment.slice(1) } : {}),
+    ...(a.successful !== undefined ? { call_successful: a.successful } : {}),
     custom_analysis_data: { ...(a.outcome !== undefined ? { outcome: a.outcome } : {}), ...(a.topics !== undefined ? { topics: a.topics } : {}) },
   };
   return [
@@ -147,16 +160,22 @@ function platformAFacts(call: PlatformACall, delivered: readonly Message[]): Par
     duration: status === 'abandoned' || call.endGiven === 'neither' ? 0 : Math.round(call.durationMs / 1000),
     end_reason: call.reason,
     cost: call.costCents !== undefined ? { amount: call.costCents / 100, currency: 'USD', breakdown: [{ component: 'llm', amount: call.costCents / 100 }] } : null,
-    latency: call.latency ? [{ component: 'e2e', p50_ms: 800, p90_ms: 1100, p99_ms: 1400 }] : [],
+    latency: call.latency
+      ? Object.entries(PLATFORM_A_LATENCY).map(([component, f]) => ({ component, p50_ms: f.p50, p90_ms: f.p90, p99_ms: f.p99 }))
+      : [],
     recording_url: call.recorded ? `https://recordings.platform-a.example/${call.callId}.wav` : null,
     summary: analyzed && a.summary !== undefined ? a.summary : null,
-    sentiment: analyzed && a.sentiment !== undefined ? a.sentiment : null,
+    sentiment: analyzed ? sentimentFact(a) : null,
     topics: analyzed && a.topics !== undefined ? [...a.topics] : [],
-    outcome: completed ? ((analyzed ? a.outcome : undefined) ?? OUTCOME_OF_REASON[call.reason] ?? null) : null,
+    outcome: completed ? outcomeFact(call.reason, analyzed ? a : undefined) : null,
   };
 }
 
-// ---- platform_b: status-update (queued, ringing, in-progress, ended), transcript (partial, final), end-of-call-report, and a type not handled ----
+// ---- platform_b: status-update (queued, ringing, in-progress, forwarding, ended), transcript (partial, final), end-of-call-report, and a type not handled ----
+
+/** The report's cost parts and latency figures, every one platforms.md names. */
+const B_COST_PARTS = { stt: 0.0012, tts: 0.0034, transport: 0.0005 };
+const B_METRICS = { turnLatencyAverage: 950, modelLatencyAverage: 480, voiceLatencyAverage: 210, transcriberLatencyAverage: 140 };
 
 const B_REASONS = [
   'customer-ended-call', 'assistant-ended-call', 'assistant-said-end-call-phrase', 'assistant-forwarded-call', 'silence-timed-out',
@@ -206,13 +225,16 @@ function platformBMessages(call: PlatformBCall): Message[] {
       return [message('ignored', at - 300, { ...fields, transcriptType: 'partial' }), message('transcript', at, { ...fields, transcriptType: 'final' })];
     }),
     message('ignored', call.startMs, { type: 'speech-update', status: 'started', role: 'assistant' }),
+    ...(OUTCOME_OF_REASON[call.reason] === 'transferred' ? [message('ignored', endMs, { type: 'status-update', status: 'forwarding' })] : []),
     message('ended', endMs, { type: 'status-update', status: 'ended', endedReason: call.reason }),
     message('report', reportTimestamp, {
       type: 'end-of-call-report',
       endedReason: call.reason,
       startedAt: iso(call.startMs),
       endedAt: iso(endMs),
-      ...(call.cost !== undefined ? { cost: call.cost, costBreakdown: { llm: call.cost, total: call.cost } } : {}),
+      ...(call.cost !== undefined
+        ? { cost: call.cost, costBreakdown: { stt: B_COST_PARTS.stt, llm: call.cost, tts: B_COST_PARTS.tts, transport: B_COST_PARTS.transport, total: call.cost } }
+        : {}),
       artifact: {
         messages: call.turns.map((t) => ({
           role: t.agent ? 'bot' : 'user', message: t.text, time: call.startMs + t.offsetMs, endTime: call.startMs + t.offsetMs + 500,
@@ -224,8 +246,9 @@ function platformBMessages(call: PlatformBCall): Message[] {
       analysis: {
         ...(a.summary !== undefined ? { summary: a.summary } : {}),
         structuredData: { ...(a.sentiment !== undefined ? { sentiment: a.sentiment } : {}), ...(a.outcome !== undefined ? { outcome: a.outcome } : {}), ...(a.topics !== undefined ? { topics: a.topics } : {}) },
+        ...(a.successful !== undefined ? { successEvaluation: String(a.successful) } : {}),
       },
-      ...(call.metrics ? { performanceMetrics: { turnLatencyAverage: 950, modelLatencyAverage: 480 } } : {}),
+      ...(call.metrics ? { performanceMetrics: B_METRICS } : {}),
     }),
   ];
 }
@@ -251,12 +274,22 @@ function platformBFacts(call: PlatformBCall, delivered: readonly Message[]): Par
     end_time: iso(call.startMs + call.durationMs),
     duration: report && status !== 'abandoned' ? Math.round(call.durationMs / 1000) : 0,
     end_reason: call.reason,
-    cost: report && call.cost !== undefined ? { amount: call.cost, currency: 'USD', breakdown: [{ component: 'llm', amount: call.cost }] } : null,
-    latency: report && call.metrics ? [{ component: 'turn', average_ms: 950 }, { component: 'model', average_ms: 480 }] : [],
+    cost: report && call.cost !== undefined
+      ? {
+        amount: call.cost, currency: 'USD',
+        breakdown: [
+          { component: 'stt', amount: B_COST_PARTS.stt }, { component: 'llm', amount: call.cost },
+          { component: 'tts', amount: B_COST_PARTS.tts }, { component: 'transport', amount: B_COST_PARTS.transport },
+        ],
+      }
+      : null,
+    latency: report && call.metrics
+      ? [{ component: 'turn', average_ms: 950 }, { component: 'model', average_ms: 480 }, { component: 'voice', average_ms: 210 }, { component: 'transcriber', average_ms: 140 }]
+      : [],
     recording_url: report && call.recorded ? `https://storage.platform-b.example/${call.callId}.wav` : null,
-    outcome: status === 'completed' ? ((report ? a.outcome : undefined) ?? OUTCOME_OF_REASON[call.reason] ?? null) : null,
+    outcome: status === 'completed' ? outcomeFact(call.reason, report ? a : undefined) : null,
     summary: report && a.summary !== undefined ? a.summary : null,
-    sentiment: report && a.sentiment !== undefined ? a.sentiment : null,
+    sentiment: report ? sentimentFact(a) : null,
     topics: report && a.topics !== undefined ? [...a.topics] : [],
   };
 }
@@ -341,7 +374,7 @@ describe('the two calls that lost their facts', () => {
       callId: '5b0e8c2a-3f1d-4e6a-9b7c-2d4e6f8a0b1c', caller: '+19175550123', startMs: BASE_MS, durationMs: 42_000, reason: 'customer-ended-call',
       turns: [{ agent: true, text: TEXTS[0], offsetMs: 500 }, { agent: false, text: TEXTS[1], offsetMs: 3000 }],
       inProgressSkewMs: 0, transcriptSkewMs: [0, 0, 0, 0], reportAt: 'start', recorded: true, cost: 0.05, metrics: true,
-      analysis: { summary: 'Moved the appointment.', sentiment: 'positive', outcome: undefined, topics: undefined },
+      analysis: { summary: 'Moved the appointment.', sentiment: 'positive', outcome: undefined, topics: undefined, successful: undefined },
     };
     const messages = platformBMessages(call);
     const delivered = ['in-progress', 'ended', 'report'].map((kind) => messages.find((m) => m.kind === kind)!);
@@ -357,7 +390,7 @@ describe('the two calls that lost their facts', () => {
   it('platform_a: only call_ended, error_asr, its call_started never delivered: failed, with its caller and start', () => {
     const call: PlatformACall = {
       callId: 'call_facts_a1', caller: '+19175550123', startMs: BASE_MS, durationMs: 30_000, endGiven: 'end_timestamp', reason: 'error_asr',
-      turns: [], recorded: false, costCents: undefined, latency: false, analysis: { summary: undefined, sentiment: undefined, outcome: undefined, topics: undefined },
+      turns: [], recorded: false, costCents: undefined, latency: false, analysis: { summary: undefined, sentiment: undefined, outcome: undefined, topics: undefined, successful: undefined },
     };
     const ended = platformAMessages(call).find((m) => m.kind === 'call_ended')!;
     const state = record('platform_a', [ended])!;

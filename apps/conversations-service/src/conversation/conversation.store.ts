@@ -10,6 +10,12 @@ import { effectiveStartTime } from './conversation.evolve.js';
 import { searchTextOf, type ProjectedConversation } from './conversation.views.js';
 import { countChanges, type CountChange, type CountedColumns } from './conversation-counts.js';
 
+/** What a projection wrote: the rows, and what they change in the counters (for addToCounters). */
+export interface Projection {
+  written: WrittenConversation[];
+  counts: CountChange[];
+}
+
 /** A read-model row the projection wrote: created, or updated to a newer stream version. */
 export interface WrittenConversation {
   account_id: string;
@@ -47,7 +53,8 @@ export async function readConversation(db: DataSource, accountId: string, conver
  * transaction, in one statement for the whole batch. The folded state is kept
  * whole in `detail`; the other columns exist for filtering, sorting and search.
  * A row already at the same or a newer stream version is left alone. Resolves
- * the rows it wrote.
+ * the rows it wrote and what they change in the counters, which the caller applies
+ * last (addToCounters).
  */
 export async function projectConversations(
   runner: QueryRunner,
@@ -56,8 +63,8 @@ export async function projectConversations(
   at: string | null,
   /** Another table of the same shape (a rebuild writes beside the live one). */
   table = 'conversations.conversations',
-): Promise<WrittenConversation[]> {
-  if (conversations.length === 0) return [];
+): Promise<Projection> {
+  if (conversations.length === 0) return { written: [], counts: [] };
   const records = conversations.map(({ state, accountId, streamVersion, voicePlatform }) => ({
     id: state.id,
     account_id: accountId,
@@ -82,96 +89,116 @@ export async function projectConversations(
     // A JSON number, read as numeric: the amount exactly as reported.
     cost_amount: state.cost?.amount ?? null,
   }));
-  // The live rows as they were, for the counts (the caller holds these conversations' locks, so they cannot change meanwhile).
-  const before = table === 'conversations.conversations' ? await readCountedColumns(runner, records) : new Map<string, CountedColumns>();
-  const written: Array<{ account_id: string; id: string; inserted: boolean; created_at: Date }> = await runner.query(
-    `INSERT INTO ${table} AS live (
-       id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
-       outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, voice_platform,
-       cost_amount, created_at, updated_at)
-     SELECT r.id, r.account_id, r.agent_id, r.caller_number, r.status, r.start_time, r.end_time, r.duration, r.sentiment, r.sentiment_rank,
-            r.outcome, coalesce(r.topics, '{}'), coalesce(r.topics_lower, '{}'), r.has_recording, r.has_transcript, r.summary, r.search_text,
-            r.detail, r.stream_version, r.voice_platform, r.cost_amount, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now())
-       FROM jsonb_to_recordset($1::jsonb) AS r(
+  const live = table === 'conversations.conversations';
+  // The live rows as they were, for the counts, read by the upsert's own statement (every part of it sees the
+  // rows as they were before it; the caller holds these conversations' locks, so nothing else changes them).
+  const written: Array<{ account_id: string; id: string; inserted: boolean; created_at: Date; before: CountedColumns | null }> = await runner.query(
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
               id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz, end_time timestamptz,
               duration integer, sentiment text, sentiment_rank smallint, outcome text, topics text[], topics_lower text[],
               has_recording boolean, has_transcript boolean, summary text, search_text text, detail jsonb, stream_version integer,
               voice_platform text, cost_amount numeric)
-      ORDER BY r.account_id, r.id
-     ON CONFLICT (account_id, id) DO UPDATE SET
-       agent_id = EXCLUDED.agent_id, caller_number = EXCLUDED.caller_number, status = EXCLUDED.status,
-       start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, duration = EXCLUDED.duration,
-       sentiment = EXCLUDED.sentiment, sentiment_rank = EXCLUDED.sentiment_rank, outcome = EXCLUDED.outcome,
-       topics = EXCLUDED.topics, topics_lower = EXCLUDED.topics_lower, has_recording = EXCLUDED.has_recording,
-       has_transcript = EXCLUDED.has_transcript, summary = EXCLUDED.summary, search_text = EXCLUDED.search_text,
-       detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
-       cost_amount = EXCLUDED.cost_amount, updated_at = EXCLUDED.updated_at
-     WHERE live.stream_version < EXCLUDED.stream_version
-     RETURNING live.account_id, live.id, (xmax = 0) AS inserted, live.created_at`,
+     ), before AS (
+       SELECT c.account_id, c.id, c.agent_id, c.status, c.sentiment, c.outcome, c.has_recording, c.has_transcript, c.topics_lower
+         FROM ${table} c JOIN r ON c.account_id = r.account_id AND c.id = r.id
+        WHERE ${live ? 'TRUE' : 'FALSE'}
+     ), up AS (
+       INSERT INTO ${table} AS live (
+         id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
+         outcome, topics, topics_lower, has_recording, has_transcript, summary, search_text, detail, stream_version, voice_platform,
+         cost_amount, created_at, updated_at)
+       SELECT r.id, r.account_id, r.agent_id, r.caller_number, r.status, r.start_time, r.end_time, r.duration, r.sentiment, r.sentiment_rank,
+              r.outcome, coalesce(r.topics, '{}'), coalesce(r.topics_lower, '{}'), r.has_recording, r.has_transcript, r.summary, r.search_text,
+              r.detail, r.stream_version, r.voice_platform, r.cost_amount, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now())
+         FROM r
+        ORDER BY r.account_id, r.id
+       ON CONFLICT (account_id, id) DO UPDATE SET
+         agent_id = EXCLUDED.agent_id, caller_number = EXCLUDED.caller_number, status = EXCLUDED.status,
+         start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, duration = EXCLUDED.duration,
+         sentiment = EXCLUDED.sentiment, sentiment_rank = EXCLUDED.sentiment_rank, outcome = EXCLUDED.outcome,
+         topics = EXCLUDED.topics, topics_lower = EXCLUDED.topics_lower, has_recording = EXCLUDED.has_recording,
+         has_transcript = EXCLUDED.has_transcript, summary = EXCLUDED.summary, search_text = EXCLUDED.search_text,
+         detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
+         cost_amount = EXCLUDED.cost_amount, updated_at = EXCLUDED.updated_at
+       WHERE live.stream_version < EXCLUDED.stream_version
+       RETURNING live.account_id, live.id, (xmax = 0) AS inserted, live.created_at
+     )
+     SELECT up.account_id, up.id, up.inserted, up.created_at, CASE WHEN b.id IS NULL THEN NULL ELSE to_json(b) END AS before
+       FROM up LEFT JOIN before b ON b.account_id = up.account_id AND b.id = up.id`,
     [JSON.stringify(records), at],
   );
+  const projected = written.map(({ account_id, id, inserted, created_at }) => ({ account_id, id, created: inserted, created_at }));
   // The topics and search side tables follow the rows (only the live read model has them; a rebuild compares rows).
-  if (written.length > 0 && table === 'conversations.conversations') {
-    const byKey = new Map(records.map((r) => [rowKey(r.account_id, r.id), r]));
-    const rows = written.map((w) => byKey.get(rowKey(w.account_id, w.id))!);
-    await runner.query(
-      `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text, start_time, status, agent_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
-       ON CONFLICT (account_id, id) DO UPDATE SET
-         search_text = EXCLUDED.search_text, start_time = EXCLUDED.start_time, status = EXCLUDED.status, agent_id = EXCLUDED.agent_id
-       WHERE (s.search_text, s.start_time, s.status, s.agent_id) IS DISTINCT FROM (EXCLUDED.search_text, EXCLUDED.start_time, EXCLUDED.status, EXCLUDED.agent_id)`,
-      [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.search_text), rows.map((r) => r.start_time), rows.map((r) => r.status), rows.map((r) => r.agent_id)],
-    );
-    // A new row has no topics yet; an updated one may have lost some.
-    const updated = written.filter((w) => !w.inserted);
-    if (updated.length > 0) {
-      await runner.query(
-        `DELETE FROM conversations.conversation_topics t USING unnest($1::text[], $2::text[]) AS k(account_id, id)
-          WHERE t.account_id = k.account_id AND t.conversation_id = k.id`,
-        [updated.map((w) => w.account_id), updated.map((w) => w.id)],
-      );
-    }
-    // Each topic row carries its conversation's sort key and status, so a topic list is one narrow index range.
-    const topics = rows.flatMap((r) => [...new Set(r.topics_lower)].map((topic) => ({ topic, r })));
-    if (topics.length > 0) {
-      await runner.query(
-        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])`,
-        [topics.map((t) => t.r.account_id), topics.map((t) => t.topic), topics.map((t) => t.r.id),
-          topics.map((t) => t.r.start_time), topics.map((t) => t.r.status), topics.map((t) => t.r.agent_id)],
-      );
-    }
-    await applyCountChanges(runner, countChanges(written.map((w) => ({
-      before: w.inserted ? undefined : before.get(rowKey(w.account_id, w.id)),
-      after: byKey.get(rowKey(w.account_id, w.id))!,
-    }))));
-  }
-  return written.map(({ account_id, id, inserted, created_at }) => ({ account_id, id, created: inserted, created_at }));
-}
-
-/** Add new conversations to the accounts' totals; called last in the transaction so the row locks are held briefly. */
-export async function addToAccountTotals(runner: QueryRunner, written: readonly WrittenConversation[]): Promise<void> {
-  const counts = new Map<string, number>();
-  for (const { account_id } of written.filter((w) => w.created)) counts.set(account_id, (counts.get(account_id) ?? 0) + 1);
-  if (counts.size === 0) return;
-  // Sorted, so two batches lock the same accounts' rows in the same order.
-  const accounts = [...counts.keys()].sort();
+  if (written.length === 0 || !live) return { written: projected, counts: [] };
+  const byKey = new Map(records.map((r) => [rowKey(r.account_id, r.id), r]));
+  const rows = written.map((w) => byKey.get(rowKey(w.account_id, w.id))!);
   await runner.query(
-    `INSERT INTO conversations.account_totals AS t (account_id, conversations)
-     SELECT * FROM unnest($1::text[], $2::bigint[]) ORDER BY 1
-     ON CONFLICT (account_id) DO UPDATE SET conversations = t.conversations + EXCLUDED.conversations`,
-    [accounts, accounts.map((a) => counts.get(a)!)],
+    `INSERT INTO conversations.conversation_search AS s (id, account_id, search_text, start_time, status, agent_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
+     ON CONFLICT (account_id, id) DO UPDATE SET
+       search_text = EXCLUDED.search_text, start_time = EXCLUDED.start_time, status = EXCLUDED.status, agent_id = EXCLUDED.agent_id
+     WHERE (s.search_text, s.start_time, s.status, s.agent_id) IS DISTINCT FROM (EXCLUDED.search_text, EXCLUDED.start_time, EXCLUDED.status, EXCLUDED.agent_id)`,
+    [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.search_text), rows.map((r) => r.start_time), rows.map((r) => r.status), rows.map((r) => r.agent_id)],
   );
+  // A new row has no topics yet; an updated one may have lost some.
+  const updated = written.filter((w) => !w.inserted);
+  if (updated.length > 0) {
+    await runner.query(
+      `DELETE FROM conversations.conversation_topics t USING unnest($1::text[], $2::text[]) AS k(account_id, id)
+        WHERE t.account_id = k.account_id AND t.conversation_id = k.id`,
+      [updated.map((w) => w.account_id), updated.map((w) => w.id)],
+    );
+  }
+  // Each topic row carries its conversation's sort key and status, so a topic list is one narrow index range.
+  const topics = rows.flatMap((r) => [...new Set(r.topics_lower)].map((topic) => ({ topic, r })));
+  if (topics.length > 0) {
+    await runner.query(
+      `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])`,
+      [topics.map((t) => t.r.account_id), topics.map((t) => t.topic), topics.map((t) => t.r.id),
+        topics.map((t) => t.r.start_time), topics.map((t) => t.r.status), topics.map((t) => t.r.agent_id)],
+    );
+  }
+  // What the rows' writes change in the counters, applied last (addToCounters) so their locks are held briefly.
+  const counts = countChanges(written.map((w) => ({
+    before: w.inserted ? undefined : (w.before ?? undefined),
+    after: byKey.get(rowKey(w.account_id, w.id))!,
+  })));
+  return { written: projected, counts };
 }
 
-/** The counted columns of the live rows among `keys`, by rowKey. */
-async function readCountedColumns(runner: QueryRunner, keys: ReadonlyArray<{ account_id: string; id: string }>): Promise<Map<string, CountedColumns>> {
-  const rows: Array<CountedColumns & { id: string }> = await runner.query(
-    `SELECT c.account_id, c.id, c.agent_id, c.status, c.sentiment, c.outcome, c.has_recording, c.has_transcript, c.topics_lower
-       FROM conversations.conversations c JOIN unnest($1::text[], $2::text[]) AS k(account_id, id) ON c.account_id = k.account_id AND c.id = k.id`,
-    [keys.map((k) => k.account_id), keys.map((k) => k.id)],
+/**
+ * Add what a projection changed to the accounts' counters — conversation_counts and each account's total of
+ * conversations — in one statement, called last in the transaction so these rows, which every batch of an account
+ * updates, stay locked only until the commit. Both in sorted order (the counts first, then the totals), so two
+ * batches lock the counters they share in the same order and never deadlock.
+ */
+export async function addToCounters(runner: QueryRunner, { written, counts }: Projection): Promise<void> {
+  const created = new Map<string, number>();
+  for (const { account_id } of written.filter((w) => w.created)) created.set(account_id, (created.get(account_id) ?? 0) + 1);
+  if (created.size === 0 && counts.length === 0) return;
+  const accounts = [...created.keys()].sort();
+  await runner.query(
+    `WITH counted AS (
+       INSERT INTO conversations.conversation_counts AS n (account_id, facet, value, conversations)
+       SELECT k.account_id, k.facet, k.value, k.delta
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS k(account_id, facet, value, delta, position)
+        ORDER BY k.position
+       ON CONFLICT (account_id, facet, value) DO UPDATE SET conversations = n.conversations + EXCLUDED.conversations
+       RETURNING 1
+     ), totalled AS (
+       INSERT INTO conversations.account_totals AS t (account_id, conversations)
+       SELECT k.account_id, k.conversations
+         FROM unnest($5::text[], $6::bigint[]) WITH ORDINALITY AS k(account_id, conversations, position)
+        WHERE (SELECT count(*) FROM counted) >= 0
+        ORDER BY k.position
+       ON CONFLICT (account_id) DO UPDATE SET conversations = t.conversations + EXCLUDED.conversations
+       RETURNING 1
+     )
+     SELECT count(*) FROM totalled`,
+    [counts.map((c) => c.account_id), counts.map((c) => c.facet), counts.map((c) => c.value), counts.map((c) => c.delta), accounts, accounts.map((a) => created.get(a)!)],
   );
-  return new Map(rows.map((r) => [rowKey(r.account_id, r.id), r]));
 }
 
 /** Apply the counts' changes in their (sorted) order, so two transactions lock the counters they share in the same order. */

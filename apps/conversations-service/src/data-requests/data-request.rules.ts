@@ -3,12 +3,11 @@
  * list's parameters, the view (the caller's number masked) and whether its document can be downloaded.
  */
 import {
-  CALL_EVENT_PATTERNS, DATA_REQUEST_TYPES, PAGINATION,
-  type DataRequestStatus, type DataRequestType, type DataRequestView, type ServiceError,
+  findCreateDataRequestProblem, PAGINATION,
+  type CreateDataRequestPayload, type DataRequestStatus, type DataRequestType, type DataRequestView, type ServiceError,
 } from '@voice/contracts';
 
 export const DATA_REQUEST_ID = /^dr_[0-9a-f]{24}$/;
-const FIELDS = ['type', 'caller_number'] as const;
 
 export interface NewDataRequest {
   type: DataRequestType;
@@ -18,20 +17,12 @@ export interface NewDataRequest {
 const problem = (code: ServiceError['code'], field: string | undefined, message: string, extra: Partial<ServiceError> = {}): { problem: ServiceError } =>
   ({ problem: { code, message, ...(field ? { field } : {}), ...extra } });
 
+/** The body of POST /v1/data-requests, as the contracts' payload states it. */
 export function parseDataRequestBody(body: unknown): NewDataRequest | { problem: ServiceError } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return problem('invalid_request', undefined, 'The request body must be a JSON object.');
-  const input = body as Record<string, unknown>;
-  const unknown = Object.keys(input).find((key) => !(FIELDS as readonly string[]).includes(key));
-  if (unknown !== undefined) return problem('invalid_parameter', unknown, `${unknown} is not a field of a data request (fields: ${FIELDS.join(', ')}).`);
-  if (input.type === undefined) return problem('missing_required_field', 'type', 'type is required.', { valid_values: [...DATA_REQUEST_TYPES] });
-  if (!(DATA_REQUEST_TYPES as readonly unknown[]).includes(input.type)) {
-    return problem('invalid_parameter', 'type', `type must be one of ${DATA_REQUEST_TYPES.join(', ')}.`, { valid_values: [...DATA_REQUEST_TYPES] });
-  }
-  if (input.caller_number === undefined) return problem('missing_required_field', 'caller_number', 'caller_number is required.');
-  if (typeof input.caller_number !== 'string' || !CALL_EVENT_PATTERNS.e164.test(input.caller_number)) {
-    return problem('invalid_parameter', 'caller_number', 'caller_number must be a phone number in E.164 form, such as +14155550123.');
-  }
-  return { type: input.type as DataRequestType, caller_number: input.caller_number };
+  const refused = findCreateDataRequestProblem(body);
+  if (refused) return { problem: refused };
+  const { type, caller_number: callerNumber } = body as CreateDataRequestPayload;
+  return { type, caller_number: callerNumber };
 }
 
 /** page/per_page, like every list of the API; anything else is refused. */

@@ -1,5 +1,5 @@
 /** The SQL of data requests (conversations.data_requests, access_exports): creating, reading, claiming and settling them. */
-import { ACCESS_EXPORT_TTL_MS, type DataRequestType } from '@voice/contracts';
+import { ACCESS_EXPORT_TTL_MS, type ConversationDetail, type DataRequestType } from '@voice/contracts';
 import { inTransaction } from '@voice/service-kit';
 import { randomBytes } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
@@ -132,8 +132,8 @@ export async function insertExportDocuments(runner: QueryRunner, requestId: stri
 }
 
 /** The request's documents, in conversation id order. */
-export async function readExportDocuments(db: DataSource, requestId: string): Promise<unknown[]> {
-  const rows: Array<{ document: unknown }> = await db.query(
+export async function readExportDocuments(db: DataSource, requestId: string): Promise<ConversationDetail[]> {
+  const rows: Array<{ document: ConversationDetail }> = await db.query(
     'SELECT document FROM conversations.access_exports WHERE request_id = $1 ORDER BY conversation_id',
     [requestId],
   );

@@ -125,6 +125,8 @@ export class DataRequestsWorker {
       return 'more';
     });
     this.notices.nudge();
+    // A read of the account after the erasure (the client saw the request complete) must not find the erased calls on a replica behind.
+    if (step !== 'lost') await this.ctx.reads.wrote(accountId);
     if (step === 'done') this.ctx.logger.info({ data_request_id: id }, 'erasure request completed');
     return step;
   }

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat, type TranscriptReply } from '@voice/contracts';
 import { fail } from '@voice/service-kit';
-import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { readFor, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { readConversation } from '../conversation/conversation.store.js';
 import { toTranscriptView } from '../conversation/conversation.views.js';
 import { GetTranscript } from './get-transcript.query.js';
@@ -22,7 +22,7 @@ export class GetTranscriptHandler implements IQueryHandler<GetTranscript, Transc
     if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) {
       fail('invalid_parameter', `format must be one of: ${TRANSCRIPT_FORMATS.join(', ')}.`, { field: 'format', valid_values: [...TRANSCRIPT_FORMATS] });
     }
-    const stored = await readConversation(this.ctx.dataSource, accountId, conversationId);
+    const stored = await readFor(this.ctx, accountId, (db) => readConversation(db, accountId, conversationId));
     if (!stored) return fail('not_found', `No conversation with id ${conversationId}.`);
     if (stored.state.transcript.length === 0) {
       return fail('transcript_not_available', `Conversation ${conversationId} has no stored transcript.`);

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { ConversationsRpc, type HealthReply } from '@voice/contracts';
-import { fail } from '@voice/service-kit';
+import { fail, readReplicaStatus } from '@voice/service-kit';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 
 @Controller()
@@ -15,6 +15,7 @@ export class HealthMessageController {
     } catch {
       fail('service_unavailable', 'conversations-service cannot reach its database.');
     }
-    return { service: 'conversations-service', status: 'ok' };
+    const reads = this.ctx.reads;
+    return { service: 'conversations-service', status: 'ok', ...(reads.configured && { read_replica: readReplicaStatus(reads.health()) }) };
   }
 }

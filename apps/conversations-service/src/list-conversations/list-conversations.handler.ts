@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { ConversationListItem, PageResult } from '@voice/contracts';
 import { ServiceFailure } from '@voice/service-kit';
-import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { readFor, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { toIso } from '../conversation/conversation.views.js';
 import { parseListQuery } from './list-conversations.params.js';
 import { ListConversations } from './list-conversations.query.js';
@@ -11,13 +11,13 @@ import { readConversationPage, type ListRow } from './list-conversations.store.j
 /** Parse the query, read the page (list-conversations.store.ts), answer it in the public shape. */
 @QueryHandler(ListConversations)
 export class ListConversationsHandler implements IQueryHandler<ListConversations, PageResult<ConversationListItem>> {
-  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource' | 'tuning'>) {}
+  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource' | 'tuning'> & Partial<Pick<ServiceContext, 'reads'>>) {}
 
   async execute({ accountId, query }: ListConversations): Promise<PageResult<ConversationListItem>> {
     const parsed = parseListQuery(query);
     if (!parsed.ok) throw new ServiceFailure(parsed.problem);
     const f = parsed.filter;
-    const { rows, total } = await readConversationPage(this.ctx.dataSource, accountId, f, this.ctx.tuning.deepPageOffset);
+    const { rows, total } = await readFor(this.ctx, accountId, (db) => readConversationPage(db, accountId, f, this.ctx.tuning.deepPageOffset));
     return { items: rows.map(toItem), total, page: f.page, per_page: f.per_page };
   }
 }

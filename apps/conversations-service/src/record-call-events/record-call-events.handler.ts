@@ -4,7 +4,7 @@ import { findCallEventProblem, type CallEvent, type ConversationChange } from '@
 import { inTransaction } from '@voice/service-kit';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
-import { addToAccountTotals, projectConversations } from '../conversation/conversation.store.js';
+import { addToCounters, projectConversations } from '../conversation/conversation.store.js';
 import { toChange } from '../conversation/conversation.views.js';
 import { ConversationChangesPublisher } from '../publish-conversation-changes/conversation-changes.publisher.js';
 import { lockConversations } from '../database/locks.js';
@@ -59,8 +59,9 @@ export async function recordCallEventsWithChanges(
  * `outcomes[index]` for each: lock → load → decide (call-recording.decider.ts) →
  * write. A fixed number of statements whatever the number of conversations:
  * look up the agents, lock every touched conversation, read their streams, the
- * known event ids and refusals, park, remember refusals, insert the new events,
- * upsert the read-model rows and the accounts' totals. Resolves the changes of the read model, for the
+ * known event ids, refusals and tombstones, park, remember refusals, insert the new
+ * events, upsert the read-model rows (and their search and topic rows), and last the
+ * accounts' counters. Resolves the changes of the read model, for the
  * caller to publish once the transaction committed.
  */
 export async function recordInTransaction(runner: QueryRunner, incoming: readonly IncomingEvent[], outcomes: RecordOutcome[]): Promise<ConversationChange[]> {
@@ -98,8 +99,9 @@ export async function recordInTransaction(runner: QueryRunner, incoming: readonl
   const inserted = await insertEvents(runner, appends, at!);
   const settled = settleCallRecording(plan, inserted);
   for (const [index, outcome] of settled.outcomes) outcomes[index] = outcome;
-  const written = await projectConversations(runner, settled.conversations, at!);
-  await addToAccountTotals(runner, written);
+  const projection = await projectConversations(runner, settled.conversations, at!);
+  await addToCounters(runner, projection);
+  const { written } = projection;
   const projected = new Map(settled.conversations.map((c) => [JSON.stringify([c.accountId, c.state.id]), c]));
   return written.map((row) => {
     const conversation = projected.get(JSON.stringify([row.account_id, row.id]))!;

@@ -9,7 +9,7 @@ import { findAgents } from '../agent-directory/known-agents.store.js';
 import type { KnownAgent } from '../conversation/agent-policy.rules.js';
 import type { NewRefusal } from '../conversation/answering.rules.js';
 import { lockAgents } from '../database/locks.js';
-import type { ConversationRef, EventRef, LoadedForRecording, PlannedAppend, StoredCallEvent, StoredRefusal } from './call-recording.decider.js';
+import type { ConversationRef, EventRef, LoadedForRecording, PlannedAppend } from './call-recording.decider.js';
 
 /**
  * Agents of the batch as known now. For an unknown one, take its lock (shared)
@@ -31,64 +31,50 @@ export async function findAgentsOrLock(runner: QueryRunner, agentIds: string[]):
 
 /**
  * The conversations' stored events, the event ids the accounts already have, the
- * conversations' remembered refusals, and the time of this write. To be called
- * under the conversations' locks (a refusal is written under them too), in
- * statements of their own: a READ COMMITTED statement reads the snapshot of its start.
+ * conversations' remembered refusals and tombstones, and the time of this write, in one
+ * statement (one round trip, one snapshot). To be called under the conversations' locks
+ * (refusals and tombstones are written under them too), in a statement of its own: a
+ * READ COMMITTED statement reads the snapshot of its start.
  */
 export async function loadForRecording(
   runner: QueryRunner,
   conversations: readonly ConversationRef[],
   eventIds: readonly EventRef[],
 ): Promise<Omit<LoadedForRecording, 'agents'> & { at: string }> {
-  const rows: Array<{ account_id: string; stream_id: string; stream_version: number; data: CallEvent; voice_platform: string | null }> = await runner.query(
-    `SELECT e.account_id, e.stream_id, e.stream_version, e.data, e.metadata->>'voice_platform' AS voice_platform
-       FROM conversations.events e
-       JOIN unnest($1::text[], $2::text[]) AS k(account_id, stream_id) ON e.account_id = k.account_id AND e.stream_id = k.stream_id
-      ORDER BY e.stream_version`,
-    [conversations.map((c) => c.accountId), conversations.map((c) => c.conversationId)],
-  );
-  const storedEvents: StoredCallEvent[] = rows.map((r) => ({
-    accountId: r.account_id, conversationId: r.stream_id, version: r.stream_version, event: r.data, voicePlatform: r.voice_platform,
-  }));
   // The time of this write is read after the locks, not now() (the transaction's start), so a writer that
   // waited for a lock does not stamp an older time than the one it waited for. Kept as text: microseconds intact.
-  const [{ at, known }]: Array<{ at: string; known: Array<[string, string]> }> = await runner.query(
-    `SELECT clock_timestamp()::text AS at,
+  const [row]: Array<{
+    at: string;
+    events: Array<[string, string, number, CallEvent, string | null]>;
+    known: Array<[string, string]>;
+    refusals: Array<[string, string, string, string]>;
+    erased: Array<[string, string]>;
+  }> = await runner.query(
+    `WITH k AS (SELECT * FROM unnest($1::text[], $2::text[]) AS k(account_id, conversation_id))
+     SELECT clock_timestamp()::text AS at,
+            coalesce((SELECT json_agg(json_build_array(e.account_id, e.stream_id, e.stream_version, e.data, e.metadata->>'voice_platform')
+                                      ORDER BY e.stream_version)
+                        FROM conversations.events e JOIN k ON e.account_id = k.account_id AND e.stream_id = k.conversation_id),
+                     '[]'::json) AS events,
             coalesce((SELECT json_agg(json_build_array(e.account_id, e.event_id))
                         FROM conversations.events e
-                        JOIN unnest($1::text[], $2::text[]) AS k(account_id, event_id) ON e.account_id = k.account_id AND e.event_id = k.event_id),
-                     '[]'::json) AS known`,
-    [eventIds.map((e) => e.accountId), eventIds.map((e) => e.eventId)],
+                        JOIN unnest($3::text[], $4::text[]) AS i(account_id, event_id) ON e.account_id = i.account_id AND e.event_id = i.event_id),
+                     '[]'::json) AS known,
+            coalesce((SELECT json_agg(json_build_array(r.account_id, r.conversation_id, r.agent_id, r.status))
+                        FROM conversations.refused_conversations r JOIN k ON r.account_id = k.account_id AND r.conversation_id = k.conversation_id),
+                     '[]'::json) AS refusals,
+            coalesce((SELECT json_agg(json_build_array(t.account_id, t.conversation_id))
+                        FROM conversations.erased_conversations t JOIN k ON t.account_id = k.account_id AND t.conversation_id = k.conversation_id),
+                     '[]'::json) AS erased`,
+    [conversations.map((c) => c.accountId), conversations.map((c) => c.conversationId), eventIds.map((e) => e.accountId), eventIds.map((e) => e.eventId)],
   );
-  const refusals = await findRefusals(runner, conversations);
-  const erased = await findTombstones(runner, conversations);
-  return { storedEvents, knownEventIds: known.map(([accountId, eventId]) => ({ accountId, eventId })), refusals, erased, at };
-}
-
-/** Which of these conversations were erased (erasure writes its tombstones under the same locks). */
-async function findTombstones(runner: QueryRunner, conversations: readonly ConversationRef[]): Promise<ConversationRef[]> {
-  if (conversations.length === 0) return [];
-  const rows: Array<{ account_id: string; conversation_id: string }> = await runner.query(
-    `SELECT t.account_id, t.conversation_id
-       FROM conversations.erased_conversations t
-       JOIN unnest($1::text[], $2::text[]) AS k(account_id, conversation_id)
-         ON t.account_id = k.account_id AND t.conversation_id = k.conversation_id`,
-    [conversations.map((k) => k.accountId), conversations.map((k) => k.conversationId)],
-  );
-  return rows.map((r) => ({ accountId: r.account_id, conversationId: r.conversation_id }));
-}
-
-/** Refusals remembered for these conversations. */
-async function findRefusals(runner: QueryRunner, conversations: readonly ConversationRef[]): Promise<StoredRefusal[]> {
-  if (conversations.length === 0) return [];
-  const rows: Array<{ account_id: string; conversation_id: string; agent_id: string; status: string }> = await runner.query(
-    `SELECT r.account_id, r.conversation_id, r.agent_id, r.status
-       FROM conversations.refused_conversations r
-       JOIN unnest($1::text[], $2::text[]) AS k(account_id, conversation_id)
-         ON r.account_id = k.account_id AND r.conversation_id = k.conversation_id`,
-    [conversations.map((k) => k.accountId), conversations.map((k) => k.conversationId)],
-  );
-  return rows.map((r) => ({ accountId: r.account_id, conversationId: r.conversation_id, refusal: { agent_id: r.agent_id, status: r.status } }));
+  return {
+    storedEvents: row.events.map(([accountId, conversationId, version, event, voicePlatform]) => ({ accountId, conversationId, version, event, voicePlatform })),
+    knownEventIds: row.known.map(([accountId, eventId]) => ({ accountId, eventId })),
+    refusals: row.refusals.map(([accountId, conversationId, agentId, status]) => ({ accountId, conversationId, refusal: { agent_id: agentId, status } })),
+    erased: row.erased.map(([accountId, conversationId]) => ({ accountId, conversationId })),
+    at: row.at,
+  };
 }
 
 /**

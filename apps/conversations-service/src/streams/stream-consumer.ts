@@ -6,6 +6,9 @@ export interface StreamSource {
   stream: string;
   subjectRoot: string;
   durable: string;
+  /** Batches processed at once (default 1), and what keeps messages on one of them; see DurableConsumerSpec. */
+  concurrency?: number;
+  partitionKey?: (message: StreamMessage) => string;
 }
 
 /**
@@ -29,6 +32,8 @@ export abstract class StreamConsumer<TOutcome> {
         subjects: [namespacedSubject(namespace, `${this.source.subjectRoot}.>`)],
         durable: this.source.durable,
         batchSize: tuning.batchSize,
+        concurrency: this.source.concurrency,
+        partitionKey: this.source.partitionKey,
         ackWaitMs: tuning.ackWaitMs,
         // Failed batches and terminated poison messages are reported in this service's own log.
         logger: this.ctx.logger,

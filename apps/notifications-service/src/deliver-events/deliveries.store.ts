@@ -1,4 +1,5 @@
 import type { EndpointDisabledData } from '@voice/contracts';
+import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DeliveryPlanner } from '../record-events/record-events.store.js';
 import { disableReason, type DeliveryDecision } from './delivery-schedule.rules.js';
@@ -55,11 +56,15 @@ export interface DeliveriesSettings {
  */
 const COMMIT_WITHOUT_WAITING_FOR_THE_DISK = `set_config('synchronous_commit', 'off', true)`;
 
-/** Each settled delivery's new state, from rows `s` (id, lease_token, status, delay_ms), while the lease is the worker's. */
+/**
+ * Each settled delivery's new state, from rows `s` (id, lease_token, status, delay_ms; their ids also $1), while the
+ * lease is the worker's. The ids as an array make the rows found by primary key: joined to `s` alone, the planner
+ * (which cannot see how few rows `s` has) reads the whole table, every delivery of the last 30 days.
+ */
 const SETTLE_DELIVERIES = `UPDATE notifications.deliveries d
             SET status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
                 next_attempt_at = CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END
-           FROM s WHERE d.id = s.id AND d.lease_token = s.lease_token`;
+           FROM s WHERE d.id = ANY ($1::text[]) AND d.id = s.id AND d.lease_token = s.lease_token`;
 
 /** $1–$4 of SETTLE_DELIVERIES' rows. */
 const settlementColumns = (settlements: readonly Settlement[]) => [
@@ -77,33 +82,48 @@ export class DeliveriesStore {
   constructor(private readonly dataSource: DataSource, private readonly settings: DeliveriesSettings) {}
 
   /**
-   * Leases up to `limit` due deliveries, oldest first, never more than `perEndpoint` leased per endpoint. Each
+   * A statement run as a named prepared statement on the pool's connection (pg prepares it once per connection):
+   * the claim and the settlement run hundreds of times a second, and planning them each time cost about as much
+   * as running them.
+   */
+  private async prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    return (await pool.query({ name, text, values })).rows as T[];
+  }
+
+  /**
+   * Leases up to `limit` due deliveries, oldest first, never more than `perEndpoint` attempts in flight per
+   * endpoint: its leased deliveries, less those of `answered` (the caller's, whose POST has its answer and whose
+   * settlement is not committed yet: still leased, so never attempted again meanwhile, but no longer in flight). Each
    * enabled endpoint with something due is looked at through its own index entries (its leased count, its first
    * due deliveries), so the cost follows the endpoints, not the backlog.
    */
-  async claim(limit: number, perEndpoint: number, leaseToken: string, leaseMs: number): Promise<LeasedDelivery[]> {
+  async claim(limit: number, perEndpoint: number, leaseToken: string, leaseMs: number, answered: readonly string[] = []): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
-    return this.dataSource.query(
-      `WITH due_endpoints AS (
-         SELECT e.id, $2 - (SELECT count(*) FROM notifications.deliveries b
-                             WHERE b.endpoint_id = e.id AND b.lease_until IS NOT NULL AND b.lease_until > now() AND b.status = 'pending') AS room
-           FROM notifications.endpoints e
-          WHERE e.enabled
-            AND EXISTS (SELECT 1 FROM notifications.deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())
-       ), picked AS (
-         SELECT p.id FROM due_endpoints de CROSS JOIN LATERAL (
+    return this.prepared(
+      'notifications_claim_deliveries',
+      `WITH picked AS (
+         -- Each enabled endpoint's first due deliveries, as many as its room under the cap: read through its own
+         -- entries of the pending-by-due-time index (a probe of another index, by creation, walks past every
+         -- delivery it has settled), its leased count through the leased index.
+         SELECT p.id FROM notifications.endpoints e CROSS JOIN LATERAL (
            SELECT d.id, d.next_attempt_at FROM notifications.deliveries d
-            WHERE d.endpoint_id = de.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
-            ORDER BY d.next_attempt_at, d.id LIMIT greatest(de.room, 0)
+            WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT greatest($2 - (SELECT count(*) FROM notifications.deliveries b
+                                  WHERE b.endpoint_id = e.id AND b.lease_until IS NOT NULL AND b.lease_until > now() AND b.status = 'pending'
+                                    AND b.id <> ALL ($5::text[])), 0)
          ) p
+          WHERE e.enabled
           ORDER BY p.next_attempt_at LIMIT $1
        ), locked AS (
+         -- By primary key (an array, not a join the planner may answer with a scan of every delivery).
          SELECT d.id FROM notifications.deliveries d
-          WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
+          WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
           FOR UPDATE SKIP LOCKED
        ), leased AS (
          UPDATE notifications.deliveries d SET lease_token = $3, lease_until = now() + ($4 || ' milliseconds')::interval
-           FROM locked WHERE d.id = locked.id
+          WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
          RETURNING d.id, d.lease_token, d.attempts, d.endpoint_id, d.event_id
        )
        SELECT l.id, l.lease_token, l.attempts, l.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, l.event_id,
@@ -111,7 +131,7 @@ export class DeliveriesStore {
               (SELECT ev.body FROM notifications.events ev WHERE ev.id = l.event_id) AS body
          FROM leased l JOIN notifications.endpoints e ON e.id = l.endpoint_id
          CROSS JOIN (SELECT ${COMMIT_WITHOUT_WAITING_FOR_THE_DISK}) AS commit_without_waiting`,
-      [limit, perEndpoint, leaseToken, String(leaseMs)],
+      [limit, perEndpoint, leaseToken, String(leaseMs), answered],
     );
   }
 
@@ -123,7 +143,8 @@ export class DeliveriesStore {
   async settle(settlements: readonly Settlement[]): Promise<void> {
     if (settlements.length === 0) return;
     if (settlements.some((s) => s.decision.status === 'failed')) return this.settleWithFailures(settlements);
-    await this.dataSource.query(
+    await this.prepared(
+      'notifications_settle_deliveries',
       `WITH s AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[])
            AS s(id, lease_token, status, delay_ms, attempted_at, status_code, error, duration_ms, response_body)

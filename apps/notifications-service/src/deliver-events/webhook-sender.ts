@@ -1,4 +1,5 @@
 import { checkOutboundUrl, OutboundHttpClient, OutboundRequestFailed, resolveWithSystemDns, type HostResolver } from '@voice/service-kit';
+import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { refusedAddress, type EndpointUrlPolicy } from '../webhook-endpoints/webhook-endpoint.rules.js';
 import { DELIVERY_TIMEOUT_MS, parseRetryAfter, storedBody, type AttemptOutcome } from './delivery-schedule.rules.js';
@@ -22,6 +23,9 @@ export function boundedResolver(timeoutMs: number, resolve: HostResolver = resol
   };
 }
 
+/** Signers and verdicts kept at most (a few per endpoint). */
+const MAX_CACHED = 10_000;
+
 /** The most of a receiver's answer read; its first 1 KiB is stored. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -35,6 +39,9 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export class WebhookSender {
   private readonly client: OutboundHttpClient;
+  /** Signers by secret (each decodes its secret once), and the check's verdict for URLs whose host is an IP address. */
+  private readonly signers = new Map<string, Webhook>();
+  private readonly literalVerdicts = new Map<string, string | null>();
 
   constructor(private readonly policy: EndpointUrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS) {
     this.client = new OutboundHttpClient({ allowPrivate: policy.allowPrivate, timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, keepAlive: true });
@@ -51,7 +58,7 @@ export class WebhookSender {
     const refusal = await this.refusal(url);
     if (refusal) return done({ error: refusal });
     const timestamp = new Date();
-    const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
+    const signature = secrets.map((secret) => this.signer(secret).sign(eventId, timestamp, body)).join(' ');
     try {
       const response = await this.client.requestJson({
         method: 'POST',
@@ -76,14 +83,37 @@ export class WebhookSender {
     }
   }
 
-  /** Checked on every attempt, DNS included: a name may point somewhere else since the endpoint was saved. */
+  private signer(secret: string): Webhook {
+    let signer = this.signers.get(secret);
+    if (!signer) {
+      if (this.signers.size >= MAX_CACHED) this.signers.clear();
+      signer = new Webhook(secret);
+      this.signers.set(secret, signer);
+    }
+    return signer;
+  }
+
+  /**
+   * Checked on every attempt, DNS included: a name may point somewhere else since the endpoint was saved. A URL
+   * whose host is an IP address resolves to nothing else, so its verdict is kept.
+   */
   private async refusal(url: string): Promise<string | undefined> {
+    const known = this.literalVerdicts.get(url);
+    if (known !== undefined) return known ?? undefined;
     const checked = await checkOutboundUrl(url, { allowPrivate: true }, boundedResolver(RESOLVE_TIMEOUT_MS));
     if (!checked.ok) return `${checked.kind}: url ${checked.problem}`;
+    let verdict: string | undefined;
     for (const { address } of checked.addresses) {
       const refused = refusedAddress(address, this.policy);
-      if (refused) return `forbidden_address: ${refused}`;
+      if (refused) {
+        verdict = `forbidden_address: ${refused}`;
+        break;
+      }
     }
-    return undefined;
+    if (isIP(checked.url.hostname.replace(/^\[|\]$/g, ''))) {
+      if (this.literalVerdicts.size >= MAX_CACHED) this.literalVerdicts.clear();
+      this.literalVerdicts.set(url, verdict ?? null);
+    }
+    return verdict;
   }
 }

@@ -1,5 +1,7 @@
 /** The delivery log's parameters: the list's query and recover's body. Pure. */
-import { PAGINATION, OUTBOUND_DELIVERY_STATUSES, type ServiceError, type OutboundDeliveryStatus } from '@voice/contracts';
+import {
+  findRecoverDeliveriesProblem, PAGINATION, OUTBOUND_DELIVERY_STATUSES, type OutboundDeliveryStatus, type RecoverDeliveriesPayload, type ServiceError,
+} from '@voice/contracts';
 
 export interface DeliveryListParams {
   status?: OutboundDeliveryStatus;
@@ -8,7 +10,6 @@ export interface DeliveryListParams {
 }
 
 const KNOWN = ['status', 'page', 'per_page'];
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 /** Ids in the house style; anything else is simply not found. */
 export const DELIVERY_ID = /^dlv_[0-9a-f]{24}$/;
 
@@ -35,15 +36,13 @@ export function parseDeliveryListQuery(query: Record<string, unknown> = {}): Del
   return params;
 }
 
-/** recover's body: `{ since }`, an ISO 8601 instant not in the future. */
+/** recover's body: `{ since }` as the contracts' payload states it, and not in the future. */
 export function parseRecoverBody(body: unknown, now: Date): { since: Date } | { problem: ServiceError } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problem: { code: 'invalid_request', message: 'The body must be a JSON object.' } };
-  const input = body as Record<string, unknown>;
-  const unknown = Object.keys(input).find((key) => key !== 'since');
-  if (unknown) return problem('invalid_parameter', unknown, `${unknown} is not a field of this request (fields: since).`);
-  if (input.since === undefined || input.since === null) return problem('missing_required_field', 'since', 'since is required.');
-  const since = typeof input.since === 'string' && ISO_INSTANT.test(input.since) ? new Date(input.since) : undefined;
-  if (!since || Number.isNaN(since.getTime())) {
+  const refused = findRecoverDeliveriesProblem(body);
+  if (refused) return { problem: refused };
+  const since = new Date((body as RecoverDeliveriesPayload).since);
+  // The pattern lets through what is no instant (2025-13-01, 2025-01-01T25:00Z).
+  if (Number.isNaN(since.getTime())) {
     return problem('invalid_date_format', 'since', 'since must be an ISO 8601 date or timestamp, e.g. 2025-01-31 or 2025-01-31T14:05:00Z.');
   }
   if (since.getTime() > now.getTime()) return problem('invalid_parameter', 'since', 'since must not be in the future.');

@@ -1,13 +1,11 @@
 /** The shapes this service reads from the bus, checked before anything is recorded from them. Pure. */
 import {
-  AgentNoticeTypes, isVoicePlatform, type AgentIntegrationEvent, type AgentStreamMessage, type AgentSyncFailedNotice, type ConversationChange,
+  AgentNoticeTypes, isPlainObject, isVoicePlatform, type AgentIntegrationEvent, type AgentStreamMessage, type AgentSyncFailedNotice, type ConversationChange,
   type IntegrationCredentialsRefusedNotice,
 } from '@voice/contracts';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export function isAgentEvent(value: unknown): value is AgentIntegrationEvent {
-  return isObject(value) && typeof value.id === 'string' && typeof value.type === 'string' && isObject(value.agent)
+  return isPlainObject(value) && typeof value.id === 'string' && typeof value.type === 'string' && isPlainObject(value.agent)
     && typeof value.agent.account_id === 'string' && typeof value.agent.agent_id === 'string';
 }
 
@@ -16,7 +14,7 @@ export function isSyncFailedNotice(value: unknown): value is AgentSyncFailedNoti
   if (!isAgentEvent(value)) return false;
   const notice = value as unknown as Record<string, unknown>;
   return notice.type === AgentNoticeTypes.syncFailed && Number.isInteger(notice.version) && typeof notice.occurred_at === 'string'
-    && isObject(notice.failure) && isSyncFailure(notice.failure as unknown as AgentSyncFailedNotice['failure']);
+    && isPlainObject(notice.failure) && isSyncFailure(notice.failure as unknown as AgentSyncFailedNotice['failure']);
 }
 
 function isSyncFailure(failure: AgentSyncFailedNotice['failure']): boolean {
@@ -25,20 +23,20 @@ function isSyncFailure(failure: AgentSyncFailedNotice['failure']): boolean {
 }
 
 export function isCredentialsRefusedNotice(value: unknown): value is IntegrationCredentialsRefusedNotice {
-  return isObject(value) && value.type === AgentNoticeTypes.credentialsRefused && typeof value.id === 'string' && typeof value.account_id === 'string'
+  return isPlainObject(value) && value.type === AgentNoticeTypes.credentialsRefused && typeof value.id === 'string' && typeof value.account_id === 'string'
     && isVoicePlatform(value.platform) && typeof value.occurred_at === 'string' && typeof value.reason === 'string';
 }
 
 /** Any message of AGENT_EVENTS: an agent's change or one of agents-service's notices, each of its own shape. */
 export function isAgentStreamMessage(value: unknown): value is AgentStreamMessage {
-  if (!isObject(value)) return false;
+  if (!isPlainObject(value)) return false;
   if (value.type === AgentNoticeTypes.syncFailed) return isSyncFailedNotice(value);
   if (value.type === AgentNoticeTypes.credentialsRefused) return isCredentialsRefusedNotice(value);
   return isAgentEvent(value);
 }
 
 export function isConversationChange(value: unknown): value is ConversationChange {
-  return isObject(value) && typeof value.account_id === 'string' && typeof value.type === 'string' && Number.isInteger(value.version)
-    && isObject(value.conversation) && typeof value.conversation.id === 'string' && typeof value.conversation.status === 'string'
+  return isPlainObject(value) && typeof value.account_id === 'string' && typeof value.type === 'string' && Number.isInteger(value.version)
+    && isPlainObject(value.conversation) && typeof value.conversation.id === 'string' && typeof value.conversation.status === 'string'
     && typeof value.conversation.agent_id === 'string';
 }

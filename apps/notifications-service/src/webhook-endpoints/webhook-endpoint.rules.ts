@@ -1,6 +1,7 @@
 /** What an endpoint may be: its body's validation, its URL's policy and its secret's format. Pure. */
 import {
-  OUTBOUND_EVENT_TYPES, PAGINATION, WEBHOOK_ENDPOINT_LIMITS, charCount, type OutboundEventType, type ServiceError,
+  findCreateWebhookEndpointProblem, findUpdateWebhookEndpointProblem, PAGINATION, WEBHOOK_ENDPOINT_LIMITS,
+  type OutboundEventType, type ServiceError, type UpdateWebhookEndpointPayload,
 } from '@voice/contracts';
 import { forbiddenAddressReason } from '@voice/service-kit';
 import { isIP } from 'node:net';
@@ -64,61 +65,25 @@ export function checkEndpointUrl(value: unknown, policy: EndpointUrlPolicy): { u
   return { url: url.toString() };
 }
 
-function checkStringList(field: string, value: unknown, max: number): string[] | { problem: ServiceError } {
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === '')) {
-    return problem('invalid_parameter', field, `${field} must be an array of non-empty strings.`);
-  }
-  if (value.length === 0 || value.length > max) return problem('invalid_parameter', field, `${field} must hold 1 to ${max} items (omit it or send null for all).`);
-  return [...new Set(value as string[])];
-}
-
-/** A create body (every field but url optional) or a PATCH body (every field optional, at least one). */
+/**
+ * A create body (url required) or a PATCH body (at least one field): the payload's own rules (the contracts'
+ * classes, which the API document is read from), then the URL's policy, then the values as stored (an empty
+ * description is none, a type or agent listed twice is kept once).
+ */
 export function parseEndpointBody(body: unknown, policy: EndpointUrlPolicy, mode: 'create' | 'update'): { fields: EndpointChanges } | { problem: ServiceError } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { problem: { code: 'invalid_request', message: 'The body must be a JSON object.' } };
-  }
-  const input = body as Record<string, unknown>;
-  const unknown = Object.keys(input).find((key) => !(WRITABLE as readonly string[]).includes(key));
-  if (unknown) return problem('invalid_parameter', unknown, `${unknown} is not a field of a webhook endpoint (fields: ${WRITABLE.join(', ')}).`);
+  const refused = mode === 'create' ? findCreateWebhookEndpointProblem(body) : findUpdateWebhookEndpointProblem(body);
+  if (refused) return { problem: refused };
+  const input = body as UpdateWebhookEndpointPayload;
   const fields: EndpointChanges = {};
-  if (input.url === undefined) {
-    if (mode === 'create') return problem('missing_required_field', 'url', 'url is required.');
-  } else {
+  if (input.url !== undefined) {
     const checked = checkEndpointUrl(input.url, policy);
     if ('problem' in checked) return checked;
     fields.url = checked.url;
   }
-  if (input.description !== undefined) {
-    if (input.description !== null && typeof input.description !== 'string') return problem('invalid_parameter', 'description', 'description must be a string or null.');
-    if (typeof input.description === 'string' && charCount(input.description) > WEBHOOK_ENDPOINT_LIMITS.description) {
-      return problem('invalid_parameter', 'description', `description must be at most ${WEBHOOK_ENDPOINT_LIMITS.description} characters.`);
-    }
-    fields.description = input.description === '' ? null : (input.description as string | null);
-  }
-  if (input.event_types !== undefined) {
-    if (input.event_types === null) fields.event_types = null;
-    else {
-      const list = checkStringList('event_types', input.event_types, OUTBOUND_EVENT_TYPES.length);
-      if ('problem' in list) return list;
-      const unknownType = list.find((type) => !(OUTBOUND_EVENT_TYPES as readonly string[]).includes(type));
-      if (unknownType) {
-        return problem('invalid_parameter', 'event_types', `${unknownType} is not an event type.`, { valid_values: [...OUTBOUND_EVENT_TYPES] });
-      }
-      fields.event_types = list as OutboundEventType[];
-    }
-  }
-  if (input.agent_ids !== undefined) {
-    if (input.agent_ids === null) fields.agent_ids = null;
-    else {
-      const list = checkStringList('agent_ids', input.agent_ids, WEBHOOK_ENDPOINT_LIMITS.agentIds);
-      if ('problem' in list) return list;
-      fields.agent_ids = list;
-    }
-  }
-  if (input.enabled !== undefined) {
-    if (typeof input.enabled !== 'boolean') return problem('invalid_parameter', 'enabled', 'enabled must be true or false.');
-    fields.enabled = input.enabled;
-  }
+  if (input.description !== undefined) fields.description = input.description === '' ? null : input.description;
+  if (input.event_types !== undefined) fields.event_types = input.event_types === null ? null : [...new Set(input.event_types)];
+  if (input.agent_ids !== undefined) fields.agent_ids = input.agent_ids === null ? null : [...new Set(input.agent_ids)];
+  if (input.enabled !== undefined) fields.enabled = input.enabled;
   if (mode === 'update' && Object.keys(fields).length === 0) {
     return { problem: { code: 'invalid_request', message: `The body changes nothing: give at least one of ${WRITABLE.join(', ')}.` } };
   }

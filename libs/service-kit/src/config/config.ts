@@ -2,6 +2,8 @@
  * Environment configuration, checked at start: every problem is reported at
  * once with the variable's name, instead of a stack trace later.
  */
+import { isPlainObject } from '@voice/contracts';
+
 export class ConfigError extends Error {}
 
 export interface ConfigReader {
@@ -100,7 +102,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReader {
       if (value === undefined) return undefined;
       try {
         const parsed: unknown = JSON.parse(value);
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+        if (isPlainObject(parsed)) return parsed;
       } catch {
         // reported below
       }
@@ -145,6 +147,13 @@ export const environment = {
    * app runs as DATABASE_URL's role (deploy/postgres/roles.sql). Unset → DATABASE_URL migrates too.
    */
   databaseMigrationUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_MIGRATION_URL', POSTGRES_PROTOCOLS),
+  /**
+   * A streaming replica of DATABASE_URL's database: list, detail, transcript and stats reads go there while it
+   * is within DATABASE_READ_MAX_LAG_MS of the primary and has replayed the reader's account's own writes
+   * (database/read-router.ts). Unset → every read on the primary.
+   */
+  databaseReadUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_READ_URL', POSTGRES_PROTOCOLS),
+  databaseReadMaxLagMs: (c: ConfigReader) => c.optionalInt('DATABASE_READ_MAX_LAG_MS', { min: 0, max: 3_600_000 }),
   /** `npm start`: unset → embedded PostgreSQL. */
   optionalDatabaseUrl: (c: ConfigReader) => c.optionalUrl('DATABASE_URL', POSTGRES_PROTOCOLS),
   /**

@@ -317,3 +317,50 @@ describe.each(STREAM_ADAPTERS)('a failing batch handler over %s', (_name, kind) 
     }
   });
 });
+
+describe.each(STREAM_ADAPTERS)('batches handled at once over %s', (_name, kind) => {
+  const harness = streamsUnderTest(kind);
+
+  it('with concurrency 3 and a partition key: several batches at once, never one key in two of them, each key in delivery order', async () => {
+    const { stream, subject } = harness.nextStream();
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    const published = Array.from({ length: 120 }, (_, i) => ({ key: `key-${i % 30}`, seq: i }));
+    for (const m of published) await harness.streams.publish(`${subject}.x`, m, `m-${m.seq}`);
+
+    const inFlight = new Map<string, number>(); // key → batches holding it now
+    let running = 0;
+    let mostAtOnce = 0;
+    const sharedKeys: string[] = [];
+    const seen = new Map<string, number[]>(); // key → seqs in the order handled
+    const handle = async (batch: StreamMessage[]) => {
+      const keys = [...new Set(batch.map((m) => (m.data as { key: string }).key))];
+      for (const key of keys) {
+        if (inFlight.get(key)) sharedKeys.push(key);
+        inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+      }
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise((r) => setTimeout(r, 40));
+      for (const m of batch) {
+        const { key, seq } = m.data as { key: string; seq: number };
+        seen.set(key, [...(seen.get(key) ?? []), seq]);
+      }
+      running -= 1;
+      for (const key of keys) inFlight.set(key, inFlight.get(key)! - 1);
+      for (const m of batch) m.ack();
+    };
+    const consumer = await harness.streams.consume(
+      { stream, subjects: [`${subject}.>`], durable: 'd', batchSize: 8, concurrency: 3, partitionKey: (m) => (m.data as { key: string }).key },
+      handle,
+    );
+    try {
+      await eventually(() => expect([...seen.values()].flat().length).toBe(published.length), 15_000);
+      expect(sharedKeys).toEqual([]);
+      expect(mostAtOnce).toBeGreaterThan(1);
+      expect(mostAtOnce).toBeLessThanOrEqual(3);
+      for (const [key, seqs] of seen) expect({ key, seqs }).toEqual({ key, seqs: published.filter((m) => m.key === key).map((m) => m.seq) });
+    } finally {
+      await consumer.stop();
+    }
+  });
+});

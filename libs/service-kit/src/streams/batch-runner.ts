@@ -20,6 +20,7 @@
  * - A message that becomes transient while retried alone stops the one-at-a-time retry:
  *   it and the unsettled rest of its batch are nak-ed with the backoff.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logging.js';
 import { isDatabaseFailure, isDataFailure, isTransientFailure } from '../database/pg-errors.js';
@@ -77,8 +78,10 @@ function track(message: StreamMessage): Tracked {
 /**
  * Feed a message source into `handle` in batches. Messages that arrive while a
  * batch is being handled form the next batch; the source is not read further
- * while two batches are waiting, which bounds memory. A batch whose handler
- * throws is never dropped silently: see the rules at the top of this file.
+ * while two batches per worker are waiting, which bounds memory. With
+ * `spec.concurrency` above 1, that many batches are handled at once (by key
+ * partition when `spec.partitionKey` is given). A batch whose handler throws is
+ * never dropped silently: see the rules at the top of this file.
  *
  * `source` is an iterable, or a function that makes one given `room()`, a promise
  * that resolves when a whole batch more fits: a source that pulls from a server
@@ -91,9 +94,16 @@ export function runBatches<M>(
   handle: (batch: StreamMessage[]) => Promise<void>,
   wrap: (m: M) => StreamMessage,
   stopSource: () => void,
-  spec: Pick<DurableConsumerSpec, 'stream' | 'durable' | 'logger' | 'isTransientFailure' | 'ackWaitMs'>,
+  spec: Pick<DurableConsumerSpec, 'stream' | 'durable' | 'logger' | 'isTransientFailure' | 'ackWaitMs' | 'concurrency' | 'partitionKey'>,
 ): RunningConsumer {
-  const buffer: StreamMessage[] = [];
+  // One queue per worker: a message goes to its partition's worker (any worker's when there is one queue).
+  const workerCount = Math.max(1, spec.concurrency ?? 1);
+  const queues: StreamMessage[][] = Array.from({ length: spec.partitionKey ? workerCount : 1 }, () => []);
+  const partitionOf = (message: StreamMessage): StreamMessage[] =>
+    queues.length === 1 ? queues[0] : queues[createHash('md5').update(spec.partitionKey!(message)).digest().readUInt32BE(0) % queues.length];
+  let buffered = 0;
+  // Room for a pull while fewer than a batch per worker wait.
+  const bufferLimit = batchSize * workerCount;
   // Every message received and not yet settled, buffered or in a batch: its ack wait is restarted every half of
   // it, so a short ack wait (a dead consumer's messages come back in seconds) never redelivers a message a live
   // consumer is still holding behind a slow batch.
@@ -122,7 +132,11 @@ export function runBatches<M>(
   }, Math.max(100, Math.floor((spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS) / 2)));
   progress.unref();
   let stopped = false;
-  let wakeWorker: (() => void) | undefined;
+  /** Workers waiting for messages, by queue. */
+  const idle = queues.map((): Array<() => void> => []);
+  const wakeWorkers = () => {
+    for (const waiting of idle) for (const wake of waiting.splice(0)) wake();
+  };
   let wakeFeeder: (() => void) | undefined;
   const logger = spec.logger ?? defaultLogger();
   const isTransient = spec.isTransientFailure ?? isTransientFailure;
@@ -196,27 +210,34 @@ export function runBatches<M>(
   };
 
   const room = async () => {
-    while (buffer.length >= batchSize && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
+    while (buffered >= bufferLimit && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
   };
   const pulled = typeof source === 'function';
   const messages = typeof source === 'function' ? source(room) : source;
   const feeder = (async () => {
     for await (const m of messages) {
-      buffer.push(hold(wrap(m)));
-      wakeWorker?.();
+      const message = hold(wrap(m));
+      const queue = partitionOf(message);
+      queue.push(message);
+      buffered += 1;
+      idle[queues.indexOf(queue)].shift()?.();
       // A pulling source waits for room itself, between pulls: pausing inside a pull would leave its rest unseen.
-      while (!pulled && buffer.length >= batchSize * 2 && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
+      while (!pulled && buffered >= bufferLimit * 2 && !stopped) await new Promise<void>((r) => (wakeFeeder = r));
       if (stopped) break;
     }
   })();
 
-  const worker = (async () => {
+  // `concurrency` workers, each taking batches from its queue (or all from the one queue); each settles (or recovers) its own.
+  const work = async (worker: number) => {
+    const q = worker % queues.length;
+    const queue = queues[q];
     while (!stopped) {
-      if (buffer.length === 0) {
-        await new Promise<void>((r) => (wakeWorker = r));
+      if (queue.length === 0) {
+        await new Promise<void>((r) => idle[q].push(r));
         continue;
       }
-      const batch = buffer.splice(0, batchSize).map(track);
+      const batch = queue.splice(0, batchSize).map(track);
+      buffered -= batch.length;
       wakeFeeder?.();
       try {
         await handle(batch.map((t) => t.message));
@@ -229,16 +250,17 @@ export function runBatches<M>(
       // A message its batch left unsettled is no longer worked on: it stops being kept alive and comes back after the ack wait.
       for (const t of batch) if (!t.settled) held.delete(t.holder);
     }
-  })();
+  };
+  const workers = Promise.all(Array.from({ length: workerCount }, (_, worker) => work(worker)));
 
   return {
     async stop() {
       stopped = true;
       clearInterval(progress);
       stopSource();
-      wakeWorker?.();
+      wakeWorkers();
       wakeFeeder?.();
-      await worker;
+      await workers;
       await feeder.catch(() => undefined);
     },
   };

@@ -29,6 +29,15 @@ export interface DurableConsumerSpec {
   /** Most messages handed to one `handle` call. */
   batchSize?: number;
   /**
+   * Batches handled at once (default 1: one after the other), each by its own worker, so the database works on one
+   * while another waits on its round trips. Messages with the same `partitionKey` always go to the same worker, in
+   * delivery order: two batches at once then never wait on each other's locks for the same key. Only for a handler
+   * whose batches of different keys may commit in any order.
+   */
+  concurrency?: number;
+  /** What keeps messages together on one worker when `concurrency` is above 1 (e.g. the conversation). */
+  partitionKey?: (message: StreamMessage) => string;
+  /**
    * An unsettled message is redelivered after this long — once its consumer stopped signalling progress: the
    * consumer signals it (`working`) every half of it for every message it holds, so only the messages of a
    * consumer that died come back, and soon.

@@ -15,8 +15,9 @@
  * - platform_a knows a number by the number itself: it is platform_number_id.
  */
 import {
-  agentChangesBody, agentCreateBody, agentErrorPaths, agentListedFields, agentStoredFields, isObject, stringOrNull,
+  agentChangesBody, agentCreateBody, agentErrorPaths, agentListedFields, agentStoredFields, stringOrNull,
 } from '../agent-fields.js';
+import { isPlainObject } from '@voice/contracts';
 import type { ManagementDialect, ManagementOperation } from '../management-adapter.js';
 import { failureForStatus, fieldMentioned, saysNoNumberAvailable, type PlatformFailure } from '../platform-call-failed.js';
 import type {
@@ -51,7 +52,7 @@ export function platformANumberBody(request: AcquireNumberRequest): Record<strin
 
 /** The agent object's id, or undefined when the answer is not an agent object. */
 export function platformAAgentRef(answer: unknown): PlatformAgentRef | undefined {
-  return isObject(answer) && typeof answer.agent_id === 'string' && answer.agent_id ? { platform_agent_id: answer.agent_id } : undefined;
+  return isPlainObject(answer) && typeof answer.agent_id === 'string' && answer.agent_id ? { platform_agent_id: answer.agent_id } : undefined;
 }
 
 /**
@@ -61,19 +62,19 @@ export function platformAAgentRef(answer: unknown): PlatformAgentRef | undefined
  * before a crash) → the first; the caller deletes strays if it cares.
  */
 export function platformAAgentFromSearch(answer: unknown, externalId: string): PlatformAgentRef | 'unreadable' | undefined {
-  if (!isObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
-  const match = answer.items.find((item) => isObject(item) && isObject(item.metadata) && item.metadata.external_id === externalId);
+  if (!isPlainObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
+  const match = answer.items.find((item) => isPlainObject(item) && isPlainObject(item.metadata) && item.metadata.external_id === externalId);
   return match === undefined ? undefined : platformAAgentRef(match) ?? 'unreadable';
 }
 
 export function platformANumberFromAnswer(answer: unknown, request: AcquireNumberRequest): PlatformNumber | undefined {
-  if (!isObject(answer) || typeof answer.phone_number !== 'string') return undefined;
+  if (!isPlainObject(answer) || typeof answer.phone_number !== 'string') return undefined;
   const purchased = typeof answer.purchased === 'boolean' ? answer.purchased : request.phone_number === undefined;
   return { phone_number: answer.phone_number, platform_number_id: answer.phone_number, purchased };
 }
 
 export function platformAErrorMessage(answer: unknown): string {
-  if (isObject(answer) && typeof answer.error_message === 'string') return answer.error_message;
+  if (isPlainObject(answer) && typeof answer.error_message === 'string') return answer.error_message;
   return '';
 }
 
@@ -111,18 +112,18 @@ export function platformAStoredFields(spec: PlatformAgentSpec): StoredAgentField
 /** An agent object of a listing in our terms, or undefined when it is not an agent object. */
 export function platformAListedAgent(item: unknown): ListedPlatformAgent | undefined {
   const ref = platformAAgentRef(item);
-  if (!ref || !isObject(item)) return undefined;
-  return { ...ref, external_id: isObject(item.metadata) ? stringOrNull(item.metadata.external_id) : null, fields: agentListedFields(PLATFORM_A_AGENT_FIELDS, item) };
+  if (!ref || !isPlainObject(item)) return undefined;
+  return { ...ref, external_id: isPlainObject(item.metadata) ? stringOrNull(item.metadata.external_id) : null, fields: agentListedFields(PLATFORM_A_AGENT_FIELDS, item) };
 }
 
 export function platformAListedNumber(item: unknown): ListedPlatformNumber | undefined {
-  if (!isObject(item) || typeof item.phone_number !== 'string') return undefined;
+  if (!isPlainObject(item) || typeof item.phone_number !== 'string') return undefined;
   return { phone_number: item.phone_number, platform_number_id: item.phone_number, bound_to: stringOrNull(item.inbound_agent_id) };
 }
 
 /** One page of a listing (`{ items, pagination_key? }`), each item read by `read`; 'unreadable' when any is not. */
 export function platformAPage<T>(answer: unknown, read: (item: unknown) => T | undefined): { items: T[]; next: string | undefined } | 'unreadable' {
-  if (!isObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
+  if (!isPlainObject(answer) || !Array.isArray(answer.items)) return 'unreadable';
   const items = answer.items.map(read);
   if (items.some((item) => item === undefined)) return 'unreadable';
   const next = typeof answer.pagination_key === 'string' && answer.pagination_key !== '' ? answer.pagination_key : undefined;

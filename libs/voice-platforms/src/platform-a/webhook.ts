@@ -17,8 +17,9 @@ import {
 } from '../webhooks/event-builders.js';
 import { compact, ignored, mapped, type WebhookSubject } from '../webhooks/results.js';
 import type { UnattributedCallEvent, WebhookMapping } from '../webhooks/types.js';
+import { isPlainObject } from '@voice/contracts';
 import {
-  boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isObject, isoFromMs, malformed, nonNegative,
+  boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isoFromMs, malformed, nonNegative,
   platformCallIdField, quote, sentimentOf, softObject, strictId, strictObject, strictOptArray, strictOptNumber,
   strictOptString, strictOptUnixMs, topicList, verdict, type Json,
 } from '../webhooks/values.js';
@@ -29,11 +30,11 @@ const EVENT_ID_TAG = 'pa';
 export const PLATFORM_A_EVENT_TYPES = ['call_started', 'transcript_updated', 'call_ended', 'call_analyzed'] as const;
 
 export function mapPlatformA(body: unknown): WebhookMapping {
-  if (!isObject(body)) return malformed('body must be a JSON object');
+  if (!isPlainObject(body)) return malformed('body must be a JSON object');
   const eventType = body.event;
   if (eventType === undefined || eventType === null) return malformed('event is missing');
   if (typeof eventType !== 'string') return malformed('event must be a string');
-  const loose = isObject(body.call) ? body.call : {};
+  const loose = isPlainObject(body.call) ? body.call : {};
   const subject: WebhookSubject = {
     eventType,
     platformAgentId: typeof loose.agent_id === 'string' ? loose.agent_id : null,
@@ -157,7 +158,7 @@ function readTranscript(call: Json): Transcript {
   let agentSpoke = false;
   list.forEach((item, i) => {
     const path = `call.transcript_object[${i}]`;
-    if (!isObject(item)) malformed(`${path} must be an object`);
+    if (!isPlainObject(item)) malformed(`${path} must be an object`);
     const role = strictOptString(item, 'role', `${path}.role`);
     const speaker = role === 'agent' ? 'agent' : role === 'user' ? 'caller' : undefined;
     // Roles platforms.md does not name (new ones may appear) are skipped, whatever their shape.
@@ -167,7 +168,7 @@ function readTranscript(call: Json): Transcript {
     let first: number | undefined;
     let last: number | undefined;
     words.forEach((word, j) => {
-      if (!isObject(word)) malformed(`${path}.words[${j}] must be an object`);
+      if (!isPlainObject(word)) malformed(`${path}.words[${j}] must be an object`);
       const wordStart = strictOptNumber(word, 'start', `${path}.words[${j}].start`);
       const wordEnd = strictOptNumber(word, 'end', `${path}.words[${j}].end`);
       if (wordStart !== undefined) first = Math.min(first ?? wordStart, wordStart);
@@ -195,7 +196,7 @@ function costOfCall(value: unknown) {
   const products = Array.isArray(cost.product_costs) ? cost.product_costs : [];
   return costOf(
     nonNegative(cost.combined_cost, 100),
-    products.filter(isObject).filter((p) => typeof p.product === 'string').map((p) => ({ component: p.product as string, amount: nonNegative(p.cost, 100) })),
+    products.filter(isPlainObject).filter((p) => typeof p.product === 'string').map((p) => ({ component: p.product as string, amount: nonNegative(p.cost, 100) })),
   );
 }
 
@@ -204,7 +205,7 @@ function latencyOfCall(value: unknown) {
   const latency = softObject(value);
   if (!latency) return undefined;
   const figures = Object.entries(latency)
-    .filter((entry): entry is [string, Json] => isObject(entry[1]))
+    .filter((entry): entry is [string, Json] => isPlainObject(entry[1]))
     .map(([component, f]) => compact<LatencyFigures>({ component, p50_ms: nonNegative(f.p50), p90_ms: nonNegative(f.p90), p99_ms: nonNegative(f.p99) }));
   return latencyOf(figures);
 }

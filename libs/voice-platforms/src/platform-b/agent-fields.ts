@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentFieldTable } from '../agent-fields.js';
-import { isObject, stringOrNull } from '../agent-fields.js';
+import { isPlainObject } from '@voice/contracts';
+import { stringOrNull } from '../agent-fields.js';
 
 export const PLATFORM_B_NAME_LIMIT = 40;
 const NAME_PREFIX_LENGTH = 31;
@@ -35,9 +36,9 @@ function systemMessages(prompt: string | null): { messages: Array<{ role: 'syste
 
 /** The prompt is the first system message (the one we send); none is no prompt. */
 function systemPromptOf(model: unknown): string | null {
-  if (!isObject(model) || !Array.isArray(model.messages)) return null;
-  const system = model.messages.find((message) => isObject(message) && message.role === 'system');
-  return isObject(system) ? stringOrNull(system.content) : null;
+  if (!isPlainObject(model) || !Array.isArray(model.messages)) return null;
+  const system = model.messages.find((message) => isPlainObject(message) && message.role === 'system');
+  return isPlainObject(system) ? stringOrNull(system.content) : null;
 }
 
 export const PLATFORM_B_AGENT_FIELDS: AgentFieldTable = {

@@ -18,8 +18,9 @@
  *   refused here (rejected, field area_code) instead of being sent.
  */
 import {
-  agentChangesBody, agentCreateBody, agentErrorPaths, agentListedFields, agentStoredFields, isObject, stringOrNull,
+  agentChangesBody, agentCreateBody, agentErrorPaths, agentListedFields, agentStoredFields, stringOrNull,
 } from '../agent-fields.js';
+import { isPlainObject } from '@voice/contracts';
 import type { ManagementDialect, ManagementOperation } from '../management-adapter.js';
 import { failureForStatus, fieldMentioned, saysNoNumberAvailable, saysNumberAlreadyRegistered, type PlatformFailure } from '../platform-call-failed.js';
 import type {
@@ -65,24 +66,24 @@ export function platformBNumberBody(request: AcquireNumberRequest): Record<strin
 }
 
 export function platformBAgentRef(answer: unknown): PlatformAgentRef | undefined {
-  return isObject(answer) && typeof answer.id === 'string' && answer.id ? { platform_agent_id: answer.id } : undefined;
+  return isPlainObject(answer) && typeof answer.id === 'string' && answer.id ? { platform_agent_id: answer.id } : undefined;
 }
 
 /** The assistant a search by external id found (metadata checked again, as for platform_a). */
 export function platformBAgentFromSearch(answer: unknown, externalId: string): PlatformAgentRef | 'unreadable' | undefined {
   if (!Array.isArray(answer)) return 'unreadable';
-  const match = answer.find((item) => isObject(item) && isObject(item.metadata) && item.metadata.externalId === externalId);
+  const match = answer.find((item) => isPlainObject(item) && isPlainObject(item.metadata) && item.metadata.externalId === externalId);
   return match === undefined ? undefined : platformBAgentRef(match) ?? 'unreadable';
 }
 
 /** platform_b's answer does not say whether the number was bought: the request does. */
 export function platformBNumberFromAnswer(answer: unknown, request: AcquireNumberRequest): PlatformNumber | undefined {
-  if (!isObject(answer) || typeof answer.id !== 'string' || typeof answer.number !== 'string') return undefined;
+  if (!isPlainObject(answer) || typeof answer.id !== 'string' || typeof answer.number !== 'string') return undefined;
   return { phone_number: answer.number, platform_number_id: answer.id, purchased: request.phone_number === undefined };
 }
 
 export function platformBErrorMessage(answer: unknown): string {
-  if (!isObject(answer)) return '';
+  if (!isPlainObject(answer)) return '';
   const { message } = answer;
   if (typeof message === 'string') return message;
   if (Array.isArray(message)) return message.filter((part): part is string => typeof part === 'string').join('; ');
@@ -120,13 +121,13 @@ export function platformBStoredFields(spec: PlatformAgentSpec): StoredAgentField
 /** An assistant of a listing in our terms, or undefined when it is not an assistant object. */
 export function platformBListedAgent(item: unknown): ListedPlatformAgent | undefined {
   const ref = platformBAgentRef(item);
-  if (!ref || !isObject(item)) return undefined;
-  const externalId = isObject(item.metadata) ? stringOrNull(item.metadata.externalId) : null;
+  if (!ref || !isPlainObject(item)) return undefined;
+  const externalId = isPlainObject(item.metadata) ? stringOrNull(item.metadata.externalId) : null;
   return { ...ref, external_id: externalId, fields: agentListedFields(PLATFORM_B_AGENT_FIELDS, item) };
 }
 
 export function platformBListedNumber(item: unknown): ListedPlatformNumber | undefined {
-  if (!isObject(item) || typeof item.id !== 'string' || typeof item.number !== 'string') return undefined;
+  if (!isPlainObject(item) || typeof item.id !== 'string' || typeof item.number !== 'string') return undefined;
   return { phone_number: item.number, platform_number_id: item.id, bound_to: stringOrNull(item.assistantId) };
 }
 

@@ -20,8 +20,9 @@ import {
 } from '../webhooks/event-builders.js';
 import { compact, ignored, mapped, type WebhookSubject } from '../webhooks/results.js';
 import type { UnattributedCallEvent, WebhookMapping } from '../webhooks/types.js';
+import { isPlainObject } from '@voice/contracts';
 import {
-  boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isObject, isoFromMs, malformed, nonNegative,
+  boundedText, clampMs, conversationIdFor, e164, eventIdPrefix, httpUrl, isoFromMs, malformed, nonNegative,
   platformCallIdField, quote, sentimentOf, softObject, strictId, strictObject, strictOptArray, strictOptIsoMs, strictOptNumber,
   strictOptObject, strictOptString, strictOptUnixMs, topicList, verdict, type Json,
 } from '../webhooks/values.js';
@@ -32,12 +33,12 @@ const EVENT_ID_TAG = 'pb';
 export const PLATFORM_B_MESSAGE_TYPES = ['status-update', 'transcript', 'end-of-call-report'] as const;
 
 export function mapPlatformB(body: unknown): WebhookMapping {
-  if (!isObject(body)) return malformed('body must be a JSON object');
+  if (!isPlainObject(body)) return malformed('body must be a JSON object');
   const message = strictObject(body, 'message', 'message');
   const type = message.type;
   if (type === undefined || type === null) return malformed('message.type is missing');
   if (typeof type !== 'string') return malformed('message.type must be a string');
-  const loose = isObject(message.call) ? message.call : {};
+  const loose = isPlainObject(message.call) ? message.call : {};
   const subject: WebhookSubject = {
     eventType: type,
     platformAgentId: typeof loose.assistantId === 'string' ? loose.assistantId : null,
@@ -201,7 +202,7 @@ function readMessages(artifact: Json, startedMs: number | undefined): { segments
   let agentSpoke = false;
   list.forEach((item, i) => {
     const path = `message.artifact.messages[${i}]`;
-    if (!isObject(item)) malformed(`${path} must be an object`);
+    if (!isPlainObject(item)) malformed(`${path} must be an object`);
     const role = strictOptString(item, 'role', `${path}.role`);
     const speaker = role === undefined ? undefined : speakerOf(role);
     if (speaker === undefined) return;

@@ -8,17 +8,13 @@
 import { createHash } from 'node:crypto';
 import { CONVERSATION_ID_PATTERN, type Sentiment } from '@voice/contracts';
 import { CALL_EVENT_PATTERNS, MAX_INT32, isCallEventTimestamp, timestampEpochNanos } from '@voice/contracts';
-import { charCount } from '@voice/contracts';
+import { charCount, isPlainObject } from '@voice/contracts';
 import type { WebhookPlatform } from './types.js';
 
 export type Json = Record<string, unknown>;
 
 /** The body is not the platform's shape; the message names the path. */
 export class MalformedBody extends Error {}
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function malformed(message: string): never {
   throw new MalformedBody(message);
@@ -32,7 +28,7 @@ function typeName(value: unknown): string {
 export function strictObject(parent: Json, key: string, path: string): Json {
   const value = parent[key];
   if (value === undefined) return malformed(`${path} is missing`);
-  if (!isObject(value)) return malformed(`${path} must be an object, not ${typeName(value)}`);
+  if (!isPlainObject(value)) return malformed(`${path} must be an object, not ${typeName(value)}`);
   return value;
 }
 
@@ -40,7 +36,7 @@ export function strictObject(parent: Json, key: string, path: string): Json {
 export function strictOptObject(parent: Json, key: string, path: string): Json | undefined {
   const value = parent[key];
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) return malformed(`${path} must be an object, not ${typeName(value)}`);
+  if (!isPlainObject(value)) return malformed(`${path} must be an object, not ${typeName(value)}`);
   return value;
 }
 
@@ -109,7 +105,7 @@ export function softNumber(value: unknown): number | undefined {
 }
 
 export function softObject(value: unknown): Json | undefined {
-  return isObject(value) ? value : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 /** A count of milliseconds as the contract's integer (clamped to 0..MAX_INT32). */

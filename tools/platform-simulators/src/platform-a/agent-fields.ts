@@ -1,6 +1,6 @@
+import { isPlainObject } from '@voice/contracts';
 import { agentBodyProperties, PLATFORM_A_AGENT_FIELDS, PLATFORM_A_EXTERNAL_ID_PATH } from '@voice/voice-platforms/field-tables';
 import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
-import { isPlainObject } from '../http-io.js';
 
 export const PLATFORM_A_DEFAULT_VOICE = 'pa-voice-default';
 export const PLATFORM_A_VOICES: readonly string[] = [PLATFORM_A_DEFAULT_VOICE, 'pa-voice-warm', 'pa-voice-bright', 'pa-voice-calm', 'pa-voice-deep'];

@@ -1,6 +1,6 @@
+import { isPlainObject } from '@voice/contracts';
 import { PLATFORM_B_NAME_LIMIT } from '@voice/voice-platforms/field-tables';
 import { characterCount, isE164, isHttpUrl } from '../field-formats.js';
-import { isPlainObject } from '../http-io.js';
 
 export const PLATFORM_B_DEFAULT_VOICE = 'pb-voice-default';
 export const PLATFORM_B_VOICES: readonly string[] = [PLATFORM_B_DEFAULT_VOICE, 'pb-voice-warm', 'pb-voice-bright', 'pb-voice-calm', 'pb-voice-deep'];
