@@ -154,35 +154,4 @@ describe('conversations end to end', () => {
     const res = await eventually(() => account.api.get(`/v1/conversations?agent_id=${agentId}`), (r) => r.body.data.every((c: { agent_name: string }) => c.agent_name === 'Billing Desk'));
     expect(res.body.data.map((c: { agent_name: string }) => c.agent_name)).toEqual(['Billing Desk', 'Billing Desk', 'Billing Desk']);
   });
-
-  it('an event accepted with 202 is in the list within 1 second', async () => {
-    const id = `conv-${randomUUID()}`;
-    const res = await account.api.post('/v1/call-events', event('call.started', id, agentId, 5000, { caller_number: '+14155550111', start_time: at(5000) }));
-    expect(res.status).toBe(202);
-    const t0 = Date.now();
-    const found = await eventually(() => account.api.get('/v1/conversations?status=in_progress'), (r) => r.body.data.some((c: { id: string }) => c.id === id), 2000);
-    expect(found.body.data.map((c: { id: string }) => c.id)).toContain(id);
-    expect(Date.now() - t0).toBeLessThan(1000);
-  });
-
-  it('a 500-event batch of new conversations is fully listed within 1 second of its 202', async () => {
-    // An agent of its own, so the list's total counts exactly this batch; known to conversations-service first.
-    const agent = await account.api.post('/v1/agents', { name: `Burst ${randomUUID().slice(0, 8)}`, voice_platform: 'platform_a' });
-    expect(agent.status).toBe(201);
-    const burstAgent: string = agent.body.data.id;
-    const warmUp = await account.api.post('/v1/call-events', event('call.started', `conv-${randomUUID()}`, burstAgent, 6000, { caller_number: '+14155550112', start_time: at(6000) }));
-    expect(warmUp.status).toBe(202);
-    await eventually(() => account.api.get(`/v1/conversations?agent_id=${burstAgent}&per_page=1`), (r) => r.body.meta?.total === 1);
-
-    const events = Array.from({ length: 500 }, (_, i) =>
-      event('call.started', `burst-${randomUUID()}`, burstAgent, 7000 + i, { caller_number: '+14155550113', start_time: at(7000 + i) }));
-    const res = await account.api.post('/v1/call-events', { events });
-    expect(res.status).toBe(202);
-    const t0 = Date.now();
-    const listed = await eventually(() => account.api.get(`/v1/conversations?agent_id=${burstAgent}&per_page=1`), (r) => r.body.meta?.total === 501, 5000);
-    const elapsed = Date.now() - t0;
-    process.stdout.write(`500-event batch fully listed ${elapsed} ms after its 202\n`);
-    expect(listed.body.meta.total).toBe(501);
-    expect(elapsed).toBeLessThan(1000);
-  });
 });
