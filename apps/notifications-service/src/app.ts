@@ -117,7 +117,7 @@ export async function startNotificationsService(options: NotificationsServiceOpt
     app.useGlobalInterceptors(new RequestContextInterceptor(logger));
     await app.listen();
     consumers = new SourceEventsConsumers({
-      streams, namespace, logger, store: new RecordEventsStore(dataSource), firstDelayMs: delivery.retryScheduleMs[0] ?? 0, ackWaitMs: options.consumerAckWaitMs,
+      streams, namespace, logger, store: new RecordEventsStore(dataSource, worker), firstDelayMs: delivery.retryScheduleMs[0] ?? 0, ackWaitMs: options.consumerAckWaitMs,
       publicBaseUrl: options.publicBaseUrl,
     });
     await consumers.start();

@@ -43,7 +43,8 @@ describe('claiming and settling deliveries (real PostgreSQL)', () => {
   const deliveryRow = async (id: string) =>
     (await dataSource.query('SELECT status, attempts, lease_token, next_attempt_at FROM notifications.deliveries WHERE id = $1', [id]))[0];
   const attemptsOf = async (id: string) =>
-    (await dataSource.query('SELECT status_code, error FROM notifications.delivery_attempts WHERE delivery_id = $1 ORDER BY id', [id])) as unknown[];
+    ((await dataSource.query('SELECT attempt_log FROM notifications.deliveries WHERE id = $1', [id]))[0].attempt_log as Array<{ status_code: number | null; error: string | null }>)
+      .map(({ status_code, error }) => ({ status_code, error }));
 
   beforeAll(async () => {
     db = await createTestDatabase('notifdeliver');
@@ -84,6 +85,15 @@ describe('claiming and settling deliveries (real PostgreSQL)', () => {
     await store.settle([settlement(delivery, { status: 'succeeded' }, 200)]);
     expect(await deliveryRow(delivery.id)).toMatchObject({ status: 'pending', attempts: 0, lease_token: 'worker-new' });
     expect(await attemptsOf(delivery.id)).toEqual([{ status_code: 200, error: null }]);
+
+    // The same for a last attempt that failed: recorded, and neither the delivery nor the endpoint's streak changes.
+    const failingId = await endpointWith('acct_lost_lease_failed', 1);
+    const [failed] = (await store.claim(10, 10, 'worker-slow-2', 30_000)).filter((d) => d.endpoint_id === failingId);
+    await dataSource.query(`UPDATE notifications.deliveries SET lease_token = 'worker-new-2' WHERE id = $1`, [failed.id]);
+    await store.settle([settlement(failed, { status: 'failed' }, null)]);
+    expect(await deliveryRow(failed.id)).toMatchObject({ status: 'pending', attempts: 0, lease_token: 'worker-new-2' });
+    expect(await attemptsOf(failed.id)).toEqual([{ status_code: null, error: 'network: refused' }]);
+    expect(await dataSource.query('SELECT enabled, failed_in_a_row FROM notifications.endpoints WHERE id = $1', [failingId])).toEqual([{ enabled: true, failed_in_a_row: 0 }]);
   });
 
   it('a delivery failed for good beside a success: the failing endpoint is disabled past the threshold and the account’s other endpoints are told', async () => {

@@ -57,24 +57,30 @@ export interface DeliveriesSettings {
 const COMMIT_WITHOUT_WAITING_FOR_THE_DISK = `set_config('synchronous_commit', 'off', true)`;
 
 /**
- * Each settled delivery's new state, from rows `s` (id, lease_token, status, delay_ms; their ids also $1), while the
- * lease is the worker's. The ids as an array make the rows found by primary key: joined to `s` alone, the planner
- * (which cannot see how few rows `s` has) reads the whole table, every delivery of the last 30 days.
+ * Rows `s` of settlements: the delivery, the lease it was attempted under, the schedule's decision and the attempt
+ * (attempted_at as ISO 8601 text, as the delivery log shows it), from $1–$9.
  */
-const SETTLE_DELIVERIES = `UPDATE notifications.deliveries d
-            SET status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
-                next_attempt_at = CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END
-           FROM s WHERE d.id = ANY ($1::text[]) AND d.id = s.id AND d.lease_token = s.lease_token`;
+const SETTLEMENT_ROWS = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[])
+           AS s(id, lease_token, status, delay_ms, attempted_at, status_code, error, duration_ms, response_body)`;
 
-/** $1–$4 of SETTLE_DELIVERIES' rows. */
+/** The attempt of row `s` appended to its delivery's log. */
+const APPEND_ATTEMPT = `attempt_log = d.attempt_log || jsonb_build_array(jsonb_build_object(
+              'attempted_at', s.attempted_at, 'status_code', s.status_code, 'error', s.error, 'duration_ms', s.duration_ms, 'response_body', s.response_body))`;
+
+/** The delivery's next attempt after row `s`'s decision: none once settled for good. */
+const NEXT_ATTEMPT = `CASE WHEN s.delay_ms IS NULL THEN NULL ELSE now() + s.delay_ms * interval '1 millisecond' END`;
+
+/**
+ * The deliveries of rows `s` (their ids also $1): found by primary key through the array, since joined to `s` alone
+ * the planner (which cannot see how few rows `s` has) reads the whole table, every delivery of the last 30 days.
+ */
+const DELIVERIES_OF_S = 'FROM s WHERE d.id = ANY ($1::text[]) AND d.id = s.id';
+
+/** $1–$9 of SETTLEMENT_ROWS. */
 const settlementColumns = (settlements: readonly Settlement[]) => [
   settlements.map((s) => s.delivery.id), settlements.map((s) => s.delivery.lease_token), settlements.map((s) => s.decision.status),
   settlements.map((s) => (s.decision.status === 'pending' ? s.decision.delayMs : null)),
-];
-
-/** The attempts' columns after the delivery id: attempted_at, status_code, error, duration_ms, response_body. */
-const attemptColumns = (settlements: readonly Settlement[]) => [
-  settlements.map((s) => s.attempt.attempted_at), settlements.map((s) => s.attempt.status_code), settlements.map((s) => s.attempt.error),
+  settlements.map((s) => s.attempt.attempted_at.toISOString()), settlements.map((s) => s.attempt.status_code), settlements.map((s) => s.attempt.error),
   settlements.map((s) => s.attempt.duration_ms), settlements.map((s) => s.attempt.response_body),
 ];
 
@@ -82,13 +88,13 @@ export class DeliveriesStore {
   constructor(private readonly dataSource: DataSource, private readonly settings: DeliveriesSettings) {}
 
   /**
-   * A statement run as a named prepared statement on the pool's connection (pg prepares it once per connection):
-   * the claim and the settlement run hundreds of times a second, and planning them each time cost about as much
-   * as running them.
+   * A statement sent straight to the pool (no TypeORM layer), unnamed, so PostgreSQL plans it with its parameters
+   * and the table as it is now. A named statement's generic plan, cached while the table held a few hundred rows,
+   * went on reading every delivery by sequential scan once it held thousands (30 ms per settlement at 16,000).
    */
-  private async prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+  private async run<T>(text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    return (await pool.query({ name, text, values })).rows as T[];
+    return (await pool.query({ text, values })).rows as T[];
   }
 
   /**
@@ -100,8 +106,7 @@ export class DeliveriesStore {
    */
   async claim(limit: number, perEndpoint: number, leaseToken: string, leaseMs: number, answered: readonly string[] = []): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
-    return this.prepared(
-      'notifications_claim_deliveries',
+    return this.run(
       `WITH picked AS (
          -- Each enabled endpoint's first due deliveries, as many as its room under the cap: read through its own
          -- entries of the pending-by-due-time index (a probe of another index, by creation, walks past every
@@ -136,29 +141,32 @@ export class DeliveriesStore {
   }
 
   /**
-   * Stores each attempt and, for each delivery whose lease is still the worker's, its new state (attempts ending
-   * together share one statement and one commit). A worker whose lease expired meanwhile (another may be
-   * attempting) records its attempt and changes nothing else.
+   * Appends each attempt to its delivery's log and, for each delivery whose lease is still the worker's, sets its
+   * new state (attempts ending together share one statement and one commit). A worker whose lease expired meanwhile
+   * (another may be attempting) records its attempt and changes nothing else. The state's columns are decided on the
+   * row as the update finds it, so a lease taken by another worker since the statement began is seen.
+   * A success ends its endpoint's failure streak, late or not: the endpoint answered.
    */
   async settle(settlements: readonly Settlement[]): Promise<void> {
     if (settlements.length === 0) return;
     if (settlements.some((s) => s.decision.status === 'failed')) return this.settleWithFailures(settlements);
-    await this.prepared(
-      'notifications_settle_deliveries',
-      `WITH s AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[])
-           AS s(id, lease_token, status, delay_ms, attempted_at, status_code, error, duration_ms, response_body)
-       ), attempts AS (
-         INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body)
-         SELECT id, attempted_at, status_code, error, duration_ms, response_body FROM s
-       ), settled AS (
-         ${SETTLE_DELIVERIES} RETURNING d.endpoint_id, s.status
+    await this.run(
+      `WITH s AS (${SETTLEMENT_ROWS}), settled AS (
+         UPDATE notifications.deliveries d
+            SET ${APPEND_ATTEMPT}, updated_at = now(),
+                status = CASE WHEN d.lease_token = s.lease_token THEN s.status ELSE d.status END,
+                attempts = d.attempts + CASE WHEN d.lease_token = s.lease_token THEN 1 ELSE 0 END,
+                next_attempt_at = CASE WHEN d.lease_token = s.lease_token THEN ${NEXT_ATTEMPT} ELSE d.next_attempt_at END,
+                lease_until = CASE WHEN d.lease_token = s.lease_token THEN NULL ELSE d.lease_until END,
+                lease_token = CASE WHEN d.lease_token = s.lease_token THEN NULL ELSE d.lease_token END
+          ${DELIVERIES_OF_S}
+         RETURNING d.endpoint_id, s.status
        ), streaks_ended AS (
          UPDATE notifications.endpoints e SET failed_in_a_row = 0, failing_since = NULL
           WHERE e.id IN (SELECT endpoint_id FROM settled WHERE status = 'succeeded') AND e.failed_in_a_row > 0
        )
        SELECT ${COMMIT_WITHOUT_WAITING_FOR_THE_DISK}`,
-      [...settlementColumns(settlements), ...attemptColumns(settlements)],
+      settlementColumns(settlements),
     );
   }
 
@@ -168,18 +176,21 @@ export class DeliveriesStore {
    */
   private async settleWithFailures(settlements: readonly Settlement[]): Promise<void> {
     await this.dataSource.transaction(async (em) => {
-      await em.query(
-        `INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms, response_body)
-         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::int[], $6::text[])`,
-        [settlements.map((s) => s.delivery.id), ...attemptColumns(settlements)],
-      );
       // TypeORM answers an UPDATE with [rows, row count].
       const [settledRows]: [Array<{ id: string }>, number] = await em.query(
-        `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS s(id, lease_token, status, delay_ms))
-         ${SETTLE_DELIVERIES} RETURNING d.id`,
+        `WITH s AS (${SETTLEMENT_ROWS})
+         UPDATE notifications.deliveries d
+            SET ${APPEND_ATTEMPT}, status = s.status, attempts = d.attempts + 1, lease_token = NULL, lease_until = NULL, updated_at = now(),
+                next_attempt_at = ${NEXT_ATTEMPT}
+          ${DELIVERIES_OF_S} AND d.lease_token = s.lease_token
+         RETURNING d.id`,
         settlementColumns(settlements),
       );
       const settled = new Set(settledRows.map((row) => row.id));
+      const late = settlements.filter((s) => !settled.has(s.delivery.id));
+      if (late.length > 0) {
+        await em.query(`WITH s AS (${SETTLEMENT_ROWS}) UPDATE notifications.deliveries d SET ${APPEND_ATTEMPT}, updated_at = now() ${DELIVERIES_OF_S}`, settlementColumns(late));
+      }
       const kept = settlements.filter((s) => settled.has(s.delivery.id));
       const succeeded = [...new Set(kept.filter((s) => s.decision.status === 'succeeded').map((s) => s.delivery.endpoint_id))];
       if (succeeded.length > 0) {

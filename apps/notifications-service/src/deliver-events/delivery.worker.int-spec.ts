@@ -2,50 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger, openDatabase, SecretBox } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { NOTIFICATIONS_SCHEMA, notificationsMigrations } from '../database/notifications-database.js';
 import { secretContext } from '../webhook-endpoints/webhook-endpoints.settings.js';
 import { DeliveriesStore } from './deliveries.store.js';
 import { DeliveryWorker } from './delivery.worker.js';
+import { startLoopbackReceiver, until } from '../testing/loopback-receiver.js';
 import { WebhookSender } from './webhook-sender.js';
-
-/** A receiver on loopback: notes every request's webhook-id and how many were in flight at once, answers 204 when `answer` says. */
-async function startReceiver(answer: (webhookId: string) => Promise<void>) {
-  const received: string[] = [];
-  let inFlight = 0;
-  let mostInFlight = 0;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
-    mostInFlight = Math.max(mostInFlight, inFlight);
-    req.resume();
-    req.on('end', () => {
-      const webhookId = String(req.headers['webhook-id']);
-      received.push(webhookId);
-      void answer(webhookId).then(() => {
-        inFlight--;
-        res.writeHead(204).end();
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    mostInFlight: () => mostInFlight,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-
-const until = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 10_000) => {
-  for (const deadline = Date.now() + timeoutMs; !(await done()); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
-};
 
 describe('the delivery worker: slots freed by the answer, settlements in batches, leases held until they commit (real PostgreSQL, receivers on loopback)', () => {
   let db: TestDatabase;
@@ -100,7 +63,7 @@ describe('the delivery worker: slots freed by the answer, settlements in batches
     // The first delivery's row is locked as its POST is answered: its settlement waits for the lock.
     let holder: QueryRunner | undefined;
     let firstId: string | undefined;
-    const receiver = await startReceiver(async (webhookId) => {
+    const receiver = await startLoopbackReceiver(async (webhookId) => {
       if (holder) return;
       holder = dataSource.createQueryRunner();
       await holder.connect();
@@ -132,8 +95,8 @@ describe('the delivery worker: slots freed by the answer, settlements in batches
   });
 
   it('a backlog goes out several per claim up to the endpoint’s cap and never past it, each delivery attempted once, beside another endpoint', async () => {
-    const slow = await startReceiver(() => new Promise((resolve) => setTimeout(resolve, 40)));
-    const quick = await startReceiver(async () => undefined);
+    const slow = await startLoopbackReceiver(() => new Promise((resolve) => setTimeout(resolve, 40)));
+    const quick = await startLoopbackReceiver(async () => undefined);
     const busy = await endpointWith(slow.url, 24);
     const other = await endpointWith(quick.url, 6);
     const worker = workerWith(16, 3);

@@ -55,17 +55,14 @@ export class DeliveryLogStore {
   }
 
   async find(accountId: string, endpointId: string, deliveryId: string): Promise<(OutboundDeliveryView & { attempts: OutboundAttemptView[] }) | undefined> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM notifications.deliveries d JOIN notifications.events ev ON ev.id = d.event_id
+    // The attempts are the delivery's log, in the order made (attempted_at stored as the API shows it).
+    const rows: Array<DeliveryRow & { attempt_log: OutboundAttemptView[] }> = await this.dataSource.query(
+      `SELECT ${COLUMNS}, d.attempt_log FROM notifications.deliveries d JOIN notifications.events ev ON ev.id = d.event_id
         WHERE d.account_id = $1 AND d.endpoint_id = $2 AND d.id = $3`,
       [accountId, endpointId, deliveryId],
     );
     if (rows.length === 0) return undefined;
-    const attempts: Array<Omit<OutboundAttemptView, 'attempted_at'> & { attempted_at: Date }> = await this.dataSource.query(
-      'SELECT attempted_at, status_code, error, duration_ms, response_body FROM notifications.delivery_attempts WHERE delivery_id = $1 ORDER BY attempted_at, id',
-      [deliveryId],
-    );
-    return { ...toView(rows[0]), attempts: attempts.map((a) => ({ ...a, attempted_at: a.attempted_at.toISOString() })) };
+    return { ...toView(rows[0]), attempts: rows[0].attempt_log };
   }
 
   /**

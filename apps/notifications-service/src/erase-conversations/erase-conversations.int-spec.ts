@@ -34,8 +34,8 @@ describe('erasing conversations from the outbound events (real PostgreSQL)', () 
        VALUES ('we_000000000000000000000001', 'acct_a', 'http://127.0.0.1:9/', true, 'sealed', 'hint', now(), now())`,
     );
     await store.recordConversationChanges([change('acct_a', 'conv_1', 'in_progress', 1), change('acct_a', 'conv_2', 'completed', 1), change('acct_b', 'conv_1', 'in_progress', 1)], 0);
-    await dataSource.query(`INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, status_code, duration_ms, response_body)
-                            SELECT id, now(), 500, 5, 'no' FROM notifications.deliveries`);
+    await dataSource.query(`UPDATE notifications.deliveries SET attempt_log = jsonb_build_array(jsonb_build_object(
+                              'attempted_at', '2026-01-01T00:00:00.000Z', 'status_code', 500, 'error', null, 'duration_ms', 5, 'response_body', 'no'))`);
     const rows = (sql: string) => dataSource.query(sql).then((r: Array<{ n: number }>) => r[0].n);
 
     expect(await eraseConversationEvents(dataSource, [
@@ -45,7 +45,7 @@ describe('erasing conversations from the outbound events (real PostgreSQL)', () 
       { account_id: 'acct_a', conversation_id: 'conv_2' }, { account_id: 'acct_b', conversation_id: 'conv_1' },
     ]);
     expect(await rows(`SELECT count(*)::int AS n FROM notifications.deliveries d JOIN notifications.events e ON e.id = d.event_id WHERE e.conversation_id = 'conv_1' AND e.account_id = 'acct_a'`)).toBe(0);
-    expect(await rows('SELECT count(*)::int AS n FROM notifications.delivery_attempts')).toBe(1);
+    expect(await rows('SELECT sum(jsonb_array_length(attempt_log))::int AS n FROM notifications.deliveries')).toBe(1);
 
     // A change of the erased conversation published before the erasure, consumed after it.
     expect(await store.recordConversationChanges([change('acct_a', 'conv_1', 'completed', 2)], 0)).toBe(0);

@@ -26,12 +26,15 @@ describe('events are kept 30 days (real PostgreSQL)', () => {
     for (const [id, ageDays] of [['evt_old', 31], ['evt_edge', 29], ['evt_new', 1]] as const) {
       const at = new Date(now.getTime() - ageDays * day);
       await dataSource.query(`INSERT INTO notifications.events (id, account_id, type, source_key, body, created_at) VALUES ($1, 'acct_1', 'agent.created', $1, '{}', $2)`, [id, at]);
-      await dataSource.query(`INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, created_at, updated_at) VALUES ($1, 'acct_1', 'we_1', $2, 'failed', $3, $3)`, [`dlv_${id}`, id, at]);
-      await dataSource.query(`INSERT INTO notifications.delivery_attempts (delivery_id, attempted_at, error, duration_ms) VALUES ($1, $2, 'timeout', 15000)`, [`dlv_${id}`, at]);
+      await dataSource.query(
+        `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, attempt_log, created_at, updated_at)
+         VALUES ($1, 'acct_1', 'we_1', $2, 'failed', jsonb_build_array(jsonb_build_object('attempted_at', $3::text, 'error', 'timeout', 'duration_ms', 15000)), $3::timestamptz, $3::timestamptz)`,
+        [`dlv_${id}`, id, at.toISOString()],
+      );
     }
     expect(await new EventsRetention(dataSource, console).sweep(now)).toBe(1);
     expect((await dataSource.query('SELECT id FROM notifications.events ORDER BY id')).map((r: { id: string }) => r.id)).toEqual(['evt_edge', 'evt_new']);
     expect((await dataSource.query('SELECT count(*)::int AS n FROM notifications.deliveries'))[0].n).toBe(2);
-    expect((await dataSource.query('SELECT count(*)::int AS n FROM notifications.delivery_attempts'))[0].n).toBe(2);
+    expect((await dataSource.query('SELECT sum(jsonb_array_length(attempt_log))::int AS n FROM notifications.deliveries'))[0].n).toBe(2);
   });
 });

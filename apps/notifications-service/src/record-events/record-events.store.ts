@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AgentStreamMessage, ConversationChange, OutboundEvent } from '@voice/contracts';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { LeasedDelivery } from '../deliver-events/deliveries.store.js';
 import { agentStreamDraft, coalescedFirstAttempt, conversationEventDraft, endpointsFor, type EndpointFilter, type EventDraft } from './outbound-event.rules.js';
 
 /**
@@ -22,6 +23,38 @@ function randomHex(length: number): string {
 export const newEventId = () => `evt_${randomHex(12)}`;
 export const newDeliveryId = () => `dlv_${randomHex(12)}`;
 
+/** A new delivery leased to this process's worker in the transaction that records it, with what its attempt needs. */
+export interface HandedDelivery extends LeasedDelivery {
+  /** When the lease ends (the worker's clock): an attempt starts only while it leaves room for the whole attempt. */
+  lease_until: Date;
+}
+
+/** Room a worker promised to one recording: attempted once it commits, given back if it does not. */
+export interface HandoffReservation {
+  readonly leaseToken: string;
+  readonly leaseUntil: Date;
+  /** Per endpoint, how many of the recording's new deliveries the worker takes. */
+  readonly shares: ReadonlyMap<string, number>;
+  /** After the commit: the leased deliveries, queued in the worker and attempted as its slots and their endpoints' caps allow. */
+  begin(deliveries: readonly HandedDelivery[]): void;
+  /** The recording rolled back: the room is free again. */
+  release(): void;
+}
+
+/**
+ * This process's delivery worker as a recording sees it. A delivery due at once goes to the worker that recorded
+ * it, leased in the same transaction: no claim (a statement, a row version and its index entries) stands between
+ * its commit and its POST. A process that dies after the commit leaves leases that expire, and the deliveries are
+ * claimed again: at least once, as with any claim.
+ */
+export interface DeliveryHandoff {
+  /**
+   * `wanted`: new deliveries per endpoint; `leased`: each endpoint's deliveries leased now, over every replica;
+   * `longestBody`: the characters of the longest body among them.
+   */
+  reserve(wanted: ReadonlyMap<string, number>, leased: ReadonlyMap<string, number>, longestBody: number): HandoffReservation | undefined;
+}
+
 /**
  * Records events and plans their deliveries in the transaction that records them, so an event recorded is an
  * event delivered, and a source change redelivered (the consumer died before its ack) records nothing again:
@@ -29,14 +62,28 @@ export const newDeliveryId = () => `dlv_${randomHex(12)}`;
  */
 @Injectable()
 export class RecordEventsStore {
-  constructor(private readonly dataSource: DataSource) {}
+  /** `handoff`: the worker of this process, given the deliveries due at once (none: every delivery waits for a claim). */
+  constructor(private readonly dataSource: DataSource, private readonly handoff?: DeliveryHandoff) {}
 
   /** `firstDelayMs`: the retry schedule's first entry, the wait before the first attempt. Returns how many events were new. */
   recordAgentEvents(events: readonly AgentStreamMessage[], firstDelayMs: number): Promise<number> {
-    return this.dataSource.transaction(async (em) => {
+    return this.recording(firstDelayMs, (planner) => {
       const drafts = events.map(agentStreamDraft).filter((draft): draft is EventDraft => draft !== undefined);
-      return new DeliveryPlanner(em, firstDelayMs).recordAll(drafts);
+      return planner.recordAll(drafts);
     });
+  }
+
+  /** One transaction; the deliveries handed to the worker go to it once it commits, and its room is freed if it fails. */
+  private async recording(firstDelayMs: number, work: (planner: DeliveryPlanner, em: EntityManager) => Promise<number>): Promise<number> {
+    const handed: HandedOver[] = [];
+    try {
+      const recorded = await this.dataSource.transaction((em) => work(new DeliveryPlanner(em, firstDelayMs, this.handoff, handed), em));
+      for (const { reservation, deliveries } of handed) reservation.begin(deliveries);
+      return recorded;
+    } catch (err) {
+      for (const { reservation } of handed) reservation.release();
+      throw err;
+    }
   }
 
   /**
@@ -44,7 +91,7 @@ export class RecordEventsStore {
    * same conversation's end `conversation.ended`. `publicBaseUrl`: the root of a `transcript_url` (PUBLIC_URL).
    */
   recordConversationChanges(changes: readonly ConversationChange[], firstDelayMs: number, publicBaseUrl?: string): Promise<number> {
-    return this.dataSource.transaction(async (em) => {
+    return this.recording(firstDelayMs, async (planner, em) => {
       const ids = [...new Set(changes.map((change) => change.conversation.id))].sort();
       // Taken in one statement, in the sorted order of the array, so two batches never wait on each other in a cycle.
       await em.query(
@@ -62,16 +109,37 @@ export class RecordEventsStore {
         if (draft.type === 'conversation.ended') ended.add(change.conversation.id);
         return draft;
       });
-      return new DeliveryPlanner(em, firstDelayMs).recordAll(drafts);
+      return planner.recordAll(drafts);
     });
   }
 }
 
+/** A reservation and the deliveries the transaction leased under it. */
+interface HandedOver {
+  reservation: HandoffReservation;
+  deliveries: HandedDelivery[];
+}
+
+/** An endpoint as planning reads it: its filters, and what an attempt of its deliveries needs. */
+interface PlannedEndpoint extends EndpointFilter {
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
 /** One transaction's event inserts and the deliveries each plans, with each account's endpoints read once. */
 export class DeliveryPlanner {
-  private readonly endpoints = new Map<string, EndpointFilter[]>();
+  private readonly endpoints = new Map<string, PlannedEndpoint[]>();
+  private readonly endpointById = new Map<string, PlannedEndpoint>();
 
-  constructor(private readonly em: EntityManager, private readonly firstDelayMs: number) {}
+  /** `handoff`/`handed`: deliveries due at once are offered to the worker, and what it took is noted in `handed`. */
+  constructor(
+    private readonly em: EntityManager,
+    private readonly firstDelayMs: number,
+    private readonly handoff?: DeliveryHandoff,
+    private readonly handed: HandedOver[] = [],
+  ) {}
 
   /** False when the source change was recorded before. */
   async record(draft: EventDraft): Promise<boolean> {
@@ -106,18 +174,25 @@ export class DeliveryPlanner {
     const recorded = new Set(inserted.map((row) => row.id));
     // Deliveries due on the schedule are inserted together; a coalesced update's depend on the pending ones before
     // it, so those planned so far are written first.
-    const planned = { ids: [] as string[], accounts: [] as string[], endpoints: [] as string[], events: [] as string[], due: [] as Date[] };
+    const planned = {
+      ids: [] as string[], accounts: [] as string[], endpoints: [] as string[], events: [] as string[], due: [] as Date[],
+      bodies: [] as string[], leaseTokens: [] as Array<string | null>,
+    };
     const flush = async () => {
       if (planned.ids.length === 0) return;
+      // Noted before the insert: a recording that fails from here on must give the room back.
+      const handedOver = await this.handOver(planned, now);
+      if (handedOver) this.handed.push(handedOver);
       await this.em.query(
-        `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, window_at, created_at, updated_at)
-         SELECT d.id, d.account_id, d.endpoint_id, d.event_id, 'pending', d.due, d.due, $6, $6
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS d(id, account_id, endpoint_id, event_id, due)`,
-        [planned.ids, planned.accounts, planned.endpoints, planned.events, planned.due, now],
+        `INSERT INTO notifications.deliveries (id, account_id, endpoint_id, event_id, status, next_attempt_at, window_at, lease_token, lease_until, created_at, updated_at)
+         SELECT d.id, d.account_id, d.endpoint_id, d.event_id, 'pending', d.due, d.due,
+                d.lease_token, CASE WHEN d.lease_token IS NULL THEN NULL ELSE $8::timestamptz END, $7, $7
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS d(id, account_id, endpoint_id, event_id, due, lease_token)`,
+        [planned.ids, planned.accounts, planned.endpoints, planned.events, planned.due, planned.leaseTokens, now, handedOver?.reservation.leaseUntil ?? null],
       );
       for (const list of Object.values(planned)) list.length = 0;
     };
-    for (const { id, draft } of rows) {
+    for (const { id, draft, body } of rows) {
       if (!recorded.has(id)) continue;
       const targets = endpointsFor(draft, await this.endpointsOf(draft.account_id));
       if (targets.length === 0) continue;
@@ -131,6 +206,8 @@ export class DeliveryPlanner {
         planned.endpoints.push(endpointId);
         planned.events.push(id);
         planned.due.push(due[i]);
+        planned.bodies.push(body);
+        planned.leaseTokens.push(null);
       });
       if (draft.coalesced && draft.conversation_id) await flush();
     }
@@ -161,12 +238,57 @@ export class DeliveryPlanner {
     return targets.map((endpointId) => kept.get(endpointId) ?? coalescedFirstAttempt(now, this.firstDelayMs, last.get(endpointId) ?? undefined));
   }
 
-  private async endpointsOf(accountId: string): Promise<EndpointFilter[]> {
+  /**
+   * Offers the planned deliveries due now to the worker: those it takes are leased to it (their `leaseTokens`
+   * set), the others wait for a claim. Each endpoint's leased count is read here, so the cap holds over every
+   * replica as a claim keeps it.
+   */
+  private async handOver(planned: { ids: string[]; endpoints: string[]; events: string[]; due: Date[]; bodies: string[]; leaseTokens: Array<string | null> }, now: Date): Promise<HandedOver | undefined> {
+    if (!this.handoff) return undefined;
+    const wanted = new Map<string, number>();
+    let longestBody = 0;
+    planned.ids.forEach((_, i) => {
+      if (planned.due[i].getTime() > now.getTime()) return;
+      wanted.set(planned.endpoints[i], (wanted.get(planned.endpoints[i]) ?? 0) + 1);
+      longestBody = Math.max(longestBody, planned.bodies[i].length);
+    });
+    if (wanted.size === 0) return undefined;
+    const leasedRows: Array<{ endpoint_id: string; leased: number }> = await this.em.query(
+      `SELECT endpoint_id, count(*)::int AS leased FROM notifications.deliveries
+        WHERE endpoint_id = ANY($1::text[]) AND lease_until IS NOT NULL AND lease_until > now() AND status = 'pending' GROUP BY endpoint_id`,
+      [[...wanted.keys()]],
+    );
+    const reservation = this.handoff.reserve(wanted, new Map(leasedRows.map((row) => [row.endpoint_id, row.leased])), longestBody);
+    if (!reservation) return undefined;
+    const left = new Map(reservation.shares);
+    const deliveries: HandedDelivery[] = [];
+    planned.ids.forEach((deliveryId, i) => {
+      const endpointId = planned.endpoints[i];
+      const share = left.get(endpointId) ?? 0;
+      if (share === 0 || planned.due[i].getTime() > now.getTime()) return;
+      left.set(endpointId, share - 1);
+      planned.leaseTokens[i] = reservation.leaseToken;
+      const endpoint = this.endpointById.get(endpointId)!;
+      deliveries.push({
+        id: deliveryId, lease_token: reservation.leaseToken, attempts: 0, endpoint_id: endpointId, url: endpoint.url, secret_sealed: endpoint.secret_sealed,
+        previous_secret_sealed: endpoint.previous_secret_sealed, previous_secret_expires_at: endpoint.previous_secret_expires_at,
+        event_id: planned.events[i], body: planned.bodies[i], lease_until: reservation.leaseUntil,
+      });
+    });
+    return { reservation, deliveries };
+  }
+
+  private async endpointsOf(accountId: string): Promise<PlannedEndpoint[]> {
     let endpoints = this.endpoints.get(accountId);
     if (!endpoints) {
-      endpoints = await this.em.query('SELECT id, enabled, event_types, agent_ids FROM notifications.endpoints WHERE account_id = $1', [accountId]);
-      this.endpoints.set(accountId, endpoints!);
+      endpoints = await this.em.query(
+        `SELECT id, enabled, event_types, agent_ids, url, secret_sealed, previous_secret_sealed, previous_secret_expires_at
+           FROM notifications.endpoints WHERE account_id = $1`,
+        [accountId],
+      ) as PlannedEndpoint[];
+      this.endpoints.set(accountId, endpoints);
+      for (const endpoint of endpoints) this.endpointById.set(endpoint.id, endpoint);
     }
-    return endpoints!;
+    return endpoints;
   }
 }
