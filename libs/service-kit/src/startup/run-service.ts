@@ -2,7 +2,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from '../config/config.js';
-import { createLogger, quietInfoLogs } from '../logging/logging.js';
+import { createLogger, flushLogs, quietInfoLogs } from '../logging/logging.js';
 import { natsConnectionOptions } from '../bus/nats-connection.js';
 import { CONNECTION_LOST_CODES } from '../database/pg-errors.js';
 
@@ -49,8 +49,11 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
       await service.close();
     } catch (err) {
       log().error({ err }, `${name} did not shut down cleanly`);
+      await flushLogs();
       process.exit(1);
     }
+    // Log lines are written in batches: the last ones go out before the exit.
+    await flushLogs();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -76,6 +79,8 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
         return stop('stopped while starting');
       }
       log().info(started.details ?? {}, `${name} ready`);
+      // Whoever started the process waits for this line: written now, not with the next batch.
+      void flushLogs();
     })
     .catch(async (err: unknown) => {
       if (stopping) process.exit(0);
@@ -83,6 +88,7 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
       if (explained instanceof ConfigError) console.error(explained.message);
       else if (explained instanceof StartupError) console.error(`${name} cannot start: ${explained.message}`);
       else log().fatal({ err }, `${name} failed to start`);
+      await flushLogs();
       process.exit(1);
     });
 }
