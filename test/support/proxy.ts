@@ -8,7 +8,15 @@ export interface CuttableProxy {
   cut(): Promise<void>;
 }
 
-export async function cuttableProxy(host: string, port: number): Promise<CuttableProxy> {
+export interface ProxyOptions {
+  /**
+   * Per connection, what the client's bytes become on their way to the server (a protocol filter may hold a partial
+   * frame back until the rest arrives); by default they pass untouched.
+   */
+  fromClient?: () => (chunk: Buffer) => Buffer;
+}
+
+export async function cuttableProxy(host: string, port: number, options: ProxyOptions = {}): Promise<CuttableProxy> {
   const sockets = new Set<Socket>();
   const proxy = createServer((client) => {
     const server = tcpConnect(port, host);
@@ -17,7 +25,13 @@ export async function cuttableProxy(host: string, port: number): Promise<Cuttabl
       s.on('error', () => undefined);
       s.on('close', () => sockets.delete(s));
     }
-    client.pipe(server).pipe(client);
+    if (options.fromClient) {
+      const filter = options.fromClient();
+      client.on('data', (chunk: Buffer) => server.write(filter(chunk)));
+    } else {
+      client.pipe(server);
+    }
+    server.pipe(client);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   let cut: Promise<void> | undefined;

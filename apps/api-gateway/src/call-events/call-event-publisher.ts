@@ -38,7 +38,7 @@ export class CallEventPublisher {
         const event = events[next++];
         // The account in the subject: conversations-service checks it against the agent's account.
         const subject = namespacedSubject(this.settings.namespace, accountCallEventSubject(accountId, event.type));
-        await this.withTimeout(this.streams.publish(subject, event, callEventMessageId(accountId, event.id)));
+        await this.withTimeout(this.streams.publish(subject, event, callEventMessageId(accountId, event.id), { ackTimeoutMs: this.settings.rpcTimeoutMs }));
       }
     };
     try {

@@ -1,7 +1,9 @@
-import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
+import { ClientNats, ServerNats, type NatsOptions, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { namespacedSubject } from '@voice/contracts';
 import { NATS_CLIENT_SETTINGS, natsConnectionOptions } from './nats-connection.js';
 import { SingleSerializationNatsSerializer } from './reply-claims.js';
+import { inboxPrefixOf, ReplyInbox } from './reply-inbox.js';
 
 type NatsTransportOptions = NonNullable<NatsOptions['options']>;
 
@@ -22,11 +24,51 @@ export class NamespacedNatsServer extends ServerNats {
 }
 
 export class NamespacedNatsClient extends ClientNats {
+  private replies: ReplyInbox | null = null;
+
   constructor(private readonly namespace: string, options: NatsTransportOptions) {
     super(options);
   }
   protected override normalizePattern(pattern: unknown): string {
     return namespacedSubject(this.namespace, super.normalizePattern(pattern as string));
+  }
+
+  /**
+   * A request as Nest's client sends it, with one difference: the reply comes back on a wildcard subscription the
+   * client shares between all its requests (ReplyInbox), where Nest's subscribes a new inbox for each request and
+   * unsubscribes it after — a SUB and an UNSUB the server applies for every request, about a fifth of nats-server's
+   * and the gateway's RPC CPU on a small request.
+   */
+  protected override publish(partialPacket: ReadPacket, callback: (packet: WritePacket) => unknown): () => void {
+    const packet = this.assignPacketId(partialPacket);
+    this.routingMap.set(packet.id, callback);
+    let inbox: ReplyInbox | null = null;
+    const cleanup = () => {
+      this.routingMap.delete(packet.id);
+      inbox?.forget(packet.id);
+    };
+    try {
+      inbox = this.replyInbox();
+      const channel = this.normalizePattern(partialPacket.pattern);
+      const serialized = this.serializer.serialize(packet) as { data: Uint8Array | string; headers?: unknown };
+      const reply = inbox.listen(packet.id, this.createSubscriptionHandler(packet, callback) as (error: Error | null, msg: Msg | undefined) => unknown);
+      this.natsClient!.publish(channel, serialized.data, { reply, headers: this.mergeHeaders(serialized.headers) });
+      return cleanup;
+    } catch (err) {
+      cleanup();
+      callback({ err });
+      return () => undefined;
+    }
+  }
+
+  /** The connection's shared inbox; a new one for a new connection (requests still waiting on the old end with their timeouts). */
+  private replyInbox(): ReplyInbox {
+    const connection = this.natsClient as unknown as NatsConnection | null;
+    if (!connection) throw new Error('Not initialized. Please call the "connect" method first.');
+    if (this.replies?.connection !== connection || !this.replies.open) {
+      this.replies = new ReplyInbox(connection, inboxPrefixOf(connection));
+    }
+    return this.replies;
   }
 }
 

@@ -151,6 +151,47 @@ describe.each([
   });
 });
 
+describe('NATS client: one reply subscription for all requests', () => {
+  const namespace = randomNamespace();
+  let service: INestMicroservice;
+  let client: NamespacedNatsClient;
+  /** The client connection's live subscriptions (nats.js keeps them on its protocol handler). */
+  const subscriptions = () =>
+    (client as unknown as { natsClient: { protocol: { subscriptions: { size(): number } } } }).natsClient.protocol.subscriptions.size();
+
+  beforeAll(async () => {
+    service = await NestFactory.createMicroservice(EchoModule, { strategy: new NamespacedNatsServer(namespace, serviceTransportOptions('echo', testNatsUrl())), logger: false });
+    await service.listen();
+    client = new NamespacedNatsClient(namespace, { servers: [testNatsUrl()] });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await service?.close();
+  });
+
+  it('routes 500 concurrent replies each to its own request, over a single subscription', async () => {
+    const names = Array.from({ length: 500 }, (_, i) => `caller-${i}`);
+    const replies = await Promise.all(names.map((name) => firstValueFrom(client.send<{ greeting: string }>('echo.hello', { name }).pipe(timeout(10_000)))));
+    expect(replies.map((r) => r.greeting)).toEqual(names.map((name) => `hello ${name}`));
+    expect(subscriptions()).toBe(1);
+  });
+
+  it('drops a reply that comes after its request timed out, and answers the next request', async () => {
+    await expect(lastValueFrom(client.send('slow.hello', { name: 'late', ms: 300 }).pipe(timeout(50)))).rejects.toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await expect(firstValueFrom(client.send('echo.hello', { name: 'next' }).pipe(timeout(2000)))).resolves.toMatchObject({ greeting: 'hello next' });
+    expect(subscriptions()).toBe(1);
+  });
+
+  it('subscribes again on a new connection after a close', async () => {
+    await client.close();
+    await client.connect();
+    await expect(firstValueFrom(client.send('echo.hello', { name: 'again' }).pipe(timeout(2000)))).resolves.toMatchObject({ greeting: 'hello again' });
+    expect(subscriptions()).toBe(1);
+  });
+});
+
 describe('in-process transport: a message that cannot cross the wire', () => {
   it('fails that request with internal_error and keeps serving (it must not crash the one process)', async () => {
     const pair = inProcessPair();

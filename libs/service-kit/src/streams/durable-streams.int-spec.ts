@@ -32,6 +32,46 @@ describe.each(STREAM_ADAPTERS)('durable streams over %s', (_name, kind) => {
     await consumer.stop();
   });
 
+  it('refuses a publish onto a subject no stream takes, at once', async () => {
+    const { subject } = nextStream();
+    const started = Date.now();
+    await expect(harness.streams.publish(`${subject}.nowhere`, { n: 1 }, 'nowhere-1')).rejects.toThrow(/no stream/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('waits for an acknowledgement as long as the caller says, and no longer', async () => {
+    if (!harness.nc) return; // the in-process stand-in stores a message before publish returns
+    const { subject } = nextStream();
+    // Something that takes the message and never acknowledges it: a stream falling behind, from the publisher's side.
+    const silent = harness.nc.subscribe(`${subject}.silent`);
+    try {
+      for (const ackTimeoutMs of [300, 1_500]) {
+        const started = Date.now();
+        await expect(harness.streams.publish(`${subject}.silent`, { n: 1 }, `silent-${ackTimeoutMs}`, { ackTimeoutMs })).rejects.toThrow();
+        const waited = Date.now() - started;
+        expect(waited).toBeGreaterThanOrEqual(ackTimeoutMs - 20);
+        expect(waited).toBeLessThan(ackTimeoutMs + 1_000);
+      }
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+
+  it('acknowledges 2,000 concurrent publishes, each stored once', async () => {
+    const { stream, subject } = nextStream();
+    await harness.streams.ensureStream(stream, [`${subject}.>`]);
+    const ids = Array.from({ length: 2_000 }, (_, i) => `concurrent-${i}`);
+    await Promise.all(ids.map((id) => harness.streams.publish(`${subject}.m`, { id }, id)));
+    await Promise.all(ids.slice(0, 100).map((id) => harness.streams.publish(`${subject}.m`, { id }, id)));
+    const { seen, handle } = recorder();
+    const consumer = await harness.streams.consume({ stream, subjects: [`${subject}.>`], durable: 'd' }, handle);
+    await eventually(() => expect(seen.length).toBe(2_000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(new Set(seen.map((s) => (s.data as { id: string }).id)).size).toBe(2_000);
+    expect(seen.length).toBe(2_000);
+    await consumer.stop();
+  });
+
   it('redelivers a nak-ed message after the delay, with a higher delivery count', async () => {
     const { stream, subject } = nextStream();
     const { seen, handle } = recorder((m) => (m.deliveryCount === 1 ? m.nak(200) : m.ack()));

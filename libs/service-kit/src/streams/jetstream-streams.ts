@@ -1,21 +1,33 @@
 import {
   AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { inboxPrefixOf, ReplyFailed, ReplyInbox } from '../bus/reply-inbox.js';
 import { DEFAULT_JETSTREAM_REPLICAS, ensureStream } from '../bus/jetstream.js';
 import { runBatches } from './batch-runner.js';
 import {
-  DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type RunningConsumer,
+  DEFAULT_ACK_WAIT_MS, type DurableConsumerSpec, type FollowedMessage, type Follower, type FollowSpec, type MessageStreams, type PublishOptions, type RunningConsumer,
   type StreamBounds, type StreamLimits, type StreamMessage,
 } from './message-streams.js';
 
 const nanos = (ms: number) => ms * 1_000_000;
 /** How long one pull request waits on the server for messages before the next is sent. */
 const PULL_EXPIRES_MS = 1_000;
+/** While a pull waits, the server sends a heartbeat after this long without a message (nats.js's least). */
+const PULL_HEARTBEAT_MS = 500;
+/**
+ * A pull with neither a message nor a heartbeat for this long is lost at the server: it is stopped and the next one
+ * starts. nats-server 2.9 (Debian 12's) now and then ignores a pull sent as the previous one expires; the client's own
+ * check (two heartbeats missed, then an error and a pause) left the stream unread for 1.2–2.2 s, past the outbound
+ * events' 1 s latency bound.
+ */
+const PULL_SILENCE_MS = PULL_HEARTBEAT_MS + 200;
 /** The longest pause before pulling again after a failed pull. */
 const PULL_RETRY_MAX_MS = 2_000;
 /** How long the server keeps a follower's ephemeral consumer once nobody reads from it. */
 const FOLLOWER_INACTIVE_MS = 30_000;
+/** How long a publish waits for the stream's acknowledgement (nats.js's default for `js.publish`). */
+const PUBLISH_ACK_TIMEOUT_MS = 5_000;
 
 /** A message that is not JSON must reach the handler (to be terminated), not stop the consumer. */
 function jsonOrUndefined(m: JsMsg): unknown {
@@ -35,6 +47,7 @@ export interface JetStreamStreamsOptions {
 export class JetStreamStreams implements MessageStreams {
   private readonly js: JetStreamClient;
   private readonly replicas: number;
+  private replies: ReplyInbox | undefined;
 
   constructor(private readonly nc: NatsConnection, options: JetStreamStreamsOptions = {}) {
     this.js = jetstream(nc);
@@ -73,8 +86,24 @@ export class JetStreamStreams implements MessageStreams {
     };
   }
 
-  async publish(subject: string, payload: unknown, msgId: string): Promise<void> {
-    await this.js.publish(subject, JSON.stringify(payload), { msgID: msgId });
+  /**
+   * A JetStream publish (the message, then the stream's acknowledgement as the reply) on the connection's shared
+   * reply inbox rather than nats.js's `js.publish`, whose request builds an Error to cancel each one that succeeded.
+   * The acknowledgement is read as the library reads it: `{ stream, seq, duplicate? }`, or `{ error }`.
+   */
+  async publish(subject: string, payload: unknown, msgId: string, options: PublishOptions = {}): Promise<void> {
+    if (!this.replies?.open) this.replies = new ReplyInbox(this.nc, inboxPrefixOf(this.nc));
+    const headers = natsHeaders();
+    headers.set('Nats-Msg-Id', msgId);
+    let ack: { stream?: string; error?: { code?: number; description?: string } };
+    try {
+      ack = (await this.replies.request(subject, JSON.stringify(payload), { timeoutMs: options.ackTimeoutMs ?? PUBLISH_ACK_TIMEOUT_MS, headers })).json();
+    } catch (err) {
+      if (err instanceof ReplyFailed && err.kind === 'no_responders') throw new Error(`no stream takes messages on ${subject}`, { cause: err });
+      throw err;
+    }
+    if (ack.error) throw new Error(`the stream refused the message on ${subject}: ${ack.error.description ?? 'no reason given'} (${ack.error.code ?? '?'})`);
+    if (!ack.stream) throw new Error(`the stream's acknowledgement on ${subject} names no stream`);
   }
 
   async consume(spec: DurableConsumerSpec, handle: (batch: StreamMessage[]) => Promise<void>): Promise<RunningConsumer> {
@@ -121,8 +150,25 @@ export class JetStreamStreams implements MessageStreams {
           await room();
           if (stopped) return;
           try {
-            current = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS });
-            yield* current;
+            const fetch = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS, idle_heartbeat: PULL_HEARTBEAT_MS });
+            current = fetch;
+            let heardAt = Date.now();
+            void (async () => {
+              for await (const _ of fetch.status()) heardAt = Date.now();
+            })().catch(() => undefined);
+            const watchdog = setInterval(() => {
+              if (Date.now() - heardAt <= PULL_SILENCE_MS) return;
+              spec.logger?.warn({ stream: spec.stream, durable: spec.durable, silent_ms: Date.now() - heardAt }, 'a pull from the stream went silent; pulling again');
+              fetch.stop();
+            }, 50);
+            try {
+              for await (const message of fetch) {
+                heardAt = Date.now();
+                yield message;
+              }
+            } finally {
+              clearInterval(watchdog);
+            }
             failures = 0;
           } catch (err) {
             if (stopped) return;

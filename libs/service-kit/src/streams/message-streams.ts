@@ -43,8 +43,11 @@ export interface DurableConsumerSpec {
    * consumer that died come back, and soon.
    */
   ackWaitMs?: number;
-  /** Where failed batches and terminated poison messages are reported (error level). Defaults to a service-kit logger. */
-  logger?: Pick<Logger, 'error'>;
+  /**
+   * Where failed batches and terminated poison messages are reported (error level), and pulls restarted after going
+   * silent (warn). Defaults to a service-kit logger.
+   */
+  logger?: Pick<Logger, 'error' | 'warn'>;
   /**
    * True for a failure that says nothing about the messages: the batch is redelivered
    * later instead of being split up to find a poison message. Defaults to
@@ -95,6 +98,10 @@ export interface FollowSpec {
   afterSequence?: number;
 }
 
+export interface PublishOptions {
+  ackTimeoutMs?: number;
+}
+
 export interface Follower {
   stop(): Promise<void>;
 }
@@ -109,8 +116,11 @@ export interface Follower {
 export interface MessageStreams {
   /** Creates the stream when absent (an existing stream keeps its configuration). */
   ensureStream(stream: string, subjects: string[], limits?: StreamLimits): Promise<void>;
-  /** Resolves once the message is stored (JetStream ack). */
-  publish(subject: string, payload: unknown, msgId: string): Promise<void>;
+  /**
+   * Resolves once the message is stored (JetStream ack). `ackTimeoutMs` is how long to wait for the
+   * acknowledgement (5 s unless the caller has a deadline of its own, such as an HTTP request's).
+   */
+  publish(subject: string, payload: unknown, msgId: string, options?: PublishOptions): Promise<void>;
   /**
    * Hand batches of messages to `handle`, which settles each one. A batch whose handler
    * throws is never dropped silently: each of its unsettled messages is either redelivered
