@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendToStream, currentRequestOrigin, inTransaction, ReadRouter, readStream, type StoredEvent } from '@voice/service-kit';
+import { appendToStream, currentRequestOrigin, inTransaction, preparedRead, ReadRouter, readStream, type StoredEvent } from '@voice/service-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { AGENTS_SCHEMA } from '../database/agents-database.js';
@@ -181,7 +181,10 @@ export class AgentStore {
 
   /** The same read for GET: on the read replica when it may serve the account (service-kit ReadRouter). */
   async readLive(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
-    return this.reads.read(accountId, (db) => liveAgent(db, accountId, agentId));
+    return this.reads.read(accountId, async (db) => {
+      const [row] = await preparedRead<AgentRow & { platform_sync: PlatformSyncSummary | null }>(db, 'agents.read-live-agent', LIVE_AGENT_SQL, [agentId, accountId]);
+      return row ? rowToRecord(row) : undefined;
+    });
   }
 
   /** The agent folded from its stream, whatever its account and status (for the platform sync). */
@@ -236,11 +239,11 @@ export async function queuePlatformSync(runner: QueryRunner, state: AgentState, 
   );
 }
 
+/** One live agent of the account, by its primary key (a plan that never changes: safe as a named statement). */
+const LIVE_AGENT_SQL = `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`;
+
 async function liveAgent(db: Db, accountId: string, agentId: string): Promise<AgentRecord | undefined> {
-  const [row] = await db.query(
-    `SELECT ${AGENT_READ_COLUMNS} FROM agents.agents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-    [agentId, accountId],
-  );
+  const [row] = await db.query(LIVE_AGENT_SQL, [agentId, accountId]);
   return row ? rowToRecord(row) : undefined;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { openDatabase } from './database.js';
+import { openDatabase, preparedRead } from './database.js';
 import { classifyFailure } from './pg-errors.js';
 
 type PoolClient = pg.PoolClient;
@@ -87,4 +87,50 @@ describe('database connections that die', () => {
     expect(succeeded).toBeGreaterThan(0);
     expect(await dataSource.query('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   }, 60_000);
+});
+
+describe('preparedRead: a named statement on the pool', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('prepared');
+    dataSource = await openDatabase({ url: db.url, schema: 'probe', migrations: [], poolSize: 4, applicationName: 'prepared-probe' });
+    await dataSource.query('CREATE TABLE probe.items (id text PRIMARY KEY, account_id text NOT NULL, body jsonb, at timestamptz)');
+    await dataSource.query(`INSERT INTO probe.items SELECT 'i' || n, 'a' || (n % 3), jsonb_build_object('n', n), '2026-01-01T00:00:00Z'::timestamptz + n * interval '1 minute' FROM generate_series(1, 50) n`);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy().catch(() => undefined);
+    await db.drop();
+  });
+
+  const sql = 'SELECT id, account_id, body, at FROM probe.items WHERE id = $1 AND account_id = $2';
+
+  it('answers what TypeORM answers, typed alike, on every connection of the pool', async () => {
+    const ids = Array.from({ length: 50 }, (_, i) => [`i${i + 1}`, `a${(i + 1) % 3}`]);
+    const prepared = await Promise.all(ids.map(([id, account]) => preparedRead(dataSource, 'probe.item', sql, [id, account])));
+    const plain = await Promise.all(ids.map(([id, account]) => dataSource.query(sql, [id, account])));
+    expect(prepared).toEqual(plain);
+    expect(prepared[4][0]).toEqual({ id: 'i5', account_id: 'a2', body: { n: 5 }, at: new Date('2026-01-01T00:05:00Z') });
+    // Another account's id finds nothing.
+    expect(await preparedRead(dataSource, 'probe.item', sql, ['i5', 'a0'])).toEqual([]);
+  });
+
+  it('is a named statement of the connection (parsed once), not planned again each time', async () => {
+    const single = new DataSource({ type: 'postgres', url: db.url, extra: { max: 1 } });
+    await single.initialize();
+    try {
+      for (let i = 0; i < 3; i++) expect(await preparedRead(single, 'probe.item', sql, ['i7', 'a1'])).toHaveLength(1);
+      // The pool's one connection answers this too: its prepared statements are the ones preparedRead left.
+      expect(await single.query('SELECT name FROM pg_prepared_statements')).toEqual([{ name: 'probe.item' }]);
+    } finally {
+      await single.destroy();
+    }
+  });
+
+  it('fails with the SQLSTATE the failure classification reads', async () => {
+    const failure = await preparedRead(dataSource, 'probe.broken', 'SELECT id FROM probe.missing WHERE id = $1', ['x']).catch((err: unknown) => err);
+    expect((failure as { code?: string }).code).toBe('42P01');
+    expect(classifyFailure(failure)).toBe('defect');
+  });
 });

@@ -91,6 +91,19 @@ export function keepClientErrorsHandled(dataSource: DataSource): void {
   for (const client of pool._clients ?? []) attach(client);
 }
 
+/**
+ * A read sent straight to the DataSource's pg pool as a named statement: each connection parses and plans it once,
+ * then only binds and runs it, with no TypeORM query runner around the call. Only for statements whose best plan
+ * cannot depend on the parameters or on the table's size — a primary-key lookup — because PostgreSQL may keep the
+ * named statement's generic plan (an unnamed one is planned again every time: see DeliveriesStore). Errors are
+ * pg's own (SQLSTATE in `code`), which the failure classification reads as it reads TypeORM's.
+ */
+export async function preparedRead<T>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const pool = (dataSource.driver as unknown as { master?: { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> } }).master;
+  if (!pool) return dataSource.query(text, values);
+  return (await pool.query({ name, text, values })).rows;
+}
+
 export function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);
   return `"${name}"`;

@@ -66,12 +66,19 @@ describe('event store', () => {
     const ids = Array.from({ length: 250 }, (_, i) => `backlog-${i}`);
     await inTransaction(dataSource, (r) => appendToStream(r, 'probe', 's-backlog', 0, ids.map((id) => event(id))));
     const read: string[] = [];
-    for (let after = start; ; ) {
+    // The reader holds back everything from the oldest transaction still open on the server, in any database: a
+    // parallel test's open transaction delays the backlog (it must), so an empty batch is waited out for a while.
+    const deadline = Date.now() + 30_000;
+    for (let after = start; read.length < ids.length && Date.now() < deadline; ) {
       const batch = await readCommittedAfter(dataSource, 'probe', after, 40);
-      if (batch.length === 0) break;
+      if (batch.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
       read.push(...batch.map((e) => e.event_id));
       after = batch.at(-1)!;
     }
+    expect(await readCommittedAfter(dataSource, 'probe', start, 1000)).toHaveLength(ids.length);
     expect(read).toEqual(ids);
   });
 
@@ -94,7 +101,12 @@ describe('event store', () => {
 
     await early.commitTransaction();
     await early.release();
-    const after = await readCommittedAfter(dataSource, 'probe', last, 1000);
+    // Both, once no older transaction on the server (a parallel test's) holds them back.
+    let after = await readCommittedAfter(dataSource, 'probe', last, 1000);
+    for (const deadline = Date.now() + 30_000; after.length < 2 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await readCommittedAfter(dataSource, 'probe', last, 1000);
+    }
     expect(after.map((e) => e.event_id).sort()).toEqual(['early-commit', 'late-commit']);
     expect(seen).not.toContain('late-commit');
   });
