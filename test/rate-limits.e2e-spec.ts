@@ -254,14 +254,15 @@ describe('across gateway replicas, with leased slices of the budgets', () => {
   it('a client within its budget costs no PostgreSQL round trip per request: one per leased slice', async () => {
     const account = await gw.createAccount('roomy');
     const before = await calls.read();
-    const { admitted, refused } = await hammer(gw.urls, account.api_key, 3, 2000);
+    // Goes on (up to 12 s) until the client has made its 300 requests: a loaded machine's client is slow.
+    const { admitted, refused } = await hammer(gw.urls, account.api_key, 3, 2000, (c) => c.admitted <= 300, 12_000);
     const roundTrips = (await calls.read()) - before;
     console.log(`leased slices, 2 replicas within budget: ${admitted} requests admitted with ${roundTrips} calls on the shared buckets (${(roundTrips / admitted).toFixed(3)} per request)`);
     expect(refused).toBe(0);
     expect(admitted).toBeGreaterThan(200);
     // Slices double from one token while they are spent fast: a handful of calls per replica and bucket, then one per slice.
     expect(roundTrips).toBeLessThanOrEqual(admitted / 10);
-  }, 20_000);
+  }, 30_000);
 
   it('a client over its budget is refused within the stated overshoot: at most burst + rate·T + 2 slices (5 % of the burst each)', async () => {
     const account = await gw.createAccount();

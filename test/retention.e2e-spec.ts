@@ -51,12 +51,18 @@ describe('retention', () => {
     const events = [...callOf(old, agentId, 40), ...callOf(middle, agentId, 10), ...callOf(recent, agentId, 1)];
     expect((await account.api.post('/v1/call-events', { events })).status).toBe(202);
 
-    await pollUntil(() => account.api.get(`/v1/conversations/${old}`), (r) => r.status === 404, 30_000);
+    // A 404 alone would also be seen before the accepted events are recorded, so the erasure's tombstone is awaited.
+    const tombstones = await pollUntil(
+      async () => (await db.query('SELECT conversation_id, reason FROM conversations.erased_conversations WHERE account_id = $1', [account.id])).rows,
+      (rows) => rows.length > 0, 30_000,
+    );
+    expect(tombstones).toEqual([{ conversation_id: old, reason: 'retention' }]);
+    expect((await account.api.get(`/v1/conversations/${old}`)).status).toBe(404);
     const kept = await pollUntil(() => account.api.get(`/v1/conversations/${middle}`), (r) => r.status === 200 && r.body.data.has_recording === false, 30_000);
     expect(kept.body.data.content.recording_url).toBeNull();
     expect((await account.api.get(`/v1/conversations/${recent}`)).body.data.content.recording_url).toBe(`https://rec.example.com/${recent}.mp3`);
-    const { rows: tombstones } = await db.query('SELECT conversation_id, reason FROM conversations.erased_conversations WHERE account_id = $1', [account.id]);
-    expect(tombstones).toEqual([{ conversation_id: old, reason: 'retention' }]);
+    const { rows: allTombstones } = await db.query('SELECT conversation_id, reason FROM conversations.erased_conversations WHERE account_id = $1', [account.id]);
+    expect(allTombstones).toEqual([{ conversation_id: old, reason: 'retention' }]);
     // The erased call's outbound events went with it (notifications-service heard of the erasure).
     await pollUntil(
       async () => (await db.query('SELECT count(*)::int AS n FROM notifications.events WHERE account_id = $1 AND conversation_id = $2', [account.id, old])).rows[0].n,

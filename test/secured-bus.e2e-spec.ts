@@ -204,9 +204,17 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
       const jsm = await jetstreamManager(await connectAs(user));
       await pollUntil(async () => (await jsm.consumers.info('CONVERSATIONS_ERASED', durable)).ack_floor.stream_seq, (acked) => acked >= 1, 15_000);
     }
+    // The settlement leaves conversations-service through its outbox, after the request reads completed: it reaches
+    // the audit log through DATA_REQUEST_EVENTS on the secured bus a moment later.
+    const settled = await pollUntil(
+      () => account.api.get('/v1/audit-events?per_page=100'),
+      (r) => r.status === 200 && r.body.data.some((e: { action: string; target_id: string }) => e.action === 'data_request.completed' && e.target_id === request.body.data.id),
+      15_000,
+    );
+    expect(settled.body.data.map((e: { action: string; target_id: string }) => `${e.action} ${e.target_id}`)).toContain(`data_request.completed ${request.body.data.id}`);
     const jsm = await jetstreamManager(await connectAs('gateway'));
     expect((await jsm.streams.info('DATA_REQUEST_EVENTS')).state.messages).toBeGreaterThanOrEqual(1);
-  }, 40_000);
+  }, 60_000);
 
   it('lets the gateway, and only the gateway, set the maximum age of CALL_EVENTS (CALL_EVENTS_MAX_AGE_MS)', async () => {
     const maxAgeOf = async () => (await (await jetstreamManager(await connectAs('gateway'))).streams.info('CALL_EVENTS')).config.max_age;

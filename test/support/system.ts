@@ -31,8 +31,9 @@ export function testNotificationsOptions(over: { retryScheduleMs?: number[]; dis
     secretBox: new SecretBox({ current: randomBytes(32) }),
     allowPrivateUrls: true,
     delivery: { pollIntervalMs: 50, retryScheduleMs: over.retryScheduleMs ?? [0, 200, 400] },
-    // A rotated-out secret signs for 3 s instead of 24 h, so a test sees the overlap end.
-    secretOverlapMs: 3_000,
+    // A rotated-out secret signs for 8 s instead of 24 h, so a test sees the overlap end (and a delivery made on a
+    // loaded machine, seconds after the rotation, still falls inside it).
+    secretOverlapMs: 8_000,
     ...(over.disableAfterFailedDeliveries ? { disableAfterFailedDeliveries: over.disableAfterFailedDeliveries } : {}),
   };
 }

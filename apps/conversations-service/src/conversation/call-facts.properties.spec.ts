@@ -54,8 +54,10 @@ function statusOf(platform: WebhookPlatform, message: Message): ConversationStat
   return terminal === undefined ? undefined : terminal.type === 'call.ended' ? 'completed' : terminal.type === 'call.failed' ? 'failed' : 'abandoned';
 }
 
+// Turns start at distinct instants: segments are told apart by speaker, start and words, so the same words by the
+// same speaker at the same millisecond are one segment delivered twice, not two turns.
 const turns = (maxOffsetMs: number) =>
-  fc.array(fc.record({ agent: fc.boolean(), text: fc.constantFrom(...TEXTS), offsetMs: fc.integer({ min: 0, max: maxOffsetMs }) }), { maxLength: 4 })
+  fc.uniqueArray(fc.record({ agent: fc.boolean(), text: fc.constantFrom(...TEXTS), offsetMs: fc.integer({ min: 0, max: maxOffsetMs }) }), { maxLength: 4, selector: (t) => t.offsetMs })
     .map((list) => [...list].sort((a, b) => a.offsetMs - b.offsetMs));
 
 /** What a platform's analysis says; every field optional, as platforms send them. */
