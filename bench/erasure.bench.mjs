@@ -115,7 +115,7 @@ try {
 
   // ---- the service: an erasure request worked through by DataRequestsWorker ----
   const logger = kit.createLogger('bench-erasure');
-  const ctx = { dataSource, logger, tuning: { ...context.DEFAULT_TUNING, dataRequestPollMs: 10 } };
+  const ctx = { dataSource, logger, reads: kit.ReadRouter.primaryOnly(dataSource, 'conversations', logger), tuning: { ...context.DEFAULT_TUNING, dataRequestPollMs: 10 } };
   const worker = new workerModule.DataRequestsWorker(ctx, { nudge() {} }, { nudge() {} });
   const request = await store.insertDataRequest(dataSource, ACCOUNT, { type: 'erasure', caller_number: CALLER });
   const started = Date.now();

@@ -19,6 +19,7 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import os from 'node:os';
@@ -266,12 +267,24 @@ try {
   // The raw loop before and after the service's burst, their mean the baseline: the machine is shared, and its
   // speed drifts within a run.
   const rawBefore = await rawLoop(receivers[0].body);
-  const notifications = processes[1];
-  const cpuBefore = cpuSeconds(notifications.pid);
-  const sqlBefore = await sessionsCpuSeconds('notifications-service');
+  const [conversations, notifications] = processes;
+  // Every process's share of the burst, per delivery: where the two cores went.
+  const natsPid = Number(execFileSync('pidof', ['nats-server'], { encoding: 'utf8' }).trim().split(/\s+/)[0]) || undefined;
+  const cpuOf = async () => ({
+    notifications: cpuSeconds(notifications.pid), notificationsSql: await sessionsCpuSeconds('notifications-service'),
+    conversations: cpuSeconds(conversations.pid), conversationsSql: await sessionsCpuSeconds('conversations-service'),
+    nats: natsPid ? cpuSeconds(natsPid) : 0, bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  const cpuBefore = await cpuOf();
   const ours = await burst('burst', CHANGES);
-  const cpuPerDeliveryMs = ((cpuSeconds(notifications.pid) - cpuBefore) * 1000) / ours.deliveries;
-  const sqlPerDeliveryMs = (((await sessionsCpuSeconds('notifications-service')) - sqlBefore) * 1000) / ours.deliveries;
+  const cpuAfter = await cpuOf();
+  const perDeliveryMs = Object.fromEntries(Object.keys(cpuBefore).map((k) => [k, ((cpuAfter[k] - cpuBefore[k]) * 1000) / ours.deliveries]));
+  const cpuPerDeliveryMs = perDeliveryMs.notifications;
+  const sqlPerDeliveryMs = perDeliveryMs.notificationsSql;
+  const cpuSplit = `CPU per delivery in the burst, ms: notifications-service ${perDeliveryMs.notifications.toFixed(3)}, its PostgreSQL sessions ${perDeliveryMs.notificationsSql.toFixed(3)}, ` +
+    `conversations-service ${perDeliveryMs.conversations.toFixed(3)}, its PostgreSQL sessions ${perDeliveryMs.conversationsSql.toFixed(3)}, NATS ${perDeliveryMs.nats.toFixed(3)}, ` +
+    `the bench (publisher and receivers) ${perDeliveryMs.bench.toFixed(3)}`;
+  log(cpuSplit);
   const rawAfter = await rawLoop(receivers[0].body);
   const raw = { deliveries: rawBefore.deliveries + rawAfter.deliveries, perSecond: (rawBefore.perSecond + rawAfter.perSecond) / 2 };
   log(`raw loop: ${rawBefore.perSecond.toFixed(0)} then ${rawAfter.perSecond.toFixed(0)} signed POSTs/s`);
@@ -298,7 +311,7 @@ try {
       `**${headline}.**`,
       '',
       'Command: `npm run build && npm run bench:outbound` (env: `BENCH_CHANGES`, `BENCH_RATE`, `BENCH_SECONDS`, `BENCH_DATABASE_URL`, `BENCH_NATS_URL`, `BENCH_CPU_PROF`). ' +
-      `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (the machine is shared); every signature verified, ${duplicates} duplicates; CPU per delivery in the burst: notifications-service ${cpuPerDeliveryMs.toFixed(3)} ms, its PostgreSQL sessions ${sqlPerDeliveryMs.toFixed(3)} ms (recording the events included); the last change committed ${ours.lastCommitted.toFixed(1)} s and recorded ${ours.lastRecorded.toFixed(1)} s after the first publish.`,
+      `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (the machine is shared); every signature verified, ${duplicates} duplicates; ${cpuSplit} (recording the events included); the last change committed ${ours.lastCommitted.toFixed(1)} s and recorded ${ours.lastRecorded.toFixed(1)} s after the first publish.`,
       '',
       '| deliveries/s (10 endpoints, each request verified) | deliveries | per second |',
       '|---|---:|---:|',

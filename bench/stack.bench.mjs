@@ -17,7 +17,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import pg from 'pg';
@@ -27,12 +27,18 @@ const QUICK = process.argv.includes('--quick');
 // BENCH_ONLY=ingest (or BENCH_INGEST_ONLY=1): the ingest over HTTP, its raw baseline and the ingest straight onto
 // JetStream only, nothing written to BENCHMARKS.md; BENCH_ONLY=ingest-http or ingest-direct: one path alone (with
 // BENCH_CPU_PROF, profiles of that path alone; the raw baseline is then over the rows that path wrote).
+// BENCH_ONLY=fixed: the fixed-cost requests alone on the small account (no ingest, no lists), after a warm-up, with
+// the CPU each layer spends per request (each app, nats-server, the bench database's PostgreSQL sessions, this
+// process as the load generator) and each case's time window on the monotonic clock CPU profiles use (µs), printed
+// as JSON; nothing written to BENCHMARKS.md. BENCH_ONLY=fixed-agent: GET /v1/agents/{id} alone (for its profiles).
 const ONLY = (process.env.BENCH_ONLY ?? (/^(1|true)$/i.test(process.env.BENCH_INGEST_ONLY ?? '') ? 'ingest' : '')).toLowerCase();
-if (!['', 'ingest', 'ingest-http', 'ingest-direct'].includes(ONLY)) throw new Error(`BENCH_ONLY: ingest, ingest-http or ingest-direct, not ${ONLY}`);
-const INGEST_ONLY = ONLY !== '';
+if (!['', 'ingest', 'ingest-http', 'ingest-direct', 'fixed', 'fixed-agent'].includes(ONLY)) throw new Error(`BENCH_ONLY: ingest, ingest-http, ingest-direct, fixed or fixed-agent, not ${ONLY}`);
+const FIXED_ONLY = ONLY.startsWith('fixed');
+const INGEST_ONLY = ONLY !== '' && !FIXED_ONLY;
 const INGEST_HTTP = ONLY !== 'ingest-direct';
 const INGEST_DIRECT = ONLY !== 'ingest-http';
 const INGEST_DONE = Symbol('ingest done');
+const FIXED_DONE = Symbol('fixed cost done');
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? (QUICK ? 3_000 : 20_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 const CONNECTIONS = 10;
@@ -64,6 +70,18 @@ const TICKS_PER_SECOND = 100; // Linux USER_HZ
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+/** The local nats-server the bench talks to (the first found), for its CPU time; undefined if not on this machine. */
+function findNatsServer() {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server') return Number(entry);
+    } catch {
+      // a process that ended meanwhile
+    }
+  }
+  return undefined;
 }
 function residentMiB(pid) {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -245,6 +263,59 @@ try {
   await new Promise((r) => setTimeout(r, 1_000));
   report.idleMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
 
+  // ---- fixed cost (measured after the lists in a full run; alone with BENCH_ONLY=fixed) ----
+  const natsServerPid = findNatsServer();
+  /** CPU seconds so far of each layer: the apps, nats-server, the given PostgreSQL sessions, this process (autocannon's load). */
+  /** CPU seconds of each PostgreSQL session given that is still there (a session that ended is left out of both reads). */
+  const sessionsCpu = (pids) => new Map(pids.flatMap((pid) => { try { return [[pid, cpuSeconds(pid)]]; } catch { return []; } }));
+  const layerCpu = (postgresPids) => ({
+    ...Object.fromEntries(processes.map((p) => [p.label, cpuSeconds(p.pid)])),
+    ...(natsServerPid ? { 'nats-server': cpuSeconds(natsServerPid) } : {}),
+    postgres: sessionsCpu(postgresPids),
+    'load generator': (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()),
+  });
+  const sessions = async () => (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid);
+  const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+  const fixedCosts = async () => {
+    report.fixed = [];
+    // What each layer spends with no request at all (pollers, timers, other users of a shared nats-server), per second:
+    // the per-layer figures below come with this share of their window taken off as well.
+    const idleSeconds = Math.min(SECONDS, 4);
+    const idlePids = await sessions();
+    const idleBefore = layerCpu(idlePids);
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idleAfter = layerCpu(idlePids);
+    const idlePostgres = [...idleAfter.postgres].reduce((sum, [pid, seconds]) => sum + seconds - (idleBefore.postgres.get(pid) ?? seconds), 0);
+    report.idleCpuPerSecond = Object.fromEntries(Object.keys(idleAfter).map((k) => [k, (k === 'postgres' ? idlePostgres : idleAfter[k] - idleBefore[k]) / idleSeconds]));
+    const fixed = async (name, path, rawWork) => {
+      const postgresPids = await sessions();
+      const before = layerCpu(postgresPids);
+      const window = [monotonicUs()];
+      const service = await hammer([`${base}${path}`], key);
+      window.push(monotonicUs());
+      const after = layerCpu(postgresPids);
+      const postgresUsed = [...after.postgres].reduce((sum, [pid, seconds]) => sum + seconds - (before.postgres.get(pid) ?? seconds), 0);
+      // µs of CPU per request; ms in `cpu`, as the other tables show it.
+      const layersUs = Object.fromEntries(Object.keys(after).map((k) => [k, ((k === 'postgres' ? postgresUsed : after[k] - before[k]) * 1e6) / service.requests]));
+      const seconds = (window[1] - window[0]) / 1e6;
+      const beyondIdleUs = Object.fromEntries(Object.entries(layersUs).map(([k, us]) => [k, us - ((report.idleCpuPerSecond[k] ?? 0) * seconds * 1e6) / service.requests]));
+      const cpu = Object.fromEntries(processes.map((p) => [p.label, layersUs[p.label] / 1000]));
+      const raw = rawWork ? await rawLoop(db, rawWork) : undefined;
+      report.fixed.push({ name, service, raw, cpu, layersUs, beyondIdleUs, window });
+      log(`${name}: ${round(service.perSecond, 0)} req/s${raw ? ` vs raw ${round(raw.perSecond, 0)}/s (${round(service.perSecond / raw.perSecond, 2)}×)` : ''}; CPU µs per request: ${Object.entries(layersUs).map(([k, v]) => `${k} ${round(v, 0)}`).join(', ')}`);
+    };
+    await fixed(`GET /v1/agents/{id}`, `/v1/agents/${agentIds[0]}`, () => db.query('SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2', [agentIds[0], account.id]));
+    if (ONLY === 'fixed-agent') return;
+    await fixed('GET /v1/api-keys (gateway only)', '/v1/api-keys', () => db.query('SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at FROM gateway.api_keys WHERE account_id = $1 ORDER BY created_at, id LIMIT 25', [account.id]));
+    await fixed('GET /health', '/health');
+  };
+  if (FIXED_ONLY) {
+    // A full run reaches these requests after the lists, its code warm: warm it up the same way.
+    await hammer([`${base}/v1/agents/${agentIds[0]}`], key);
+    await fixedCosts();
+    throw FIXED_DONE;
+  }
+
   // ---- ingest ----
   const calls = generator.generateCalls({ count: CONVERSATIONS, seed: 12, agentIds, idPrefix: 'bench', spanDays: 60 });
   // One call in a hundred mentions a warranty: the rare word of the search shape.
@@ -346,18 +417,7 @@ try {
   }
 
   // ---- fixed cost ----
-  report.fixed = [];
-  const fixed = async (name, path, rawWork) => {
-    const before = cpuOf();
-    const service = await hammer([`${base}${path}`], key);
-    const cpu = cpuPerRequest(before, service.requests);
-    const raw = rawWork ? await rawLoop(db, rawWork) : undefined;
-    report.fixed.push({ name, service, raw, cpu });
-    log(`${name}: ${round(service.perSecond, 0)} req/s${raw ? ` vs raw ${round(raw.perSecond, 0)}/s (${round(service.perSecond / raw.perSecond, 2)}×)` : ''}`);
-  };
-  await fixed(`GET /v1/agents/{id}`, `/v1/agents/${agentIds[0]}`, () => db.query('SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2', [agentIds[0], account.id]));
-  await fixed('GET /v1/api-keys (gateway only)', '/v1/api-keys', () => db.query('SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at FROM gateway.api_keys WHERE account_id = $1 ORDER BY created_at, id LIMIT 25', [account.id]));
-  await fixed('GET /health', '/health');
+  await fixedCosts();
   report.afterListsMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
 
   // ---- replicas ----
@@ -403,7 +463,18 @@ try {
     writeBenchmarkSection(marker, md, 'bench/results/stack.md');
   }
 } catch (err) {
-  if (err === INGEST_DONE) {
+  if (err === FIXED_DONE) {
+    console.log(JSON.stringify({
+      seconds: SECONDS, loadAverage: os.loadavg(),
+      idleCpuMsPerSecond: Object.fromEntries(Object.entries(report.idleCpuPerSecond).map(([k, v]) => [k, Math.round(v * 1000)])),
+      fixed: report.fixed.map((f) => ({
+        name: f.name, perSecond: Math.round(f.service.perSecond), requests: f.service.requests, p50: f.service.p50,
+        rawPerSecond: f.raw && Math.round(f.raw.perSecond), ratio: f.raw && round(f.service.perSecond / f.raw.perSecond, 3),
+        cpuUsPerRequest: Object.fromEntries(Object.entries(f.layersUs).map(([k, v]) => [k, Math.round(v)])),
+        cpuUsPerRequestBeyondIdle: Object.fromEntries(Object.entries(f.beyondIdleUs).map(([k, v]) => [k, Math.round(v)])), windowUs: f.window,
+      })),
+    }, null, 1));
+  } else if (err === INGEST_DONE) {
     const { rawRowsPerSecond } = report.ingest;
     const withRatio = (r) => r && { ...r, ratio: round(r.conversationsPerSecond / rawRowsPerSecond, 3) };
     console.log(JSON.stringify({ rawRowsPerSecond, http: withRatio(INGEST_HTTP && report.ingest), direct: withRatio(report.ingestDirect) }));
