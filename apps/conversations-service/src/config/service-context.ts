@@ -29,8 +29,8 @@ export interface ServiceTuning {
   parkedSweepMs: number;
   /** Accounts with at least this many conversations get their stats from columns in memory (conversation-stats/stats-memory.ts). */
   statsMemoryMinRows: number;
-  /** Conversations held in those columns by one process, all accounts together (~320 bytes each). */
-  statsMemoryMaxRows: number;
+  /** The memory those columns take in one process, all accounts together, in MiB (~72 bytes a conversation). */
+  statsMemoryBudgetMb: number;
   /** How often a replica looks for data requests to work on when it has none. */
   dataRequestPollMs: number;
   /** How long a data request stays with the replica working on it without progress (then another takes it over). */
@@ -40,7 +40,7 @@ export interface ServiceTuning {
 }
 
 export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256, deepPageOffset: 10_000, parkedReplayChunk: 500, parkedSweepMs: 3_000,
-  statsMemoryMinRows: 20_000, statsMemoryMaxRows: 2_000_000, dataRequestPollMs: 1_000, dataRequestLeaseMs: 30_000, retentionSweepMs: 300_000,
+  statsMemoryMinRows: 20_000, statsMemoryBudgetMb: 512, dataRequestPollMs: 1_000, dataRequestLeaseMs: 30_000, retentionSweepMs: 300_000,
 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');

@@ -3,7 +3,7 @@ import type { ServiceTuning } from './service-context.js';
 
 /**
  * The service's tunables from the environment (CALL_EVENTS_ACK_WAIT_MS, CALL_EVENTS_BATCH_SIZE, STATS_MEMORY_MIN_ROWS,
- * STATS_MEMORY_MAX_ROWS, RETENTION_SWEEP_INTERVAL_MS, DATA_REQUEST_LEASE_MS), read the same way whether it runs as
+ * STATS_MEMORY_BUDGET_MB, RETENTION_SWEEP_INTERVAL_MS, DATA_REQUEST_LEASE_MS), read the same way whether it runs as
  * its own process or inside `npm start`'s one process; unset ones are left out, so the service's defaults apply.
  */
 export function conversationsTuningFrom(config: ConfigReader): Partial<ServiceTuning> {
@@ -11,7 +11,7 @@ export function conversationsTuningFrom(config: ConfigReader): Partial<ServiceTu
     ackWaitMs: environment.callEventsAckWaitMs(config),
     batchSize: environment.callEventsBatchSize(config),
     statsMemoryMinRows: environment.statsMemoryMinRows(config),
-    statsMemoryMaxRows: environment.statsMemoryMaxRows(config),
+    statsMemoryBudgetMb: environment.statsMemoryBudgetMb(config),
     retentionSweepMs: environment.retentionSweepIntervalMs(config),
     dataRequestLeaseMs: environment.dataRequestLeaseMs(config),
   };

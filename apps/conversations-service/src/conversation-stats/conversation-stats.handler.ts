@@ -24,7 +24,7 @@ export class GetConversationStatsHandler implements IQueryHandler<GetConversatio
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning' | 'reads'>>) {
     const tuning = ctx.tuning ?? DEFAULT_TUNING;
-    this.memory = new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, maxRows: tuning.statsMemoryMaxRows });
+    this.memory = new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, budgetBytes: tuning.statsMemoryBudgetMb * 2 ** 20 });
   }
 
   async execute({ accountId, query }: GetConversationStats): Promise<ConversationStats> {

@@ -146,7 +146,7 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
         const account = `acc_${randomUUID()}`;
         const rows = generated.map((r, i) => ({ ...r, id: `${account}-${String(i).padStart(3, '0')}` }));
         await insert(account, rows);
-        const memory = new StatsMemory(dataSource, { minRows: 0, maxRows: 1_000_000 });
+        const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
         await memory.warm(account);
         for (const f of filters) {
           const sql = buildListSql(account, f);
@@ -168,6 +168,65 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     );
     // Most filters are answered from memory (caller and cost are left to SQL).
     expect(inMemory).toBeGreaterThan(30);
+  });
+
+  it('the columns of every account together stay within the memory budget: least recently used accounts make room, one too large for it is left to SQL', async () => {
+    const sample = fc.sample(row, { numRuns: 2_000, seed: 7 });
+    const all: ConversationListFilter = { page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc' };
+    const refund: ConversationListFilter = { ...all, search: 'refund' };
+    const accounts = ['a', 'b', 'c', 'huge'].map((name) => `acc_budget_${name}_${randomUUID()}`);
+    for (const [i, account] of accounts.entries()) {
+      const rows = i === 3 ? [...sample, ...sample, ...sample] : sample;
+      await insert(account, rows.map((r, n) => ({ ...r, id: `${account}-${String(n).padStart(5, '0')}` })));
+    }
+    // What one account's columns take, measured by a process with room for everything.
+    const roomy = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
+    await roomy.warm(accounts[0]);
+    const perAccount = roomy.bytesHeld;
+    expect(perAccount).toBeGreaterThan(2_000 * 40);
+    expect(perAccount).toBeLessThan(2_000 * 160);
+
+    // Room for two of the small accounts, not three, and never for the huge one (three times as many rows).
+    const budgetBytes = Math.floor(perAccount * 2.5);
+    const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes });
+    const asked: string[] = [];
+    const ask = async (account: string) => {
+      asked.push(account);
+      const bySql = await readStats(dataSource, account, all, () => undefined);
+      const fromMemory = await memory.read(account, all, () => undefined);
+      if (fromMemory) expect(fromMemory.summary).toEqual(bySql.summary);
+      expect(memory.bytesHeld).toBeLessThanOrEqual(budgetBytes);
+      return fromMemory !== undefined;
+    };
+    for (const account of accounts.slice(0, 3)) {
+      await memory.warm(account);
+      expect(memory.bytesHeld).toBeLessThanOrEqual(budgetBytes);
+    }
+    // a was loaded first and not used since: c's load dropped it.
+    expect(memory.accountsHeld).toEqual([accounts[1], accounts[2]]);
+    expect(await ask(accounts[2])).toBe(true);
+    expect(await ask(accounts[1])).toBe(true);
+    // Asking for a again loads it (SQL answers meanwhile) and drops the least recently used of b and c: c.
+    expect(await ask(accounts[0])).toBe(false);
+    await memory.warm(accounts[0]);
+    expect(memory.accountsHeld).toEqual([accounts[1], accounts[0]]);
+    expect(await ask(accounts[0])).toBe(true);
+
+    // Too large for the budget on its own: never loaded, the held accounts kept, SQL answers (exactly, as ever).
+    await memory.warm(accounts[3]);
+    expect(memory.accountsHeld).toEqual([accounts[1], accounts[0]]);
+    expect(await ask(accounts[3])).toBe(false);
+    expect((await readStats(dataSource, accounts[3], all, () => undefined)).summary.total).toBe(6_000);
+    expect(asked.length).toBe(5);
+
+    // Held columns that grow past the budget (a remembered search: a byte per conversation) are let go after the answer.
+    const tight = new StatsMemory(dataSource, { minRows: 0, budgetBytes: perAccount + 100 });
+    await tight.warm(accounts[0]);
+    expect(tight.accountsHeld).toEqual([accounts[0]]);
+    const searched = await tight.read(accounts[0], refund, () => undefined);
+    expect(searched?.summary).toEqual((await readStats(dataSource, accounts[0], refund, () => undefined)).summary);
+    expect(tight.accountsHeld).toEqual([]);
+    expect(tight.bytesHeld).toBe(0);
   });
 });
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { CONVERSATION_STATUSES, MAX_TOP_TOPICS } from '@voice/contracts';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
-import { answeredInMemory, costMicros, instantMicros, StatsColumns, type StatsRow } from './stats-columns.js';
+import { answeredInMemory, BYTES_PER_ROW, costMicros, instantMicros, StatsColumns, type StatsRow } from './stats-columns.js';
 
 const HOUR_US = 3_600_000_000;
 const T0 = Date.parse('2025-03-01T00:00:00Z') * 1000;
@@ -179,5 +179,33 @@ describe('instantMicros', () => {
     expect(instantMicros('2025-03-01T10:00:00.000001499Z')).toBe(s + 1);
     expect(instantMicros('2025-03-01T10:00:00.999999999Z')).toBe(s + 1_000_000);
     expect(instantMicros('2025-03-01T10:00:00.000000250Z')).toBe(s);
+  });
+});
+
+describe('the memory the columns take', () => {
+  const at = (i: number): StatsRow => ({
+    id: `conversation-${i}`, agent_id: `agt_${i % 20}`, status: CONVERSATION_STATUSES[i % 4], start_us: T0 + i * 1_000_000, duration: i % 900,
+    sentiment: null, sentiment_rank: null, outcome: i % 3 ? 'resolved' : null, topics: i % 2 ? ['billing', 'refund'] : ['sales', 'z'],
+    has_recording: true, has_transcript: false, cost_micros: 10_000 + i,
+  });
+
+  it('is counted from what is allocated: about BYTES_PER_ROW a conversation with two topics when sized for the account at its load', () => {
+    const columns = new StatsColumns(200_000);
+    for (let i = 0; i < 200_000; i++) columns.put(at(i));
+    expect(columns.size).toBe(200_000);
+    const perRow = columns.bytes / 200_000;
+    expect(perRow).toBeGreaterThan(BYTES_PER_ROW * 0.8);
+    expect(perRow).toBeLessThanOrEqual(BYTES_PER_ROW);
+  });
+
+  it('grows with new rows and with remembered searches, and says so', () => {
+    const columns = new StatsColumns(10_000);
+    for (let i = 0; i < 10_000; i++) columns.put(at(i));
+    const loaded = columns.bytes;
+    for (let i = 10_000; i < 12_000; i++) columns.put(at(i));
+    expect(columns.bytes).toBeGreaterThan(loaded);
+    const grown = columns.bytes;
+    columns.rememberSearch('refund', columns.rowsOf(['conversation-1', 'conversation-3']));
+    expect(columns.bytes).toBe(grown + 12_000);
   });
 });

@@ -9,6 +9,8 @@ import { answeredByColumns, compileRowChecks, keptWithin, rowsWithin, type HeldC
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
+import { Counter, Dictionary } from './codes-and-counts.js';
+import { RowIndex, withRoom } from './row-index.js';
 
 /** A conversation as the stats see it (what stats-memory.ts reads from the read model). */
 export interface StatsRow {
@@ -71,70 +73,30 @@ const HOUR_US = 3_600_000_000;
 /** Searches remembered per account (a bitmap of one byte per conversation each). */
 const MAX_SEARCHES = 16;
 
-/** Strings ↔ dense codes. */
-class Dictionary {
-  readonly names: string[] = [];
-  private readonly codes = new Map<string, number>();
-  code(name: string): number {
-    let code = this.codes.get(name);
-    if (code === undefined) {
-      code = this.names.length;
-      this.names.push(name);
-      this.codes.set(name, code);
-    }
-    return code;
-  }
-  find(name: string): number | undefined {
-    return this.codes.get(name);
-  }
-}
-
-function grown<T extends Int32Array | Float64Array | Uint8Array | Int8Array>(array: T, size: number): T {
-  if (size <= array.length) return array;
-  const next = new (array.constructor as new (n: number) => T)(Math.max(size, array.length * 2, 1024));
-  next.set(array);
-  return next;
-}
-
-/** Counts per small non-negative integer: an array up to a few MB, a map beyond. */
-class Counter {
-  private readonly array: Float64Array | undefined;
-  private readonly map: Map<number, number> | undefined;
-  constructor(size: number) {
-    if (size <= 1 << 20) this.array = new Float64Array(size);
-    else this.map = new Map();
-  }
-  add(key: number): void {
-    if (this.array) this.array[key]++;
-    else this.map!.set(key, (this.map!.get(key) ?? 0) + 1);
-  }
-  entries(): Array<[number, number]> {
-    if (this.map) return [...this.map];
-    const found: Array<[number, number]> = [];
-    for (let key = 0; key < this.array!.length; key++) if (this.array![key] > 0) found.push([key, this.array![key]]);
-    return found;
-  }
-}
+/** What one row of the columns takes: the columns themselves (41 B), the row index (16–24 B), two topics' codes (8 B). */
+export const BYTES_PER_ROW = 72;
+/** The least one row can take: its columns and its place in the row index, without topics. */
+export const BYTES_PER_ROW_AT_LEAST = 57;
 
 export class StatsColumns implements HeldColumns {
-  private readonly rowOf = new Map<string, number>();
+  private readonly rowOf: RowIndex;
   private readonly agents = new Dictionary();
   private readonly outcomes = new Dictionary();
   private readonly topicNames = new Dictionary();
   private rows = 0;
-  private agent = new Int32Array(0);
-  private status = new Uint8Array(0);
-  private sentiment = new Uint8Array(0);
-  private rank = new Int8Array(0);
-  private outcome = new Int32Array(0);
-  private start = new Float64Array(0);
-  private duration = new Int32Array(0);
-  private cost = new Float64Array(0);
-  private recording = new Uint8Array(0);
-  private transcript = new Uint8Array(0);
+  private agent: Int32Array;
+  private status: Uint8Array;
+  private sentiment: Uint8Array;
+  private rank: Int8Array;
+  private outcome: Int32Array;
+  private start: Float64Array;
+  private duration: Int32Array;
+  private cost: Float64Array;
+  private recording: Uint8Array;
+  private transcript: Uint8Array;
   /** Each row's topics: codes at topicPool[topicAt[row] … + topicCount[row]). A changed row's are appended anew. */
-  private topicAt = new Int32Array(0);
-  private topicCount = new Int32Array(0);
+  private topicAt: Int32Array;
+  private topicCount: Int32Array;
   private topicPool = new Int32Array(0);
   private pooled = 0;
   /** Remembered searches: per row, whether the search matches it (least recently used first). */
@@ -144,8 +106,40 @@ export class StatsColumns implements HeldColumns {
   private firstHour = Infinity;
   private lastHour = -Infinity;
 
+  /** `capacity`: the rows expected (an account's total when it is loaded), allocated at once rather than grown into. */
+  constructor(capacity = 0) {
+    this.rowOf = new RowIndex(capacity);
+    this.agent = new Int32Array(capacity);
+    this.status = new Uint8Array(capacity);
+    this.sentiment = new Uint8Array(capacity);
+    this.rank = new Int8Array(capacity);
+    this.outcome = new Int32Array(capacity);
+    this.start = new Float64Array(capacity);
+    this.duration = new Int32Array(capacity);
+    this.cost = new Float64Array(capacity);
+    this.recording = new Uint8Array(capacity);
+    this.transcript = new Uint8Array(capacity);
+    this.topicAt = new Int32Array(capacity);
+    this.topicCount = new Int32Array(capacity);
+  }
+
   get size(): number {
     return this.rows;
+  }
+
+  /**
+   * The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
+   * and the dictionaries' names (two bytes a character and a map entry each, as V8 holds them at most).
+   */
+  get bytes(): number {
+    const arrays = [
+      this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
+      this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.values(),
+    ];
+    let bytes = this.rowOf.bytes;
+    for (const array of arrays) bytes += array.byteLength;
+    for (const names of [this.agents.names, this.outcomes.names, this.topicNames.names]) for (const name of names) bytes += 2 * name.length + 64;
+    return bytes;
   }
 
   /** Whether a search is remembered (only then does put need the rows' search text). */
@@ -158,22 +152,21 @@ export class StatsColumns implements HeldColumns {
    * (rememberSearch) are kept up to date for it; without, they are forgotten (they could be wrong now).
    */
   put(r: StatsRow, searchText?: string): void {
-    let row = this.rowOf.get(r.id);
-    if (row === undefined) {
-      row = this.rows++;
-      this.rowOf.set(r.id, row);
-      this.agent = grown(this.agent, this.rows);
-      this.status = grown(this.status, this.rows);
-      this.sentiment = grown(this.sentiment, this.rows);
-      this.rank = grown(this.rank, this.rows);
-      this.outcome = grown(this.outcome, this.rows);
-      this.start = grown(this.start, this.rows);
-      this.duration = grown(this.duration, this.rows);
-      this.cost = grown(this.cost, this.rows);
-      this.recording = grown(this.recording, this.rows);
-      this.transcript = grown(this.transcript, this.rows);
-      this.topicAt = grown(this.topicAt, this.rows);
-      this.topicCount = grown(this.topicCount, this.rows);
+    const { row, added } = this.rowOf.rowFor(r.id);
+    if (added) {
+      this.rows++;
+      this.agent = withRoom(this.agent, this.rows);
+      this.status = withRoom(this.status, this.rows);
+      this.sentiment = withRoom(this.sentiment, this.rows);
+      this.rank = withRoom(this.rank, this.rows);
+      this.outcome = withRoom(this.outcome, this.rows);
+      this.start = withRoom(this.start, this.rows);
+      this.duration = withRoom(this.duration, this.rows);
+      this.cost = withRoom(this.cost, this.rows);
+      this.recording = withRoom(this.recording, this.rows);
+      this.transcript = withRoom(this.transcript, this.rows);
+      this.topicAt = withRoom(this.topicAt, this.rows);
+      this.topicCount = withRoom(this.topicCount, this.rows);
     } else if (this.pooled > 4 * this.rows + 1024) {
       this.compactTopics();
     }
@@ -191,15 +184,15 @@ export class StatsColumns implements HeldColumns {
     this.cost[row] = r.cost_micros ?? Number.NaN;
     this.recording[row] = r.has_recording ? 1 : 0;
     this.transcript[row] = r.has_transcript ? 1 : 0;
-    this.topicPool = grown(this.topicPool, this.pooled + r.topics.length);
+    this.topicPool = withRoom(this.topicPool, this.pooled + r.topics.length);
     this.topicAt[row] = this.pooled;
     this.topicCount[row] = r.topics.length;
     for (const topic of r.topics) this.topicPool[this.pooled++] = this.topicNames.code(topic);
     if (this.searches.size > 0 && searchText === undefined) this.searches.clear();
     for (const [term, members] of this.searches) {
-      const grownMembers = grown(members, this.rows);
-      grownMembers[row] = searchText!.includes(term) ? 1 : 0;
-      if (grownMembers !== members) this.searches.set(term, grownMembers);
+      const widenedMembers = withRoom(members, this.rows);
+      widenedMembers[row] = searchText!.includes(term) ? 1 : 0;
+      if (widenedMembers !== members) this.searches.set(term, widenedMembers);
     }
   }
 
@@ -240,7 +233,7 @@ export class StatsColumns implements HeldColumns {
   rowsOf(ids: readonly string[]): Int32Array {
     const rows: number[] = [];
     for (const id of ids) {
-      const row = this.rowOf.get(id);
+      const row = this.rowOf.find(id);
       if (row !== undefined) rows.push(row);
     }
     return Int32Array.from(rows).sort();

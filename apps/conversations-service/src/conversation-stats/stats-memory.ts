@@ -7,9 +7,10 @@
  *   committed read model at its own snapshot, on every replica, with no message to miss;
  * - checked against the account's kept total in that snapshot: every row of the table is in the columns,
  *   so equal counts mean equal sets; a difference (rows removed by a projection rebuild) reloads them.
- * Accounts below `minRows` are quick in SQL and stay there; `maxRows` bounds the rows held per process
- * (least recently used accounts are dropped first). An account whose costs are not whole millionths is
- * left to SQL, whose numeric sum is exact.
+ * Accounts below `minRows` are quick in SQL and stay there. `budgetBytes` bounds the memory the columns take in
+ * this process, all accounts together (StatsColumns.bytes, ~72 bytes a conversation): least recently used accounts
+ * are dropped to make room, and an account that cannot fit alone is left to SQL. An account whose costs are not
+ * whole millionths is left to SQL too, whose numeric sum is exact.
  */
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationStatus } from '@voice/contracts';
@@ -18,19 +19,20 @@ import { filterPredicates } from '../conversation-filters/conversation-filters.j
 import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
 import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
-import { answeredInMemory, costMicros, StatsColumns, type StatsRow } from './stats-columns.js';
+import { answeredInMemory, BYTES_PER_ROW, BYTES_PER_ROW_AT_LEAST, costMicros, StatsColumns, type StatsRow } from './stats-columns.js';
 
 export interface StatsMemoryLimits {
   /** Accounts with fewer conversations are answered by SQL. */
   minRows: number;
-  /** Conversations held in memory by this process, all accounts together. */
-  maxRows: number;
+  /** The memory the columns may take in this process, all accounts together, in bytes. */
+  budgetBytes: number;
 }
 
 interface Held {
   columns: StatsColumns;
   /** The xmin of the snapshot the columns equal (xid8 as text). */
   xmin: string;
+  /** When it was last loaded or read, in this process's count of those (clock readings can tie). */
   usedAt: number;
 }
 
@@ -65,6 +67,8 @@ export class StatsMemory {
   private readonly loading = new Map<string, Promise<void>>();
   /** Per account, the read in progress: loads and catch-ups of one account never overlap. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  private lastLoad: Promise<void> = Promise.resolve();
+  private uses = 0;
 
   constructor(private readonly dataSource: DataSource, private readonly limits: StatsMemoryLimits) {}
 
@@ -73,6 +77,18 @@ export class StatsMemory {
     let rows = 0;
     for (const h of this.held.values()) rows += h.columns.size;
     return rows;
+  }
+
+  /** The memory the held columns take (StatsColumns.bytes), all accounts together. */
+  get bytesHeld(): number {
+    let bytes = 0;
+    for (const h of this.held.values()) bytes += h.columns.bytes;
+    return bytes;
+  }
+
+  /** The accounts held, least recently used first. */
+  get accountsHeld(): string[] {
+    return [...this.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt).map(([accountId]) => accountId);
   }
 
   /**
@@ -94,8 +110,14 @@ export class StatsMemory {
         void this.warm(accountId).catch(() => undefined);
         return undefined;
       }
-      held.usedAt = Date.now();
+      held.usedAt = ++this.uses;
       const { summary, hours } = held.columns.summarize(f, matches === true ? undefined : matches);
+      // New rows and remembered searches grow the columns: back within the budget, this account kept if it fits alone.
+      this.makeRoom(0, accountId);
+      if (held.columns.bytes > this.limits.budgetBytes) {
+        this.held.delete(accountId);
+        this.leaveToSql(accountId);
+      }
       const range = timeline(summary);
       return { summary, timeline: range ? rollUpHours(range.bucket, hours) : [] };
     });
@@ -108,7 +130,10 @@ export class StatsMemory {
       loading = this.exclusive(accountId, async () => {
         if (this.held.has(accountId)) return;
         try {
-          await inSnapshot(this.dataSource, (db) => this.load(db, accountId));
+          // One load at a time in the process: the budget then bounds the held columns and the one being loaded together.
+          const load = this.lastLoad.catch(() => undefined).then(() => inSnapshot(this.dataSource, (db) => this.load(db, accountId)));
+          this.lastLoad = load;
+          await load;
         } catch (err) {
           // Left to SQL for a while: unsuited (too small, too large, inexact costs) or failing (the error is SQL's to report).
           this.leaveToSql(accountId);
@@ -197,8 +222,12 @@ export class StatsMemory {
 
   private async load(db: QueryRunner, accountId: string): Promise<void> {
     const { xmin, total } = await this.snapshot(db, accountId);
-    if (total < this.limits.minRows || total > this.limits.maxRows) throw new Unsuited();
-    const columns = new StatsColumns();
+    // Not loaded when its columns could not fit even at their smallest.
+    if (total < this.limits.minRows || total * BYTES_PER_ROW_AT_LEAST > this.limits.budgetBytes) throw new Unsuited();
+    // Room first, for what a row usually takes (the load's columns and the held ones then stay within the budget
+    // together), then the columns sized once.
+    this.makeRoom(Math.min(total * BYTES_PER_ROW, this.limits.budgetBytes));
+    const columns = new StatsColumns(total);
     for (let after = ''; ; ) {
       const batch: RawRow[] = await db.query(
         `SELECT ${COLUMNS} FROM conversations.conversations WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT ${LOAD_BATCH}`,
@@ -212,20 +241,20 @@ export class StatsMemory {
       if (batch.length < LOAD_BATCH) break;
       after = batch[batch.length - 1].id;
     }
-    // Only if the kept total were wrong: SQL, which counts, answers instead.
-    if (columns.size !== total) throw new Unsuited();
-    this.makeRoom(columns.size);
-    this.held.set(accountId, { columns, xmin, usedAt: Date.now() });
+    // Only if the kept total were wrong (or two ids shared a hash, row-index.ts): SQL, which counts, answers instead.
+    if (columns.size !== total || columns.bytes > this.limits.budgetBytes) throw new Unsuited();
+    this.makeRoom(columns.bytes);
+    this.held.set(accountId, { columns, xmin, usedAt: ++this.uses });
   }
 
-  /** Drops the least recently used accounts until `rows` more fit. */
-  private makeRoom(rows: number): void {
-    const byUse = [...this.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
-    let held = this.rowsHeld;
-    for (const [accountId, h] of byUse) {
-      if (held + rows <= this.limits.maxRows) return;
+  /** Drops the least recently used accounts (but `keep`) until `bytes` more fit in the budget. */
+  private makeRoom(bytes: number, keep?: string): void {
+    let held = this.bytesHeld;
+    for (const accountId of this.accountsHeld) {
+      if (held + bytes <= this.limits.budgetBytes) return;
+      if (accountId === keep) continue;
+      held -= this.held.get(accountId)!.columns.bytes;
       this.held.delete(accountId);
-      held -= h.columns.size;
     }
   }
 }

@@ -178,9 +178,9 @@ export const environment = {
   callEventsMaxAgeMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_MAX_AGE_MS', { min: 60_000, max: 365 * 86_400_000 }),
   callEventsBatchSize: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_BATCH_SIZE', { min: 1, max: 5_000 }),
   callEventsAckWaitMs: (c: ConfigReader) => c.optionalInt('CALL_EVENTS_ACK_WAIT_MS', { min: 1_000, max: 3_600_000 }),
-  /** conversations-service: the accounts whose stats come from columns in memory, and how many conversations those hold. */
+  /** conversations-service: the accounts whose stats come from columns in memory, and the memory those take per process (MiB). */
   statsMemoryMinRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MIN_ROWS', { min: 0, max: 1_000_000_000 }),
-  statsMemoryMaxRows: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_MAX_ROWS', { min: 0, max: 1_000_000_000 }),
+  statsMemoryBudgetMb: (c: ConfigReader) => c.optionalInt('STATS_MEMORY_BUDGET_MB', { min: 0, max: 1_048_576 }),
   /** conversations-service: how often retention is applied (recordings and conversations past their agent's days). */
   retentionSweepIntervalMs: (c: ConfigReader) => c.optionalInt('RETENTION_SWEEP_INTERVAL_MS', { min: 100, max: 86_400_000 }),
   /** conversations-service: how long a replica holds a data request it works on without progress before another may take it over. */
