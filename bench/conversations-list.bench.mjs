@@ -9,7 +9,7 @@
 // Needs `npm run build` and a PostgreSQL (BENCH_DATABASE_URL, default the local server).
 // Not part of `npm test`; it takes a few minutes.
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +19,11 @@ import { writeBenchmarkSection } from './support.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const OTHER_ROWS = Number(process.env.BENCH_OTHER_ROWS ?? 50_000);
+// The other rows, spread evenly over this many accounts (the 10M figures: 5M in one account, 5M over 1,000 others).
+const OTHER_ACCOUNTS = Number(process.env.BENCH_OTHER_ACCOUNTS ?? 1);
+// The sections a run writes are named by its size in millions of rows, all accounts together: list-1m, list-10m.
+// (BENCH_SIZE names it otherwise: to try the report on a small run, then `git checkout` what it wrote.)
+const SIZE = process.env.BENCH_SIZE ?? `${Math.round((ROWS + OTHER_ROWS) / 1_000_000)}m`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const keep = process.env.BENCH_KEEP === '1';
@@ -83,7 +88,7 @@ await admin.query(`CREATE DATABASE "${dbName}"`);
 const url = new URL(adminUrl);
 url.pathname = `/${dbName}`;
 const ACCOUNT = 'acc_bench_big';
-const OTHER_ACCOUNT = 'acc_bench_small';
+const OTHER_ACCOUNTS_IDS = OTHER_ACCOUNTS === 1 ? ['acc_bench_small'] : Array.from({ length: OTHER_ACCOUNTS }, (_, i) => `acc_bench_small_${i}`);
 const PER_PAGE = 25;
 let dataSource;
 let db;
@@ -105,8 +110,8 @@ try {
         AND indexname NOT LIKE '%_pkey' ORDER BY tablename, indexname`,
   );
   for (const { indexname } of indexDefs) await db.query(`DROP INDEX conversations.${indexname}`);
-  const agentPrefix = { [ACCOUNT]: 'agt_bench_', [OTHER_ACCOUNT]: 'agt_small_' };
-  for (const account of [ACCOUNT, OTHER_ACCOUNT]) {
+  const agentPrefix = { [ACCOUNT]: 'agt_bench_', ...Object.fromEntries(OTHER_ACCOUNTS_IDS.map((a, i) => [a, OTHER_ACCOUNTS === 1 ? 'agt_small_' : `agt_small_${i}_`])) };
+  for (const account of [ACCOUNT, ...OTHER_ACCOUNTS_IDS]) {
     await db.query(`INSERT INTO conversations.agents (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
                     SELECT $2 || i, $1, 'Bench agent ' || i, CASE WHEN i % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, true, true, 'active', 1
                       FROM generate_series(0, 19) i`, [account, agentPrefix[account]]);
@@ -118,12 +123,16 @@ try {
   const load = async (account, total) => {
     for (let from = 1; from <= total; from += chunk) {
       await db.query(LOAD_SQL, [account, agentPrefix[account], from, Math.min(total, from + chunk - 1)]);
-      log(`loaded ${Math.min(total, from + chunk - 1).toLocaleString()} / ${total.toLocaleString()} rows of ${account}`);
+      if (total >= chunk) log(`loaded ${Math.min(total, from + chunk - 1).toLocaleString()} / ${total.toLocaleString()} rows of ${account}`);
     }
   };
   await db.query('SELECT setseed(0.42)');
   await load(ACCOUNT, ROWS);
-  await load(OTHER_ACCOUNT, OTHER_ROWS);
+  for (const [i, account] of OTHER_ACCOUNTS_IDS.entries()) {
+    // Spread evenly; the first accounts take the remainder.
+    await load(account, Math.floor(OTHER_ROWS / OTHER_ACCOUNTS) + (i < OTHER_ROWS % OTHER_ACCOUNTS ? 1 : 0));
+    if (OTHER_ACCOUNTS > 1 && (i + 1) % 100 === 0) log(`loaded ${i + 1} / ${OTHER_ACCOUNTS} other accounts`);
+  }
   const loadSeconds = (Date.now() - loadStarted) / 1000;
   // The side tables the projection keeps with each row (the migrations' backfill statements).
   await db.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
@@ -309,9 +318,11 @@ try {
   const statsLoad = {
     seconds: Number(process.hrtime.bigint() - warmStarted) / 1e9,
     rows: statsHandler.memory.rowsHeld,
+    // What the service counts against STATS_MEMORY_BUDGET_MB, beside what the heap grew by.
+    countedMiB: statsHandler.memory.bytesHeld / 2 ** 20,
     heapMiB: (process.memoryUsage().heapUsed - heapBefore.heapUsed + process.memoryUsage().arrayBuffers - heapBefore.arrayBuffers) / 2 ** 20,
   };
-  log(`stats columns loaded: ${statsLoad.rows} rows in ${statsLoad.seconds.toFixed(1)} s, ~${statsLoad.heapMiB.toFixed(0)} MiB`);
+  log(`stats columns loaded: ${statsLoad.rows} rows in ${statsLoad.seconds.toFixed(1)} s, ~${statsLoad.heapMiB.toFixed(0)} MiB (counted ${statsLoad.countedMiB.toFixed(0)} MiB)`);
   const statsResults = [];
   // The warm-up call is timed too: a search's first asking (before its matches are remembered).
   const timeRuns = async (run, runs) => {
@@ -367,11 +378,11 @@ try {
   const qs = (query) => new URLSearchParams(query).toString() || '(no parameters)';
   const md = `## Conversation list at ${ROWS.toLocaleString('en-US')} conversations in one account
 
-Command: \`npm run build && npm run bench\` (env: \`BENCH_ROWS\`, \`BENCH_OTHER_ROWS\`, \`BENCH_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database).
+Command: \`npm run build && ${SIZE === '1m' ? 'npm run bench:list' : `BENCH_ROWS=${ROWS} BENCH_OTHER_ROWS=${OTHER_ROWS} BENCH_OTHER_ACCOUNTS=${OTHER_ACCOUNTS} BENCH_SQL_STATS_RUNS=${SQL_STATS_RUNS} npm run bench:list`}\` (env: \`BENCH_ROWS\`, \`BENCH_OTHER_ROWS\`, \`BENCH_OTHER_ACCOUNTS\`, \`BENCH_RUNS\`, \`BENCH_SQL_STATS_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database).
 Run on ${new Date().toISOString()}: ${machine}.
 
 What it does: a fresh database gets the conversations-service schema from its own migrations; ${ROWS.toLocaleString('en-US')} read-model rows
-for one account plus ${OTHER_ROWS.toLocaleString('en-US')} for another — with the same conversation ids (ids are per account) — are loaded
+for one account plus ${OTHER_ROWS.toLocaleString('en-US')} for ${OTHER_ACCOUNTS === 1 ? 'another' : `${OTHER_ACCOUNTS.toLocaleString('en-US')} others`} — with the same conversation ids (ids are per account) — are loaded
 with multi-row \`INSERT … SELECT\` (secondary indexes dropped during the load and re-created from the migrations' own definitions),
 the side tables filled with the migrations' backfill statements, then \`VACUUM ANALYZE\`. Start times are spread at random
 over 2024 independently of the physical row order (correlation ≈ 0; real ingest is roughly in start-time order), so an index
@@ -393,7 +404,8 @@ ${results.map((r) => `| ${r.group === 'baseline' ? `_baseline:_ ${r.name}` : `${
 The stats handler (every figure of the filtered set — totals by status, sentiment and outcome, top topics, duration
 average/p50/p90 and histogram, the timeline, cost — in one snapshot) ${STATS_RUNS} times after a warm-up, per case, as the
 service answers: this account's figures come from its columns in memory (loaded once per process in the background:
-${statsLoad.rows.toLocaleString('en-US')} conversations in ${statsLoad.seconds.toFixed(1)} s, ~${statsLoad.heapMiB.toFixed(0)} MiB), brought up to date with the rows
+${statsLoad.rows.toLocaleString('en-US')} conversations in ${statsLoad.seconds.toFixed(1)} s; the heap grew by ~${statsLoad.heapMiB.toFixed(0)} MiB, ${statsLoad.countedMiB.toFixed(0)} MiB counted against
+\`STATS_MEMORY_BUDGET_MB\`), brought up to date with the rows
 written since the previous answer before each one. A search's matches come from SQL (the trigram index and its
 recheck of every match) on its first asking, then are remembered and kept up to date: "first" is that first asking.
 Baseline: the same figures by SQL alone (the service's path for small accounts), ${SQL_STATS_RUNS} runs; every answer
@@ -412,16 +424,19 @@ PostgreSQL's buffers, \`read\` ones from the OS page cache or disk.
 
 ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e) => `**${e.kind}** — ${timeOf(e.lines)}\n\n<details><summary>statement</summary>\n\n\`\`\`sql\n${e.sql}\n-- parameters: ${JSON.stringify(e.params)}\n\`\`\`\n</details>\n\n\`\`\`\n${e.lines.join('\n')}\n\`\`\``).join('\n\n')}`).join('\n\n')}
 `;
-  // Its own sections; the other benchmarks' sections and the notes around them stay. They hold the figures at a
-  // million rows: a run at another size prints its tables instead of writing over them.
-  if (ROWS === 1_000_000) {
-    writeBenchmarkSection('list-1m', headlineOf({ machine, results, statsResults }), 'BENCHMARKS.md');
-    writeBenchmarkSection('list-1m', md.trimEnd(), 'bench/results/conversations-list.md');
-    writeBenchmarkSection('list-1m', plansMd.trimEnd(), 'bench/results/explain-plans.md');
-    log('wrote BENCHMARKS.md, bench/results/conversations-list.md and bench/results/explain-plans.md');
+  // Its own sections, named by the run's size; the other benchmarks' sections and the notes around them stay. The
+  // figures (no plans) are kept beside them, so the 10M run can set each case beside the 1M run's.
+  const figures = { rows: ROWS, other_rows: OTHER_ROWS, other_accounts: OTHER_ACCOUNTS, at: new Date().toISOString(), machine, load: { rows_s: loadSeconds, indexes_s: indexSeconds, size }, results, statsLoad, statsResults };
+  if (SIZE === '1m' || SIZE === '10m') {
+    writeFileSync(join(root, `bench/results/conversations-list-${SIZE}.json`), `${JSON.stringify(figures, null, 1)}\n`);
+    const headline = SIZE === '1m' ? headlineOf({ machine, results, statsResults }) : scaleOf(figures, readFigures('1m'));
+    writeBenchmarkSection(`list-${SIZE}`, headline, 'BENCHMARKS.md');
+    writeBenchmarkSection(`list-${SIZE}`, md.trimEnd(), 'bench/results/conversations-list.md');
+    writeBenchmarkSection(`list-${SIZE}`, plansMd.trimEnd(), 'bench/results/explain-plans.md');
+    log(`wrote the list-${SIZE} sections of BENCHMARKS.md, bench/results/conversations-list.md and explain-plans.md, and conversations-list-${SIZE}.json`);
   } else {
     process.stdout.write(`${md}\n`);
-    log(`BENCH_ROWS=${ROWS}: the tables are printed above, not written over the sections measured at 1,000,000 rows`);
+    log(`${ROWS + OTHER_ROWS} rows: the tables are printed above; only runs at 1M and 10M rows write their sections`);
   }
   // The raw results, for whoever writes the notes (not committed).
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ rows: ROWS, runs: RUNS, machine, results, statsLoad, statsResults, plans }, null, 2));
@@ -434,6 +449,42 @@ ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e
   if (!keep) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
   else log(`kept database ${dbName}`);
   await admin.end();
+}
+
+/** The figures a run at that size kept (bench/results/conversations-list-<size>.json), if any. */
+function readFigures(size) {
+  const file = join(root, `bench/results/conversations-list-${size}.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
+/**
+ * BENCHMARKS.md's part for the 10M run: every list shape and stats case beside the 1M run's median (the cases are the
+ * same, in the same order; a middle or last page's offset follows its total), and the ratio the target bounds (≤ 2×).
+ */
+function scaleOf(large, small) {
+  const fmt = (n) => n.toFixed(2);
+  const lists = large.results.filter((r) => r.group === 'list');
+  const before = small?.results.filter((r) => r.group === 'list') ?? [];
+  const statsBefore = small?.statsResults ?? [];
+  const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}×` : '–');
+  const rows = lists.map((r, i) => ({ name: r.name, now: r.median, then: before[i]?.median, total: r.total }));
+  const stats = large.statsResults.map((r, i) => ({ name: r.name, now: r.median, p95: r.p95, then: statsBefore[i]?.median, total: r.total }));
+  const over = [...rows, ...stats].filter((r) => r.then && r.now > 2 * r.then);
+  const when = small ? `the 1M run of ${small.at} (same code unless BENCHMARKS.md says otherwise)` : 'no 1M run kept (bench/results/conversations-list-1m.json)';
+  return `### ${(large.rows + large.other_rows).toLocaleString('en-US')} conversations: ${large.rows.toLocaleString('en-US')} in one account, ${large.other_rows.toLocaleString('en-US')} over ${large.other_accounts.toLocaleString('en-US')} others — beside 1M
+
+**${over.length === 0 ? 'No list shape or stats case is slower than 2× its 1M median.' : `${over.length} of ${rows.length + stats.length} cases are slower than 2× their 1M median: ${over.map((r) => `${r.name} (${ratio(r.now, r.then)})`).join('; ')}.`} Stats columns of the large account: ${large.statsLoad.rows.toLocaleString('en-US')} conversations loaded in ${large.statsLoad.seconds.toFixed(0)} s, ${large.statsLoad.countedMiB.toFixed(0)} MiB counted against \`STATS_MEMORY_BUDGET_MB\` (the heap grew by ${large.statsLoad.heapMiB.toFixed(0)} MiB).**
+
+Run on ${large.at}: ${large.machine}. Compared with ${when}. Load: ${large.load.rows_s.toFixed(0)} s for the rows, ${large.load.indexes_s.toFixed(0)} s for the indexes; table ${large.load.size.total} (heap ${large.load.size.heap}).
+Medians in ms; every case, the method and the plans in [bench/results/conversations-list.md](bench/results/conversations-list.md).
+
+| case | 1M median ms | 10M median ms | 10M / 1M | total matches at 10M |
+|---|---:|---:|---:|---:|
+${rows.map((r) => `| ${r.name} | ${r.then === undefined ? '–' : fmt(r.then)} | ${fmt(r.now)} | ${ratio(r.now, r.then)} | ${r.total.toLocaleString('en-US')} |`).join('\n')}
+
+| stats case | 1M median ms | 10M median ms | 10M p95 ms | 10M / 1M | total at 10M |
+|---|---:|---:|---:|---:|---:|
+${stats.map((r) => `| ${r.name} | ${r.then === undefined ? '–' : fmt(r.then)} | ${fmt(r.now)} | ${fmt(r.p95)} | ${ratio(r.now, r.then)} | ${r.total.toLocaleString('en-US')} |`).join('\n')}`;
 }
 
 /** BENCHMARKS.md's part: the worst medians beside the raw floors of the same run, a few typical cases, and the stats. */
