@@ -171,6 +171,13 @@ export function pageAgreesWithTotal(length: number, total: number, offset: numbe
   return length === Math.max(0, Math.min(perPage, total - offset));
 }
 
+/**
+ * The agent's name of each row of a page, looked up by the agents' primary key row by row (a subplan): a join let
+ * the planner hash every account's agents for 25 rows — a sequential scan of 20,020 agents was 17 of the 20 ms of a
+ * first page at ten million conversations, and it grows with every account.
+ */
+const AGENT_NAME = '(SELECT a.name FROM conversations.agents a WHERE a.agent_id = c.agent_id) AS agent_name';
+
 function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, limit: number, offset: number): Promise<ListRow[]> {
   const at = sql.params.length + 1;
   const narrowOrder = reverse ? sql.narrow?.reverseOrderBy : sql.narrow?.orderBy;
@@ -179,12 +186,11 @@ function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, 
     ? `SELECT ${sql.narrow!.id} AS id FROM ${sql.narrow!.from} WHERE ${sql.narrow!.where} ORDER BY ${narrowOrder}`
     : `SELECT c.id FROM conversations.conversations c WHERE ${sql.where} ORDER BY ${reverse ? sql.reverseOrderBy : sql.orderBy}`;
   return db.query(
-    `SELECT c.id, c.agent_id, a.name AS agent_name, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
+    `SELECT c.id, c.agent_id, ${AGENT_NAME}, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
             c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
        FROM (${ids}
               LIMIT $${at} OFFSET $${at + 1}) page
        JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id
-       LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id
       ORDER BY ${sql.orderBy}`,
     [...sql.params, limit, offset],
   );
@@ -210,10 +216,9 @@ async function readPageAndTotalInOnePass(runner: QueryRunner, sql: ListSql, limi
               LIMIT greatest(0, least(${l}, (SELECT total FROM n) - ${o})) OFFSET greatest(0, (SELECT total FROM n) - ${o} - ${l})))
      SELECT (SELECT total FROM n) AS total, r.*
        FROM (SELECT 1) one LEFT JOIN (
-         SELECT c.id, c.agent_id, a.name AS agent_name, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
+         SELECT c.id, c.agent_id, ${AGENT_NAME}, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
                 c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
-           FROM page JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id
-           LEFT JOIN conversations.agents a ON a.agent_id = c.agent_id) r ON true
+           FROM page JOIN conversations.conversations c ON c.account_id = $1 AND c.id = page.id) r ON true
       ORDER BY ${on('r', narrow.orderBy!)}`,
     [...sql.params, limit, offset],
   );
