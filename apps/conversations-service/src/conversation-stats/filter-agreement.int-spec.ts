@@ -227,6 +227,19 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     expect(searched?.summary).toEqual((await readStats(dataSource, accounts[0], refund, () => undefined)).summary);
     expect(tight.accountsHeld).toEqual([]);
     expect(tight.bytesHeld).toBe(0);
+
+    // Grown past the room for two but still within the budget alone: the other account makes room, this one stays.
+    const tiny = `acc_budget_tiny_${randomUUID()}`;
+    await insert(tiny, sample.slice(0, 10).map((r, n) => ({ ...r, id: `${tiny}-${n}` })));
+    const sizing = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
+    await sizing.warm(tiny);
+    const twoFit = new StatsMemory(dataSource, { minRows: 0, budgetBytes: perAccount + sizing.bytesHeld + 100 });
+    await twoFit.warm(accounts[0]);
+    await twoFit.warm(tiny);
+    expect(twoFit.accountsHeld).toEqual([accounts[0], tiny]);
+    expect((await twoFit.read(accounts[0], refund, () => undefined))?.summary.total).toBe(searched?.summary.total);
+    expect(twoFit.accountsHeld).toEqual([accounts[0]]);
+    expect(twoFit.bytesHeld).toBeLessThanOrEqual(perAccount + sizing.bytesHeld + 100);
   });
 });
 

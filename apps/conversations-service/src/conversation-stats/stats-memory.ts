@@ -112,11 +112,13 @@ export class StatsMemory {
       }
       held.usedAt = ++this.uses;
       const { summary, hours } = held.columns.summarize(f, matches === true ? undefined : matches);
-      // New rows and remembered searches grow the columns: back within the budget, this account kept if it fits alone.
-      this.makeRoom(0, accountId);
+      // New rows and remembered searches grow the columns: back within the budget, this account kept if it fits alone
+      // (the others are not dropped for an account that cannot stay anyway).
       if (held.columns.bytes > this.limits.budgetBytes) {
         this.held.delete(accountId);
         this.leaveToSql(accountId);
+      } else {
+        this.makeRoom(0, accountId);
       }
       const range = timeline(summary);
       return { summary, timeline: range ? rollUpHours(range.bucket, hours) : [] };
