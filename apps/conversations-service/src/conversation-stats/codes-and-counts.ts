@@ -3,6 +3,8 @@
 /** Strings ↔ dense codes. */
 export class Dictionary {
   readonly names: string[] = [];
+  /** What the names take (two bytes a character and a map entry each, as V8 holds them at most), kept as they come. */
+  bytes = 0;
   private readonly codes = new Map<string, number>();
   code(name: string): number {
     let code = this.codes.get(name);
@@ -10,6 +12,7 @@ export class Dictionary {
       code = this.names.length;
       this.names.push(name);
       this.codes.set(name, code);
+      this.bytes += 2 * name.length + 64;
     }
     return code;
   }

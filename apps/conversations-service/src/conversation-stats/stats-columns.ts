@@ -139,9 +139,8 @@ export class StatsColumns implements HeldColumns {
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.values(),
     ];
-    let bytes = this.rowOf.bytes;
+    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes;
     for (const array of arrays) bytes += array.byteLength;
-    for (const names of [this.agents.names, this.outcomes.names, this.topicNames.names]) for (const name of names) bytes += 2 * name.length + 64;
     return bytes;
   }
 
