@@ -162,6 +162,14 @@ describe('create agent payload', () => {
     if (!field.startsWith('business')) expect(findUpdateAgentProblem(JSON.parse(json.replace('"name":"a","voice_platform":"platform_a",', '')))).toMatchObject({ field });
   });
 
+  it.each([
+    ['{"name":{"prototype":false},"voice_platform":"platform_a"}', 'name'],
+    ['{"name":"a","voice_platform":{"__proto__":"platform_a"}}', 'voice_platform'],
+    ['{"name":"a","voice_platform":"platform_a","business_hours":{"timezone":{"constructor":1},"schedule":[]}}', 'business_hours.timezone'],
+  ])('names a field of the wrong type as such, not a reserved key inside its value %#', (json, field) => {
+    expect(findCreateAgentProblem(JSON.parse(json))).toMatchObject({ field });
+  });
+
   it('rejects a body that is not an object', () => {
     for (const body of [null, [], 'x', 3]) expect(findCreateAgentProblem(body)).toMatchObject({ code: 'invalid_request' });
   });

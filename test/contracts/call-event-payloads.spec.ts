@@ -90,6 +90,12 @@ describe('findCallEventProblem', () => {
     expect(findCallEventProblem(e, 'events[2]')).toMatchObject({ code: 'invalid_parameter', field: 'events[2].data.__proto__' });
   });
 
+  it('names a field of the wrong type as such, not a reserved key inside its value', () => {
+    const e = JSON.parse(`{"id":"e1","type":"call.started","conversation_id":"c1","agent_id":"a1","occurred_at":"2025-01-31T14:05:00Z",
+      "data":{"caller_number":{"prototype":false},"start_time":"2025-01-31T14:05:00Z"}}`);
+    expect(findCallEventProblem(e, 'events[2]')).toMatchObject({ field: 'events[2].data.caller_number' });
+  });
+
   it('rejects a bad E.164 caller with the indexed path', () => {
     const e = started();
     e.data.caller_number = '4155550123';

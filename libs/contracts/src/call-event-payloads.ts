@@ -161,10 +161,9 @@ export function findCallEventProblem(value: unknown, pathPrefix = ''): ServiceEr
       ...(pathPrefix ? { field: pathPrefix } : {}),
     };
   }
-  const reserved = findReservedKey(value, pathPrefix);
-  if (reserved) return reserved;
-  if (validateCallEvent(value) && segmentsInOrder(value)) return undefined;
-  return explainCallEventProblem(value, pathPrefix) ?? schemaMismatch(pathPrefix);
+  // A reserved key is named only where the shape is otherwise right, so a value of the wrong type is named as such.
+  if (validateCallEvent(value) && segmentsInOrder(value)) return findReservedKey(value, pathPrefix);
+  return explainCallEventProblem(value, pathPrefix) ?? findReservedKey(value, pathPrefix) ?? schemaMismatch(pathPrefix);
 }
 
 /**

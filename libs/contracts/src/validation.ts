@@ -46,19 +46,32 @@ export function findProblem<T extends object>(cls: ClassConstructor<T>, body: un
       ...(prefix ? { field: prefix } : {}),
     };
   }
+  // class-transformer drops reserved keys, and throws on some ("constructor" inside a nested value), so the shape is
+  // checked without them; a reserved key is named only where the shape is otherwise right, so that
+  // `{"webhook_secret": {"prototype": 1}}` is named as a field of the wrong type, not a reserved key inside it.
   const reserved = findReservedKey(body, prefix);
-  if (reserved) return reserved;
-  const instance = plainToInstance(cls, body, { enableImplicitConversion: false });
+  const instance = plainToInstance(cls, reserved ? withoutReservedKeys(body) : body, { enableImplicitConversion: false });
   // The compiled class answers for a valid body; class-validator's executor only runs to name a problem.
-  if (isValidPayloadInstance(instance)) return undefined;
-  const errors = validateSync(instance, {
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    validationError: { target: false, value: true },
-  });
-  if (errors.length === 0) return undefined;
-  return toServiceError(errors, prefix, options.readOnly ?? []);
+  if (!isValidPayloadInstance(instance)) {
+    const errors = validateSync(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: true },
+    });
+    if (errors.length > 0) return toServiceError(errors, prefix, options.readOnly ?? []);
+  }
+  return reserved;
+}
+
+function withoutReservedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutReservedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !RESERVED_KEY_SET.has(key))
+      .map(([key, item]) => [key, withoutReservedKeys(item)]),
+  );
 }
 
 /**
