@@ -84,7 +84,8 @@ try {
   await client.query(`INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
                       SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t`);
   await client.query(`SET maintenance_work_mem = '512MB'`);
-  for (const { indexdef } of indexDefs) await client.query(indexdef);
+  // A partitioned table's index reads `ON ONLY` (the parent alone); it is to be built on every partition.
+  for (const { indexdef } of indexDefs) await client.query(indexdef.replace(' ON ONLY ', ' ON '));
   await client.query(`INSERT INTO conversations.account_totals (account_id, conversations) SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
   // The load's inserts left each row's change in the outbox; the relay would have published and deleted them within
   // seconds of each write, so the live outbox holds almost nothing (an erasure deletes its conversations' rows there).

@@ -8,6 +8,7 @@ export * from './bus/nats-connection.js';
 export * from './logging/request-context.interceptor.js';
 export * from './database/outbox-relay.js';
 export * from './database/outbox-stream-publisher.js';
+export * from './database/partitioning.js';
 export * from './database/pg-errors.js';
 export * from './database/read-router.js';
 export * from './database/read-routing.rules.js';

@@ -102,7 +102,6 @@ export async function projectConversations(
      ), before AS (
        SELECT c.account_id, c.id, c.agent_id, c.status, c.sentiment, c.outcome, c.has_recording, c.has_transcript, c.topics_lower
          FROM ${table} c JOIN r ON c.account_id = r.account_id AND c.id = r.id
-        WHERE ${live ? 'TRUE' : 'FALSE'}
      ), up AS (
        INSERT INTO ${table} AS live (
          id, account_id, agent_id, caller_number, status, start_time, end_time, duration, sentiment, sentiment_rank,
@@ -122,9 +121,12 @@ export async function projectConversations(
          detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
          cost_amount = EXCLUDED.cost_amount, updated_at = EXCLUDED.updated_at
        WHERE live.stream_version < EXCLUDED.stream_version
-       RETURNING live.account_id, live.id, (xmax = 0) AS inserted, live.created_at
+       RETURNING live.account_id, live.id, live.created_at
      )
-     SELECT up.account_id, up.id, up.inserted, up.created_at, CASE WHEN b.id IS NULL THEN NULL ELSE to_json(b) END AS before
+     -- Inserted is what the row was not before: the conversation's lock, taken before this statement, keeps every other
+     -- writer of the row out, so the statement's snapshot is the truth (a partitioned table has no xmax to ask).
+     SELECT up.account_id, up.id, b.id IS NULL AS inserted, up.created_at,
+            CASE WHEN b.id IS NULL OR ${live ? 'FALSE' : 'TRUE'} THEN NULL ELSE to_json(b) END AS before
        FROM up LEFT JOIN before b ON b.account_id = up.account_id AND b.id = up.id`,
     [JSON.stringify(records), at],
   );

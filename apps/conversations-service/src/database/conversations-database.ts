@@ -15,6 +15,7 @@ import { ConversationChangesOutbox1764500000000 } from './migrations/17645000000
 import { DataRequestsAndTombstones1765700000000 } from './migrations/1765700000000-data-requests-and-tombstones.js';
 import { DataRequestEvents1765720000000 } from './migrations/1765720000000-data-request-events.js';
 import { AgentRetention1765710000000 } from './migrations/1765710000000-agent-retention.js';
+import { PartitionedByAccount1766000000000 } from './migrations/1766000000000-partitioned-by-account.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
@@ -23,5 +24,5 @@ export const conversationsMigrations = [
   ConversationCost1732310000000, ParkedEventPublisherAccount1732320000000, ListSortKeys1732330000000,
   ConversationCounts1732340000000, ConversationChangeXid1732350000000, AgentPrivacySettings1732365000000,
   ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
-  AgentRetention1765710000000, DataRequestEvents1765720000000,
+  AgentRetention1765710000000, DataRequestEvents1765720000000, PartitionedByAccount1766000000000,
 ];

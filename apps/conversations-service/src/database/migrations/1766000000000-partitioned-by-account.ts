@@ -1,0 +1,37 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { partitionByHash, unpartition } from '@voice/service-kit';
+
+/**
+ * The read model, its side tables and the event store, each partitioned by the hash of account_id into 16 tables.
+ * Every read and write names one account, so each touches one partition and its indexes hold a sixteenth of the rows
+ * of all accounts: a trigram search of one account no longer walks the postings of every other account's calls.
+ * Hash, not time: lists without a date range (most of them) would otherwise read every time partition, and retention
+ * is set per agent, so no time partition could ever be dropped whole. The event store's key gains account_id, which
+ * a partitioned table's keys must include (global_position stays unique: it comes from one sequence).
+ */
+export const READ_MODEL_PARTITIONS = 16;
+const PARTITIONED = [
+  { table: 'conversations' },
+  { table: 'conversation_search' },
+  { table: 'conversation_topics' },
+  { table: 'events', primaryKey: ['account_id', 'global_position'], unpartitionedKey: ['global_position'] },
+] as const;
+
+export class PartitionedByAccount1766000000000 implements MigrationInterface {
+  name = 'PartitionedByAccount1766000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    for (const spec of PARTITIONED) {
+      await partitionByHash(q, {
+        schema: 'conversations', table: spec.table, column: 'account_id', partitions: READ_MODEL_PARTITIONS,
+        primaryKey: 'primaryKey' in spec ? [...spec.primaryKey] : undefined,
+      });
+    }
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const spec of [...PARTITIONED].reverse()) {
+      await unpartition(q, 'conversations', spec.table, 'unpartitionedKey' in spec ? [...spec.unpartitionedKey] : undefined);
+    }
+  }
+}
