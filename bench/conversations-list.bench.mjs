@@ -27,6 +27,9 @@ const SIZE = process.env.BENCH_SIZE ?? `${Math.round((ROWS + OTHER_ROWS) / 1_000
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const keep = process.env.BENCH_KEEP === '1';
+// BENCH_UNPARTITIONED=1 measures the tables as they were before partitioning by account (the migration undone in
+// place), for the comparison that chose it: run both ways with BENCH_SIZE set, then `git checkout` what they wrote.
+const UNPARTITIONED = process.env.BENCH_UNPARTITIONED === '1';
 const dist = (...p) => pathToFileURL(join(root, ...p)).href;
 for (const p of ['libs/service-kit/dist/index.js', 'apps/conversations-service/dist/list-conversations/list-conversations.handler.js']) {
   if (!existsSync(join(root, p))) {
@@ -34,7 +37,7 @@ for (const p of ['libs/service-kit/dist/index.js', 'apps/conversations-service/d
     process.exit(1);
   }
 }
-const { openDatabase } = await import(dist('libs/service-kit/dist/index.js'));
+const { openDatabase, unpartition } = await import(dist('libs/service-kit/dist/index.js'));
 const { conversationsMigrations, CONVERSATIONS_SCHEMA } = await import(dist('apps/conversations-service/dist/database/conversations-database.js'));
 const { ListConversationsHandler } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.handler.js'));
 const { ListConversations } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.query.js'));
@@ -102,6 +105,11 @@ let dataSource;
 let db;
 try {
   dataSource = await openDatabase({ url: url.toString(), schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations, poolSize: 4 });
+  if (UNPARTITIONED) {
+    for (const [table, key] of [['conversations'], ['conversation_search'], ['conversation_topics'], ['events', ['global_position']]]) {
+      await dataSource.transaction((manager) => unpartition(manager, CONVERSATIONS_SCHEMA, table, key));
+    }
+  }
   db = new pg.Client({ connectionString: url.toString() });
   db.on('error', () => undefined);
   await db.connect();
@@ -434,6 +442,28 @@ PostgreSQL's buffers, \`read\` ones from the OS page cache or disk.
 
 ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e) => `**${e.kind}** — ${timeOf(e.lines)}\n\n<details><summary>statement</summary>\n\n\`\`\`sql\n${e.sql}\n-- parameters: ${JSON.stringify(e.params)}\n\`\`\`\n</details>\n\n\`\`\`\n${e.lines.join('\n')}\n\`\`\``).join('\n\n')}`).join('\n\n')}
 `;
+  if (UNPARTITIONED) {
+    // The move into partitions on the loaded tables, timed, while a reader lists the account's first page again and
+    // again: how long writers wait, and what readers notice.
+    const { PartitionedByAccount1766000000000 } = await import(dist('apps/conversations-service/dist/database/migrations/1766000000000-partitioned-by-account.js'));
+    let moving = true;
+    const reads = [];
+    let failedReads = 0;
+    const reading = (async () => {
+      while (moving) {
+        const t0 = performance.now();
+        await run({}).then(() => reads.push(performance.now() - t0), () => (failedReads += 1));
+      }
+    })();
+    const t0 = performance.now();
+    await dataSource.transaction((manager) => new PartitionedByAccount1766000000000().up(manager.queryRunner));
+    const seconds = (performance.now() - t0) / 1000;
+    moving = false;
+    await reading;
+    reads.sort((a, b) => a - b);
+    log(`migration into partitions: ${seconds.toFixed(1)} s for ${(ROWS + OTHER_ROWS).toLocaleString('en-US')} conversations in the read model and its side tables (this bench loads no events); ` +
+      `${reads.length} list reads during it (median ${median(reads).toFixed(1)} ms, max ${reads.at(-1).toFixed(0)} ms), ${failedReads} failed`);
+  }
   // Its own sections, named by the run's size; the other benchmarks' sections and the notes around them stay. The
   // figures (no plans) are kept beside them, so the 10M run can set each case beside the 1M run's.
   const figures = { rows: ROWS, other_rows: OTHER_ROWS, other_accounts: OTHER_ACCOUNTS, at: new Date().toISOString(), machine, load: { rows_s: loadSeconds, indexes_s: indexSeconds, size }, results, statsLoad, statsResults };

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openDatabase } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
+import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
-import { READ_MODEL_PARTITIONS } from './migrations/1766000000000-partitioned-by-account.js';
+import { PartitionedByAccount1766000000000, READ_MODEL_PARTITIONS } from './migrations/1766000000000-partitioned-by-account.js';
 
 const TABLES = ['conversations', 'conversation_search', 'conversation_topics', 'events'];
 const ACCOUNTS = Array.from({ length: 40 }, (_, i) => `acct_${i}`);
@@ -102,6 +103,7 @@ describe('migration: partitioned by account', () => {
       `INSERT INTO conversations.events (stream_id, stream_version, event_id, type, data, account_id)
        VALUES ('conv_new', 1, 'evt_new', 'call.started', '{}', 'acct_1') RETURNING global_position`);
     expect(BigInt(global_position)).toBe(BigInt(last) + 1n);
+    expect(await after.query(`SELECT pg_get_serial_sequence('conversations.events', 'global_position') AS s`)).toEqual([{ s: 'conversations.events_global_position_seq' }]);
     await expect(after.query(`INSERT INTO conversations.events (stream_id, stream_version, event_id, type, data, account_id)
                               VALUES ('conv_other', 1, 'evt_new', 'call.started', '{}', 'acct_1')`)).rejects.toThrow(/duplicate key/);
 
@@ -129,5 +131,62 @@ describe('migration: partitioned by account', () => {
     expect(await triggerNames(after)).toEqual(triggersBefore);
     const [{ key }] = await after.query(`SELECT pg_get_constraintdef(oid) AS key FROM pg_constraint WHERE conname = 'events_pkey' AND conrelid = 'conversations.events'::regclass`);
     expect(key).toBe('PRIMARY KEY (global_position)');
+  });
+});
+
+/** What a running service sees while the migration moves its tables: readers read on, writers wait and lose nothing. */
+describe('migration: partitioned by account, beside a running service', () => {
+  let db: TestDatabase;
+  let schema: DataSource;
+  const clients: pg.Client[] = [];
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('convpartwait');
+    schema = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations.slice(0, -1) });
+    await schema.query(`INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
+                        SELECT 'conv_' || n, 'acct_' || (n % 7), 'agt_1', 'completed', now(), '{}', 1 FROM generate_series(1, 2000) n`);
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.end();
+    await schema?.destroy();
+    await db?.drop();
+  });
+
+  it('a write made during the move waits for it and lands in the partitioned table; a read during the move answers at once', async () => {
+    const migrating = schema.createQueryRunner();
+    await migrating.startTransaction();
+    try {
+      // The move's first step, taken here so that the writer below is certain to arrive while it runs.
+      await migrating.query('LOCK TABLE conversations.conversations IN SHARE ROW EXCLUSIVE MODE');
+      const writer = await connect();
+      const writing = writer.query(`INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
+                                    VALUES ('conv_during', 'acct_1', 'agt_1', 'in_progress', now(), '{}', 1)`);
+      const waiting = async () => (await schema.query(`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO conversations.conversations%'`))[0].n;
+      for (let tries = 0; (await waiting()) === 0 && tries < 100; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await waiting()).toBe(1);
+      const reader = await connect();
+      const started = Date.now();
+      expect((await reader.query(`SELECT count(*)::int AS n FROM conversations.conversations WHERE account_id = 'acct_1'`)).rows).toEqual([{ n: 286 }]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      await new PartitionedByAccount1766000000000().up(migrating);
+      await migrating.commitTransaction();
+      await writing;
+    } finally {
+      if (migrating.isTransactionActive) await migrating.rollbackTransaction();
+      await migrating.release();
+    }
+    const [{ n, partitioned }] = await schema.query(
+      `SELECT count(*)::int AS n, bool_and(tableoid::regclass::text LIKE 'conversations.conversations_h%') AS partitioned
+         FROM conversations.conversations WHERE account_id = 'acct_1'`);
+    expect({ n, partitioned }).toEqual({ n: 287, partitioned: true });
+    expect(await schema.query(`SELECT id FROM conversations.conversations WHERE account_id = 'acct_1' AND id = 'conv_during'`)).toEqual([{ id: 'conv_during' }]);
   });
 });

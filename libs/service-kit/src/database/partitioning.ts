@@ -61,23 +61,23 @@ export async function partitionCount(q: SqlRunner, schema: string, table: string
 }
 
 interface TableShape {
-  constraints: { name: string; definition: string; primary: boolean }[];
-  indexes: string[];
+  constraints: { name: string; definition: string; primary: boolean; indexed: boolean }[];
+  indexes: { name: string; definition: string }[];
   triggers: string[];
   identityColumns: { column: string; sequence: string }[];
 }
 
 async function shapeOf(q: SqlRunner, relation: string): Promise<TableShape> {
   const constraints = await q.query(
-    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition, contype = 'p' AS primary
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition, contype = 'p' AS primary, contype IN ('p', 'u', 'x') AS indexed
        FROM pg_constraint WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'c', 'x', 'f') ORDER BY contype = 'f', contype, conname`,
     [relation],
   );
   // Indexes of their own only: those behind a constraint come back with it.
   const indexes = await q.query(
-    `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
-      WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.conrelid = i.indrelid)
-      ORDER BY i.indexrelid`,
+    `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid)
+      ORDER BY c.relname`,
     [relation],
   );
   const triggers = await q.query(
@@ -89,44 +89,71 @@ async function shapeOf(q: SqlRunner, relation: string): Promise<TableShape> {
        FROM pg_attribute WHERE attrelid = $1::regclass AND attidentity <> '' AND NOT attisdropped ORDER BY attnum`,
     [relation],
   );
-  return {
-    constraints,
-    // A partitioned table's own index reads `ON ONLY`; the index is to be built on every partition.
-    indexes: indexes.map((row: { definition: string }) => row.definition.replace(' ON ONLY ', ' ON ')),
-    triggers: triggers.map((row: { definition: string }) => row.definition),
-    identityColumns: identity,
-  };
+  return { constraints, indexes, triggers: triggers.map((row: { definition: string }) => row.definition), identityColumns: identity };
 }
 
+/** An index's or trigger's definition, made for the next table (and, for an index, under a name of its own until the swap). */
+function retarget(definition: string, from: string, to: string, pattern: RegExp, name?: string): string {
+  const match = pattern.exec(definition);
+  if (!match || match.groups?.table !== from) throw new Error(`cannot move to ${to}: ${definition}`);
+  return definition.replace(pattern, (whole) => {
+    const moved = whole.replace(` ${from} `, ` ${to} `).replace(' ON ONLY ', ' ON ');
+    return name ? moved.replace(` INDEX ${match.groups!.name} `, ` INDEX ${name} `) : moved;
+  });
+}
+const INDEX_HEAD = /^CREATE (?:UNIQUE )?INDEX (?<name>\S+) ON (?:ONLY )?(?<table>\S+) USING /;
+const TRIGGER_HEAD = /^CREATE (?:CONSTRAINT )?TRIGGER \S+ (?:BEFORE|AFTER|INSTEAD OF) .*? ON (?<table>\S+) /;
+
+/** The name an index or constraint has on the next table until the swap (index names are unique in a schema). */
+function nextName(name: string): string {
+  const next = `${name}_next`;
+  if (next.length > 63) throw new Error(`${name}: too long to take a temporary name`);
+  return next;
+}
+
+/**
+ * Build the next table beside the current one — rows, constraints, indexes, triggers, identity position — while
+ * writers wait and readers read the current one; then swap: drop the current table and give the next one its names.
+ * Only the swap, a few catalogue changes, keeps readers out.
+ */
 async function rebuildTable(q: SqlRunner, schema: string, table: string, createNext: (next: string) => Promise<void>, primaryKey?: string[]): Promise<void> {
   const current = qualified(schema, table);
-  const nextName = `${table}_next`;
-  const next = qualified(schema, nextName);
-  // Writers wait from here to the commit; readers are let through until the old table is dropped.
+  const nextTable = `${table}_next`;
+  const next = qualified(schema, nextTable);
+  // Names as the catalogue prints them, unquoted: quoteIdent admits only names that need no quotes.
+  const printed = `${schema}.${table}`;
   await q.query(`LOCK TABLE ${current} IN SHARE ROW EXCLUSIVE MODE`);
   const shape = await shapeOf(q, current);
   await createNext(next);
   const overriding = shape.identityColumns.length > 0 ? 'OVERRIDING SYSTEM VALUE' : '';
   await q.query(`INSERT INTO ${next} ${overriding} SELECT * FROM ${current}`);
-  await q.query(`DROP TABLE ${current}`);
-  await q.query(`ALTER TABLE ${next} RENAME TO ${quoteIdent(table)}`);
   for (const constraint of shape.constraints) {
     const definition = constraint.primary && primaryKey ? `PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})` : constraint.definition;
-    await q.query(`ALTER TABLE ${current} ADD CONSTRAINT ${quoteIdent(constraint.name)} ${definition}`);
+    const name = constraint.indexed ? nextName(constraint.name) : constraint.name;
+    await q.query(`ALTER TABLE ${next} ADD CONSTRAINT ${quoteIdent(name)} ${definition}`);
   }
-  for (const index of shape.indexes) await q.query(index);
-  for (const trigger of shape.triggers) await q.query(trigger);
-  // The copy's identity has a sequence of its own, which starts again at 1 unless told where the rows left off;
-  // it takes the old sequence's name, which went with the old table.
-  for (const { column, sequence } of shape.identityColumns) {
+  for (const index of shape.indexes) await q.query(retarget(index.definition, printed, `${schema}.${nextTable}`, INDEX_HEAD, nextName(index.name)));
+  for (const trigger of shape.triggers) await q.query(retarget(trigger, printed, `${schema}.${nextTable}`, TRIGGER_HEAD));
+  // The copy's identity has a sequence of its own, which starts again at 1 unless told where the rows left off.
+  for (const { column } of shape.identityColumns) {
     await q.query(
-      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quoteIdent(column)}) FROM ${current}), 0) + 1, false)`,
-      [current, column],
+      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quoteIdent(column)}) FROM ${next}), 0) + 1, false)`,
+      [next, column],
     );
+  }
+  await q.query(`ANALYZE ${next}`);
+
+  // The swap.
+  await q.query(`DROP TABLE ${current}`);
+  await q.query(`ALTER TABLE ${next} RENAME TO ${quoteIdent(table)}`);
+  for (const constraint of shape.constraints.filter((c) => c.indexed)) {
+    await q.query(`ALTER TABLE ${current} RENAME CONSTRAINT ${quoteIdent(nextName(constraint.name))} TO ${quoteIdent(constraint.name)}`);
+  }
+  for (const index of shape.indexes) await q.query(`ALTER INDEX ${qualified(schema, nextName(index.name))} RENAME TO ${quoteIdent(index.name)}`);
+  for (const { column, sequence } of shape.identityColumns) {
     const [{ name }] = await q.query('SELECT pg_get_serial_sequence($1, $2) AS name', [current, column]);
     await q.query(`ALTER SEQUENCE ${name} RENAME TO ${quoteIdent(sequence)}`);
   }
-  await q.query(`ANALYZE ${current}`);
 }
 
 function qualified(schema: string, table: string): string {
