@@ -37,8 +37,9 @@ for (const p of ['libs/service-kit/dist/index.js', 'apps/conversations-service/d
     process.exit(1);
   }
 }
-const { openDatabase, unpartition } = await import(dist('libs/service-kit/dist/index.js'));
+const { openDatabase } = await import(dist('libs/service-kit/dist/index.js'));
 const { conversationsMigrations, CONVERSATIONS_SCHEMA } = await import(dist('apps/conversations-service/dist/database/conversations-database.js'));
+const { PartitionedByAccount1766000000000 } = await import(dist('apps/conversations-service/dist/database/migrations/1766000000000-partitioned-by-account.js'));
 const { ListConversationsHandler } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.handler.js'));
 const { ListConversations } = await import(dist('apps/conversations-service/dist/list-conversations/list-conversations.query.js'));
 const { GetConversationStatsHandler } = await import(dist('apps/conversations-service/dist/conversation-stats/conversation-stats.handler.js'));
@@ -105,11 +106,7 @@ let dataSource;
 let db;
 try {
   dataSource = await openDatabase({ url: url.toString(), schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations, poolSize: 4 });
-  if (UNPARTITIONED) {
-    for (const [table, key] of [['conversations'], ['conversation_search'], ['conversation_topics'], ['events', ['global_position']]]) {
-      await dataSource.transaction((manager) => unpartition(manager, CONVERSATIONS_SCHEMA, table, key));
-    }
-  }
+  if (UNPARTITIONED) await dataSource.transaction((manager) => new PartitionedByAccount1766000000000().down(manager.queryRunner));
   db = new pg.Client({ connectionString: url.toString() });
   db.on('error', () => undefined);
   await db.connect();
@@ -445,7 +442,6 @@ ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e
   if (UNPARTITIONED) {
     // The move into partitions on the loaded tables, timed, while a reader lists the account's first page again and
     // again: how long writers wait, and what readers notice.
-    const { PartitionedByAccount1766000000000 } = await import(dist('apps/conversations-service/dist/database/migrations/1766000000000-partitioned-by-account.js'));
     let moving = true;
     const reads = [];
     let failedReads = 0;

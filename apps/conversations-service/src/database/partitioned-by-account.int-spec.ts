@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { openDatabase } from '@voice/service-kit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { copyTables, openDatabase, swapInCopies } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
-import { PartitionedByAccount1766000000000, READ_MODEL_PARTITIONS } from './migrations/1766000000000-partitioned-by-account.js';
+import { PARTITIONED_BY_ACCOUNT, PartitionedByAccount1766000000000, READ_MODEL_PARTITIONS } from './migrations/1766000000000-partitioned-by-account.js';
 
 const TABLES = ['conversations', 'conversation_search', 'conversation_topics', 'events'];
 const ACCOUNTS = Array.from({ length: 40 }, (_, i) => `acct_${i}`);
@@ -145,38 +145,48 @@ describe('migration: partitioned by account, beside a running service', () => {
     clients.push(client);
     return client;
   };
+  const count = async (client: pg.Client, table: string, account = 'acct_1') =>
+    (await client.query(`SELECT count(*)::int AS n FROM conversations.${table} WHERE account_id = $1`, [account])).rows[0].n;
+  /** Sessions of this database waiting on a lock while running a statement that starts so. */
+  const waitingOn = async (statement: string) => (await schema.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`, [`${statement}%`]))[0].n;
+  const untilWaiting = async (statement: string) => {
+    for (let tries = 0; (await waitingOn(statement)) === 0 && tries < 200; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await waitingOn(statement)).toBe(1);
+  };
+  const insertConversation = (client: pg.Client, id: string) => client.query(
+    `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
+     VALUES ($1, 'acct_1', 'agt_1', 'in_progress', now(), '{}', 1)`, [id]);
+  const insertEvent = (client: pg.Client, id: string) => client.query(
+    `INSERT INTO conversations.events (stream_id, stream_version, event_id, type, data, account_id)
+     VALUES ($1, 1, $1, 'call.started', '{}', 'acct_1')`, [id]);
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     db = await createTestDatabase('convpartwait');
     schema = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations.slice(0, -1) });
     await schema.query(`INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
                         SELECT 'conv_' || n, 'acct_' || (n % 7), 'agt_1', 'completed', now(), '{}', 1 FROM generate_series(1, 2000) n`);
   });
-  afterAll(async () => {
-    for (const client of clients) await client.end();
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.end();
     await schema?.destroy();
     await db?.drop();
   });
 
-  it('a write made during the move waits for it and lands in the partitioned table; a read during the move answers at once', async () => {
+  it('while the copies are built a read answers at once and a write waits; after the swap the write is in the partitioned table', async () => {
     const migrating = schema.createQueryRunner();
     await migrating.startTransaction();
     try {
-      // The move's first step, taken here so that the writer below is certain to arrive while it runs.
-      await migrating.query('LOCK TABLE conversations.conversations IN SHARE ROW EXCLUSIVE MODE');
+      const copies = await copyTables(migrating, PARTITIONED_BY_ACCOUNT);
       const writer = await connect();
-      const writing = writer.query(`INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
-                                    VALUES ('conv_during', 'acct_1', 'agt_1', 'in_progress', now(), '{}', 1)`);
-      const waiting = async () => (await schema.query(`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO conversations.conversations%'`))[0].n;
-      for (let tries = 0; (await waiting()) === 0 && tries < 100; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await waiting()).toBe(1);
+      const writing = insertConversation(writer, 'conv_during');
+      await untilWaiting('INSERT INTO conversations.conversations');
       const reader = await connect();
       const started = Date.now();
-      expect((await reader.query(`SELECT count(*)::int AS n FROM conversations.conversations WHERE account_id = 'acct_1'`)).rows).toEqual([{ n: 286 }]);
+      expect(await count(reader, 'conversations')).toBe(286);
       expect(Date.now() - started).toBeLessThan(5_000);
 
-      await new PartitionedByAccount1766000000000().up(migrating);
+      await swapInCopies(migrating, copies);
       await migrating.commitTransaction();
       await writing;
     } finally {
@@ -187,6 +197,30 @@ describe('migration: partitioned by account, beside a running service', () => {
       `SELECT count(*)::int AS n, bool_and(tableoid::regclass::text LIKE 'conversations.conversations_h%') AS partitioned
          FROM conversations.conversations WHERE account_id = 'acct_1'`);
     expect({ n, partitioned }).toEqual({ n: 287, partitioned: true });
-    expect(await schema.query(`SELECT id FROM conversations.conversations WHERE account_id = 'acct_1' AND id = 'conv_during'`)).toEqual([{ id: 'conv_during' }]);
+  });
+
+  it('a writer holding one table and wanting another (an erasure: the read model, then the events) neither deadlocks with the move nor loses its write', async () => {
+    const eraser = await connect();
+    await eraser.query('BEGIN');
+    await insertConversation(eraser, 'conv_erasing');
+    const migrating = schema.createQueryRunner();
+    await migrating.startTransaction();
+    const moving = new PartitionedByAccount1766000000000().up(migrating).then(() => migrating.commitTransaction());
+    try {
+      await untilWaiting('LOCK TABLE');
+      // The move has taken the event store and waits for the read model: the eraser's next step closes a cycle, which the
+      // move breaks by letting go of what it took and trying again once the eraser is done.
+      await insertEvent(eraser, 'evt_erasing');
+      await eraser.query('COMMIT');
+      await moving;
+    } finally {
+      await moving.catch(() => undefined);
+      if (migrating.isTransactionActive) await migrating.rollbackTransaction();
+      await migrating.release();
+    }
+    const reader = await connect();
+    expect([await count(reader, 'conversations'), await count(reader, 'events')]).toEqual([287, 1]);
+    const [{ kind }] = await schema.query(`SELECT relkind AS kind FROM pg_class WHERE oid = 'conversations.events'::regclass`);
+    expect(kind).toBe('p');
   });
 });

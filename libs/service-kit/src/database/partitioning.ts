@@ -1,22 +1,35 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { quoteIdent } from './database.js';
+import { PG_DEADLOCK, pgErrorOf } from './pg-errors.js';
 
 /** What the partitioning steps need of a connection: a TypeORM QueryRunner or a pg client. */
 export interface SqlRunner {
   query(sql: string, parameters?: unknown[]): Promise<any>;
 }
 
-export interface HashPartitioning {
+/** A table and the layout it is to have: partitioned by the hash of a column, or (without `hashPartitions`) one plain table. */
+export interface TableLayout {
   schema: string;
   table: string;
-  /** The column whose hash picks the partition; every primary key and unique constraint must include it. */
-  column: string;
-  partitions: number;
+  /** The column whose hash picks the partition, and how many partitions; every primary key and unique constraint must include the column. */
+  hashPartitions?: { column: string; partitions: number };
   /**
-   * Columns of the primary key to give the partitioned table when the table's own does not include `column`
-   * (a partitioned table's keys must): the event store's `(global_position)` becomes `(account_id, global_position)`.
+   * Columns of the primary key to give the table in its new layout, when they differ: a partitioned table's keys
+   * must include its partition column, so the event store's `(global_position)` becomes `(account_id, global_position)`.
    */
   primaryKey?: string[];
 }
+
+/** A table copied into its new layout beside itself, waiting for the swap. */
+export interface TableCopy {
+  layout: TableLayout;
+  shape: TableShape;
+}
+
+const PG_LOCK_NOT_AVAILABLE = '55P03';
+/** How long the move waits for the tables at each try, and how many tries, before it gives up (the migration fails and is retried at the next start). */
+const LOCK_WAIT_MS = 2_000;
+const LOCK_TRIES = 30;
 
 /** The name of one hash partition: `conversations_h07`. */
 export function hashPartitionName(table: string, remainder: number): string {
@@ -24,40 +37,56 @@ export function hashPartitionName(table: string, remainder: number): string {
 }
 
 /**
- * Move a table's rows into a table of the same name partitioned by the hash of one column, keeping its columns
- * (defaults, collations, identity), constraints, indexes and triggers under their names. For a migration: it runs in
- * the caller's transaction and takes the table for writes first, so a writer waits for the commit rather than writing
- * into the table being copied; readers go on reading the old table until the swap at the end.
+ * Move tables into new layouts, keeping their names, rows, columns (defaults, collations, identity and its
+ * position), constraints, indexes and triggers. For a migration: it runs in the caller's transaction. Writers of the
+ * tables wait from the start to the commit (nothing is written into a table being copied, nothing lost: a waiting
+ * write goes to the new table); readers read the old tables while every copy is built, and wait only for the swap.
  */
-export async function partitionByHash(q: SqlRunner, spec: HashPartitioning): Promise<void> {
-  const { schema, table, column, partitions } = spec;
-  if (!Number.isInteger(partitions) || partitions < 2 || partitions > 256) throw new Error(`partitions must be an integer from 2 to 256, not ${partitions}`);
-  await rebuildTable(q, schema, table, async (next) => {
-    await q.query(`CREATE TABLE ${next} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED INCLUDING STORAGE)
-                   PARTITION BY HASH (${quoteIdent(column)})`);
-    for (let remainder = 0; remainder < partitions; remainder += 1) {
-      await q.query(`CREATE TABLE ${qualified(schema, hashPartitionName(table, remainder))} PARTITION OF ${next}
-                     FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${remainder})`);
+export async function moveTables(q: SqlRunner, layouts: TableLayout[]): Promise<void> {
+  await swapInCopies(q, await copyTables(q, layouts));
+}
+
+/** The first half of moveTables: every table taken for writes and copied into its new layout beside itself. */
+export async function copyTables(q: SqlRunner, layouts: TableLayout[]): Promise<TableCopy[]> {
+  for (const { hashPartitions } of layouts) {
+    const partitions = hashPartitions?.partitions;
+    if (partitions !== undefined && (!Number.isInteger(partitions) || partitions < 2 || partitions > 256)) {
+      throw new Error(`partitions must be an integer from 2 to 256, not ${partitions}`);
     }
-  }, spec.primaryKey);
+  }
+  await takeForWrites(q, layouts.map(({ schema, table }) => qualified(schema, table)));
+  const copies: TableCopy[] = [];
+  for (const layout of layouts) copies.push({ layout, shape: await copyTable(q, layout) });
+  return copies;
 }
 
-/** The way back: the rows of a partitioned table in one plain table of the same name, with the same constraints, indexes and triggers. */
-export async function unpartition(q: SqlRunner, schema: string, table: string, primaryKey?: string[]): Promise<void> {
-  await rebuildTable(q, schema, table, async (next) => {
-    await q.query(`CREATE TABLE ${next} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED INCLUDING STORAGE)`);
-  }, primaryKey);
+/** The second half: each old table dropped and its copy given its names. Readers wait for this part alone. */
+export async function swapInCopies(q: SqlRunner, copies: TableCopy[]): Promise<void> {
+  for (const { layout, shape } of copies) await swapIn(q, layout, shape);
 }
 
-/** Whether the table is partitioned, and into how many partitions. */
-export async function partitionCount(q: SqlRunner, schema: string, table: string): Promise<number | null> {
-  const [row] = await q.query(
-    `SELECT c.relkind = 'p' AS partitioned, (SELECT count(*)::int FROM pg_inherits i WHERE i.inhparent = c.oid) AS partitions
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
-    [schema, table],
-  );
-  if (!row) throw new Error(`no table ${schema}.${table}`);
-  return row.partitioned ? row.partitions : null;
+/**
+ * SHARE ROW EXCLUSIVE on every table, all or none: writers that already hold one of them (a transaction writing
+ * the event store, then the read model; an erasure, the other way round) must not deadlock with the move. Each try
+ * waits at most LOCK_WAIT_MS and lets go of what it took when it fails, so writers go on and the next try finds them done.
+ */
+async function takeForWrites(q: SqlRunner, tables: string[]): Promise<void> {
+  const [{ previous }] = await q.query(`SELECT current_setting('lock_timeout') AS previous`);
+  for (let attempt = 1; ; attempt += 1) {
+    await q.query('SAVEPOINT take_tables');
+    try {
+      await q.query(`SELECT set_config('lock_timeout', $1, true)`, [`${LOCK_WAIT_MS}ms`]);
+      await q.query(`LOCK TABLE ${tables.join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+      await q.query(`SELECT set_config('lock_timeout', $1, true)`, [previous]);
+      await q.query('RELEASE SAVEPOINT take_tables');
+      return;
+    } catch (err) {
+      const { code } = pgErrorOf(err);
+      if ((code !== PG_LOCK_NOT_AVAILABLE && code !== PG_DEADLOCK) || attempt >= LOCK_TRIES) throw err;
+      await q.query('ROLLBACK TO SAVEPOINT take_tables');
+      await sleep(Math.min(1_000, 50 * attempt));
+    }
+  }
 }
 
 interface TableShape {
@@ -111,20 +140,33 @@ function nextName(name: string): string {
   return next;
 }
 
+/** The copy's name until the swap. */
+function nextTableOf(table: string): string {
+  return `${table}_next`;
+}
+
 /**
- * Build the next table beside the current one — rows, constraints, indexes, triggers, identity position — while
- * writers wait and readers read the current one; then swap: drop the current table and give the next one its names.
- * Only the swap, a few catalogue changes, keeps readers out.
+ * Build the next table beside the current one — rows, constraints and indexes under names of their own, triggers,
+ * identity position, statistics — while writers wait and readers read the current one.
  */
-async function rebuildTable(q: SqlRunner, schema: string, table: string, createNext: (next: string) => Promise<void>, primaryKey?: string[]): Promise<void> {
+async function copyTable(q: SqlRunner, layout: TableLayout): Promise<TableShape> {
+  const { schema, table, hashPartitions, primaryKey } = layout;
   const current = qualified(schema, table);
-  const nextTable = `${table}_next`;
+  const nextTable = nextTableOf(table);
   const next = qualified(schema, nextTable);
   // Names as the catalogue prints them, unquoted: quoteIdent admits only names that need no quotes.
   const printed = `${schema}.${table}`;
-  await q.query(`LOCK TABLE ${current} IN SHARE ROW EXCLUSIVE MODE`);
   const shape = await shapeOf(q, current);
-  await createNext(next);
+  const columns = `(LIKE ${current} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED INCLUDING STORAGE)`;
+  if (hashPartitions) {
+    await q.query(`CREATE TABLE ${next} ${columns} PARTITION BY HASH (${quoteIdent(hashPartitions.column)})`);
+    for (let remainder = 0; remainder < hashPartitions.partitions; remainder += 1) {
+      await q.query(`CREATE TABLE ${qualified(schema, hashPartitionName(table, remainder))} PARTITION OF ${next}
+                     FOR VALUES WITH (MODULUS ${hashPartitions.partitions}, REMAINDER ${remainder})`);
+    }
+  } else {
+    await q.query(`CREATE TABLE ${next} ${columns}`);
+  }
   const overriding = shape.identityColumns.length > 0 ? 'OVERRIDING SYSTEM VALUE' : '';
   await q.query(`INSERT INTO ${next} ${overriding} SELECT * FROM ${current}`);
   for (const constraint of shape.constraints) {
@@ -142,14 +184,20 @@ async function rebuildTable(q: SqlRunner, schema: string, table: string, createN
     );
   }
   await q.query(`ANALYZE ${next}`);
+  return shape;
+}
 
-  // The swap.
+/** Drop the current table and give the copy its names: a few catalogue changes. */
+async function swapIn(q: SqlRunner, layout: TableLayout, shape: TableShape): Promise<void> {
+  const { schema, table } = layout;
+  const current = qualified(schema, table);
   await q.query(`DROP TABLE ${current}`);
-  await q.query(`ALTER TABLE ${next} RENAME TO ${quoteIdent(table)}`);
+  await q.query(`ALTER TABLE ${qualified(schema, nextTableOf(table))} RENAME TO ${quoteIdent(table)}`);
   for (const constraint of shape.constraints.filter((c) => c.indexed)) {
     await q.query(`ALTER TABLE ${current} RENAME CONSTRAINT ${quoteIdent(nextName(constraint.name))} TO ${quoteIdent(constraint.name)}`);
   }
   for (const index of shape.indexes) await q.query(`ALTER INDEX ${qualified(schema, nextName(index.name))} RENAME TO ${quoteIdent(index.name)}`);
+  // The old sequence went with the old table; the copy's takes its name.
   for (const { column, sequence } of shape.identityColumns) {
     const [{ name }] = await q.query('SELECT pg_get_serial_sequence($1, $2) AS name', [current, column]);
     await q.query(`ALTER SEQUENCE ${name} RENAME TO ${quoteIdent(sequence)}`);

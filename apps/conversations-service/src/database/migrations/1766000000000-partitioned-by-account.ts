@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { partitionByHash, unpartition } from '@voice/service-kit';
+import { moveTables, type TableLayout } from '@voice/service-kit';
 
 /**
  * The read model, its side tables and the event store, each partitioned by the hash of account_id into 16 tables.
@@ -10,28 +10,27 @@ import { partitionByHash, unpartition } from '@voice/service-kit';
  * a partitioned table's keys must include (global_position stays unique: it comes from one sequence).
  */
 export const READ_MODEL_PARTITIONS = 16;
-const PARTITIONED = [
+const TABLES: Array<{ table: string; primaryKey?: string[]; plainPrimaryKey?: string[] }> = [
+  // In the order a call-event batch writes them (events first), though the move takes them all or none.
+  { table: 'events', primaryKey: ['account_id', 'global_position'], plainPrimaryKey: ['global_position'] },
   { table: 'conversations' },
   { table: 'conversation_search' },
   { table: 'conversation_topics' },
-  { table: 'events', primaryKey: ['account_id', 'global_position'], unpartitionedKey: ['global_position'] },
-] as const;
+];
+
+export const PARTITIONED_BY_ACCOUNT: TableLayout[] = TABLES.map(({ table, primaryKey }) => ({
+  schema: 'conversations', table, primaryKey, hashPartitions: { column: 'account_id', partitions: READ_MODEL_PARTITIONS },
+}));
+const UNPARTITIONED: TableLayout[] = TABLES.map(({ table, plainPrimaryKey }) => ({ schema: 'conversations', table, primaryKey: plainPrimaryKey }));
 
 export class PartitionedByAccount1766000000000 implements MigrationInterface {
   name = 'PartitionedByAccount1766000000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const spec of PARTITIONED) {
-      await partitionByHash(q, {
-        schema: 'conversations', table: spec.table, column: 'account_id', partitions: READ_MODEL_PARTITIONS,
-        primaryKey: 'primaryKey' in spec ? [...spec.primaryKey] : undefined,
-      });
-    }
+    await moveTables(q, PARTITIONED_BY_ACCOUNT);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const spec of [...PARTITIONED].reverse()) {
-      await unpartition(q, 'conversations', spec.table, 'unpartitionedKey' in spec ? [...spec.unpartitionedKey] : undefined);
-    }
+    await moveTables(q, UNPARTITIONED);
   }
 }
