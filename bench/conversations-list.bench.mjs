@@ -168,9 +168,10 @@ try {
   for (const t of ['conversations', 'conversation_search', 'conversation_topics', 'agents', 'account_totals', 'conversation_counts']) {
     await db.query(`VACUUM (ANALYZE) conversations.${t}`);
   }
-  // Summed over the partitions (a partitioned table holds nothing itself).
+  // Summed over the partitions, if any (a partitioned table holds nothing itself).
   const size = (await db.query(`SELECT pg_size_pretty(sum(pg_total_relation_size(relid))) AS total, pg_size_pretty(sum(pg_relation_size(relid))) AS heap
-                                  FROM pg_partition_tree('conversations.conversations')`)).rows[0];
+                                  FROM (SELECT relid FROM pg_partition_tree('conversations.conversations')
+                                        UNION SELECT 'conversations.conversations'::regclass) t`)).rows[0];
 
   // ---- measure ----
   // The service's own data source, wrapped only to record the statements the handler sends (for the plans).
