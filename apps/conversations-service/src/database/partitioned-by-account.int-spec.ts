@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { copyTables, openDatabase, swapInCopies } from '@voice/service-kit';
+import { copyTables, moveTables, openDatabase, swapInCopies } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
@@ -117,6 +117,22 @@ describe('migration: partitioned by account', () => {
       `SELECT changed_xid <> (SELECT changed_xid FROM conversations.conversations WHERE account_id = 'acct_1' AND id = 'conv_1') AS changed
          FROM conversations.conversations WHERE account_id = 'acct_1' AND id = 'conv_new'`);
     expect(changed).toBe(true);
+  });
+
+  it('moves again into another number of partitions, and back, keeping every row', async () => {
+    const rows = Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await rowsOf(after, t)] as const)));
+    const into = (partitions: number) => after.transaction((manager) => moveTables(manager,
+      PARTITIONED_BY_ACCOUNT.map((layout) => ({ ...layout, hashPartitions: { column: 'account_id', partitions } }))));
+    await into(4);
+    for (const table of TABLES) {
+      expect(await after.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = $1::regclass`, [`conversations.${table}`])).toEqual([{ n: 4 }]);
+      expect(await rowsOf(after, table)).toEqual(rows[table]);
+    }
+    await into(READ_MODEL_PARTITIONS);
+    for (const table of TABLES) expect(await rowsOf(after, table)).toEqual(rows[table]);
+    expect(await indexNames(after)).toEqual(indexesBefore);
+    const partitionNames = await namesOf(after, `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'conversations.conversations'::regclass`);
+    expect(partitionNames).toEqual(Array.from({ length: READ_MODEL_PARTITIONS }, (_, i) => `conversations.conversations_h${String(i).padStart(2, '0')}`));
   });
 
   it('is undone into plain tables holding the same rows under the same names', async () => {

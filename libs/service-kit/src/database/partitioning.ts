@@ -161,7 +161,8 @@ async function copyTable(q: SqlRunner, layout: TableLayout): Promise<TableShape>
   if (hashPartitions) {
     await q.query(`CREATE TABLE ${next} ${columns} PARTITION BY HASH (${quoteIdent(hashPartitions.column)})`);
     for (let remainder = 0; remainder < hashPartitions.partitions; remainder += 1) {
-      await q.query(`CREATE TABLE ${qualified(schema, hashPartitionName(table, remainder))} PARTITION OF ${next}
+      // Named after the copy until the swap: the current table may have partitions of these names.
+      await q.query(`CREATE TABLE ${qualified(schema, hashPartitionName(nextTable, remainder))} PARTITION OF ${next}
                      FOR VALUES WITH (MODULUS ${hashPartitions.partitions}, REMAINDER ${remainder})`);
     }
   } else {
@@ -197,6 +198,9 @@ async function swapIn(q: SqlRunner, layout: TableLayout, shape: TableShape): Pro
     await q.query(`ALTER TABLE ${current} RENAME CONSTRAINT ${quoteIdent(nextName(constraint.name))} TO ${quoteIdent(constraint.name)}`);
   }
   for (const index of shape.indexes) await q.query(`ALTER INDEX ${qualified(schema, nextName(index.name))} RENAME TO ${quoteIdent(index.name)}`);
+  for (let remainder = 0; remainder < (layout.hashPartitions?.partitions ?? 0); remainder += 1) {
+    await q.query(`ALTER TABLE ${qualified(schema, hashPartitionName(nextTableOf(table), remainder))} RENAME TO ${quoteIdent(hashPartitionName(table, remainder))}`);
+  }
   // The old sequence went with the old table; the copy's takes its name.
   for (const { column, sequence } of shape.identityColumns) {
     const [{ name }] = await q.query('SELECT pg_get_serial_sequence($1, $2) AS name', [current, column]);
