@@ -112,7 +112,9 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    system = await startSystem({ nats: { gateway: url('gateway'), agents: url('agents'), conversations: url('conversations'), notifications: url('notifications'), namespace: '' } });
+    // Publishes of ~900 KB call events wait for the stream's acknowledgement within the request's deadline: on a
+    // machine running the whole suite at once, 3 s proved too short for them (as in large-replies.e2e-spec.ts).
+    system = await startSystem({ rpcTimeoutMs: 10_000, nats: { gateway: url('gateway'), agents: url('agents'), conversations: url('conversations'), notifications: url('notifications'), namespace: '' } });
     account = await system.createAccount();
   }, 60_000);
 
