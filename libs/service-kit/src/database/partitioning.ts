@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { quoteIdent } from './database.js';
-import { PG_DEADLOCK, pgErrorOf } from './pg-errors.js';
+import { classifyFailure } from './pg-errors.js';
 
 /** What the partitioning steps need of a connection: a TypeORM QueryRunner or a pg client. */
 export interface SqlRunner {
@@ -26,7 +26,6 @@ export interface TableCopy {
   shape: TableShape;
 }
 
-const PG_LOCK_NOT_AVAILABLE = '55P03';
 /** How long the move waits for the tables at each try, and how many tries, before it gives up (the migration fails and is retried at the next start). */
 const LOCK_WAIT_MS = 2_000;
 const LOCK_TRIES = 30;
@@ -81,8 +80,8 @@ async function takeForWrites(q: SqlRunner, tables: string[]): Promise<void> {
       await q.query('RELEASE SAVEPOINT take_tables');
       return;
     } catch (err) {
-      const { code } = pgErrorOf(err);
-      if ((code !== PG_LOCK_NOT_AVAILABLE && code !== PG_DEADLOCK) || attempt >= LOCK_TRIES) throw err;
+      // A deadlock or the lock wait running out: the race pg-errors calls lost, which another try can win.
+      if (classifyFailure(err) !== 'lost_race' || attempt >= LOCK_TRIES) throw err;
       await q.query('ROLLBACK TO SAVEPOINT take_tables');
       await sleep(Math.min(1_000, 50 * attempt));
     }
