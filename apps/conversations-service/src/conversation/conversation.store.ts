@@ -126,7 +126,7 @@ export async function projectConversations(
      -- Inserted is what the row was not before: the conversation's lock, taken before this statement, keeps every other
      -- writer of the row out, so the statement's snapshot is the truth (a partitioned table has no xmax to ask).
      SELECT up.account_id, up.id, b.id IS NULL AS inserted, up.created_at,
-            CASE WHEN b.id IS NULL OR ${live ? 'FALSE' : 'TRUE'} THEN NULL ELSE to_json(b) END AS before
+            ${live ? 'CASE WHEN b.id IS NULL THEN NULL ELSE to_json(b) END' : 'NULL'} AS before
        FROM up LEFT JOIN before b ON b.account_id = up.account_id AND b.id = up.id`,
     [JSON.stringify(records), at],
   );
