@@ -11,6 +11,7 @@
 //   - replicas: the list shapes again with 2 conversations-service replicas, then 2 gateways as well,
 //     with CPU time per request of each process;
 //   - memory (resident size of each process, idle and after the lists) and start-up time.
+// The rate limiter is on, the accounts on a plan whose budgets the load never reaches (BENCH_RATE_LIMITS=false: off).
 // `--quick` (a few thousand conversations, 2 s per case; CI runs it) only proves the harness works.
 // Needs `npm run build`, PostgreSQL and NATS (BENCH_DATABASE_URL, BENCH_NATS_URL: the local servers).
 import { jetstream } from '@nats-io/jetstream';
@@ -31,6 +32,7 @@ const QUICK = process.argv.includes('--quick');
 // the CPU each layer spends per request (each app, nats-server, the bench database's PostgreSQL sessions, this
 // process as the load generator) and each case's time window on the monotonic clock CPU profiles use (µs), printed
 // as JSON; nothing written to BENCHMARKS.md. BENCH_ONLY=fixed-agent: GET /v1/agents/{id} alone (for its profiles).
+const RATE_LIMITS_ON = !/^(0|false|no)$/i.test(process.env.BENCH_RATE_LIMITS ?? 'true');
 const ONLY = (process.env.BENCH_ONLY ?? (/^(1|true)$/i.test(process.env.BENCH_INGEST_ONLY ?? '') ? 'ingest' : '')).toLowerCase();
 if (!['', 'ingest', 'ingest-http', 'ingest-direct', 'fixed', 'fixed-agent'].includes(ONLY)) throw new Error(`BENCH_ONLY: ingest, ingest-http, ingest-direct, fixed or fixed-agent, not ${ONLY}`);
 const FIXED_ONLY = ONLY.startsWith('fixed');
@@ -127,14 +129,17 @@ const gatewayPort = await freePort();
 const common = {
   DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken,
   INTEGRATIONS_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'info', LOG_FORMAT: 'json', HOST: '127.0.0.1',
-  // The bench measures the service, not its limits (they are tested elsewhere).
-  RATE_LIMITS: 'false', ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+  // The limiter runs on every request, as for a paying customer, with budgets the load never reaches: the bench measures
+  // what it costs, not its refusals (tested elsewhere). BENCH_RATE_LIMITS=false measures without it.
+  RATE_LIMITS: RATE_LIMITS_ON ? 'true' : 'false',
+  RATE_LIMIT_PLANS: JSON.stringify({ bench: Object.fromEntries(['reads', 'writes', 'call_events'].map((budget) => [budget, { per_second: 1_000_000, burst: 1_000_000 }])) }),
+  ALLOW_PRIVATE_PLATFORM_URLS: 'true',
 };
 const processes = [];
 const db = new pg.Pool({ connectionString: database.url, max: CONNECTIONS + 2 });
 // The database is dropped WITH (FORCE) at the end: an idle connection cut then is expected, not a failure.
 db.on('error', () => undefined);
-const report = { conversations: CONVERSATIONS, seconds: SECONDS, quick: QUICK };
+const report = { conversations: CONVERSATIONS, seconds: SECONDS, quick: QUICK, rateLimits: RATE_LIMITS_ON };
 try {
   // First start on an empty database: each app runs its migrations.
   const agentsApp = await startBuiltApp('agents-service', 'agents-service', common);
@@ -533,7 +538,7 @@ function render(r) {
     headlineOf(r),
     '',
     `Command: \`npm run build && npm run bench:stack\` (env \`BENCH_CONVERSATIONS\`, \`BENCH_SECONDS\`; \`-- --quick\` for the CI smoke run). Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}.`,
-    `Distributed mode: api-gateway, agents-service, conversations-service and notifications-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. Rate limits off. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,
+    `Distributed mode: api-gateway, agents-service, conversations-service and notifications-service each their own process, over NATS and PostgreSQL on the same machine; autocannon with ${CONNECTIONS} connections for ${r.seconds} s per case, in the bench's process; baselines through \`pg\` with ${CONNECTIONS} concurrent clients in the same run. ${r.rateLimits ? 'Rate limiter on, the account on a plan whose budgets the load never reaches (it admits every request and refuses none)' : 'Rate limiter off (BENCH_RATE_LIMITS=false)'}. After the ingest, every table of the services is vacuumed and analyzed (what autovacuum does; it is ${r.autovacuum} on this server).`,
     '',
     '### Ingest',
     '',

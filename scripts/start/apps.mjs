@@ -24,6 +24,8 @@ async function startInProcess(kit, config, env, databaseUrl, adminToken) {
     const platformSync = platformSyncSettingsFrom(integrationsConfig);
     const notifications = notificationsSettingsFrom(integrationsConfig, true);
     const tuning = conversationsTuningFrom(integrationsConfig);
+    // One process holds every app's heap: the same bound on its growth as each app's own process has.
+    kit.limitHeapGrowth(kit.environment.heapGrowthPercent(integrationsConfig));
     integrationsConfig.done();
     const secretBox = kit.secretBoxFromEnv('INTEGRATIONS_KEY', env);
     const reads = { databaseReadUrl: config.databaseReadUrl, databaseReadMaxLagMs: config.databaseReadMaxLagMs };

@@ -17,6 +17,7 @@ export * from './bus/validation.js';
 export * from './bus/in-process-transport.js';
 export * from './streams/index.js';
 export * from './startup/run-service.js';
+export * from './startup/heap-growth.js';
 export * from './outbound/index.js';
 export * from './secrets/index.js';
 export * from './bus/reply-claims.js';

@@ -172,6 +172,8 @@ export const environment = {
   /** The address platforms reach the gateway at (webhook URLs); unset → the gateway's own address. */
   publicUrl: (c: ConfigReader) => c.optionalUrl('PUBLIC_URL', ['http', 'https']),
   rpcTimeoutMs: (c: ConfigReader) => c.optionalInt('RPC_TIMEOUT_MS', { min: 100, max: 120_000 }),
+  /** Every app: how far V8's old space may grow past its live heap before a full collection (startup/heap-growth.ts); 0 → V8's own heuristic. */
+  heapGrowthPercent: (c: ConfigReader) => c.optionalInt('HEAP_GROWTH_PERCENT', { min: 0, max: 1_000 }),
   /** Inbound webhook deliveries (raw bodies) are kept at most 30 days: a platform's own retries are over within a day or two. */
   webhookRetentionDays: (c: ConfigReader) => c.optionalInt('WEBHOOK_DELIVERY_RETENTION_DAYS', { min: 1, max: 30 }),
   /** gateway: how long the CALL_EVENTS stream keeps a call event (PostgreSQL is the system of record): 1 minute to 1 year. */

@@ -3,6 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ConfigError, environment, readConfig, redactUrl, type ConfigReader } from '../config/config.js';
 import { createLogger, flushLogs, quietInfoLogs } from '../logging/logging.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { natsConnectionOptions } from '../bus/nats-connection.js';
 import { CONNECTION_LOST_CODES } from '../database/pg-errors.js';
 
@@ -32,6 +33,7 @@ export function runService(name: string, boot: (config: ConfigReader) => Promise
   const config = readConfig(process.env);
   const level = environment.logLevel(config);
   environment.logFormat(config);
+  limitHeapGrowth(environment.heapGrowthPercent(config));
   // pino wants the level in lower case; the rule accepts any case.
   if (process.env.LOG_LEVEL?.trim()) process.env.LOG_LEVEL = level;
   let logger: Logger | undefined;
