@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench:http` — what the HTTP framework costs: the same JSON page (a list page's size) from
-// node:http, from a Nest app on Express (the gateway's adapter) and from a Nest app on Fastify, each in a
+// node:http, from a Nest app on Express and from a Nest app on Fastify (the gateway's adapter), each in a
 // process of its own, driven by autocannon (10 connections) in the same run. No database, no bus: the
 // difference between the rows is the framework alone, a bound on what switching adapters could gain.
 import autocannon from 'autocannon';
@@ -37,11 +37,11 @@ for (const kind of ['raw', 'express', 'fastify']) {
   console.error(`[bench:http] ${kind}: ${rows.at(-1).perSecond.toFixed(0)} req/s, ${cpuMs.toFixed(3)} ms CPU per request`);
 }
 const raw = rows[0];
-const label = { raw: 'node:http (baseline)', express: 'Nest + Express (the gateway today)', fastify: 'Nest + Fastify' };
+const label = { raw: 'node:http (baseline)', express: 'Nest + Express', fastify: 'Nest + Fastify (the gateway)' };
 const section = [
   '## HTTP framework cost (Express vs Fastify)',
   '',
-  `**Nest on Express serves ${(rows[1].perSecond / raw.perSecond).toFixed(2)}× node:http's throughput, Nest on Fastify ${(rows[2].perSecond / raw.perSecond).toFixed(2)}× — Fastify would save ${(rows[1].cpuMs - rows[2].cpuMs).toFixed(3)} ms of CPU per request.**`,
+  `**Nest on Express serves ${(rows[1].perSecond / raw.perSecond).toFixed(2)}× node:http's throughput, Nest on Fastify ${(rows[2].perSecond / raw.perSecond).toFixed(2)}× — Fastify saves ${(rows[1].cpuMs - rows[2].cpuMs).toFixed(3)} ms of CPU per request.**`,
   '',
   `Command: \`npm run bench:http\`. Run on ${new Date().toISOString()}: the same ~8 KB JSON page, ${SECONDS} s per server after 1 s of warm-up, autocannon with 10 connections, each server its own process.`,
   '',
