@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { errors } from '@nats-io/transport-node';
-import { classifyTransportError } from './service-client.js';
+import { EMPTY, EmptyError, of, throwError } from 'rxjs';
+import { fixedWait } from './reply-wait.rules.js';
+import { classifyTransportError, watchReplies } from './service-client.js';
 
 describe('classifyTransportError', () => {
   it.each([
@@ -24,4 +26,29 @@ describe('classifyTransportError', () => {
       expect(classifyTransportError(err)).toBe('other');
     },
   );
+});
+
+describe('watchReplies', () => {
+  const wait = fixedWait(5_000);
+
+  it('answers with the first value that is not a progress signal, though the reply stream completes after it', async () => {
+    const watch = watchReplies<string>(of({ $progress: true }, 'the answer'), wait);
+    await expect(watch.answer).resolves.toBe('the answer');
+  });
+
+  it('a reply stream that completes without an answer fails the request (EmptyError)', async () => {
+    const watch = watchReplies<string>(EMPTY, wait);
+    await expect(watch.answer).rejects.toBeInstanceOf(EmptyError);
+  });
+
+  it('only progress signals, then completion, is no answer either', async () => {
+    const watch = watchReplies<string>(of({ $progress: true }, { $progress: true }), wait);
+    await expect(watch.answer).rejects.toBeInstanceOf(EmptyError);
+  });
+
+  it('the service’s error is the request’s', async () => {
+    const failure = new Error('refused');
+    const watch = watchReplies<string>(throwError(() => failure), wait);
+    await expect(watch.answer).rejects.toBe(failure);
+  });
 });

@@ -97,7 +97,7 @@ export class NoAnswerInTime extends Error {
   }
 }
 
-interface ReplyWatch<T> {
+export interface ReplyWatch<T> {
   /** The answer; rejects with the service's error, a transport error, or NoAnswerInTime when the wait ends. */
   answer: Promise<T>;
   /** After the wait ended: the answer if it comes within `ms` more (and, for a reporting request, while it signals); then stops. */
@@ -109,7 +109,7 @@ interface ReplyWatch<T> {
  * Follows the replies of one request: progress signals move the deadline as `wait` says; the first other
  * value is the answer. The stream's own outcome stays observable after the deadline (for a late reply).
  */
-function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () => number = Date.now): ReplyWatch<T> {
+export function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () => number = Date.now): ReplyWatch<T> {
   const startedAt = now();
   let lastSignalAt: number | undefined;
   let deadline = () => replyDeadline(wait, startedAt, lastSignalAt);
@@ -122,15 +122,22 @@ function watchReplies<T>(replies: Observable<unknown>, wait: ReplyWait, now: () 
   const noAnswer = () =>
     new NoAnswerInTime(now() - startedAt, expiryReason(wait, startedAt, lastSignalAt), now() - (lastSignalAt ?? startedAt));
   let stopStream: () => void = () => undefined;
+  let answered = false;
   const outcome = new Promise<T>((resolve, reject) => {
     const subscription = replies.subscribe({
       next: (value) => {
-        if (!isProgressSignal(value)) return resolve(value as T);
+        if (!isProgressSignal(value)) {
+          answered = true;
+          return resolve(value as T);
+        }
         lastSignalAt = now();
         arm();
       },
       error: reject,
-      complete: () => reject(new EmptyError()),
+      // Every answered request completes too: an EmptyError (its stack trace captured) only for one that never answered.
+      complete: () => {
+        if (!answered) reject(new EmptyError());
+      },
     });
     stopStream = () => subscription.unsubscribe();
   });

@@ -21,6 +21,15 @@ export class NamespacedNatsServer extends ServerNats {
   override addHandler(pattern: unknown, ...rest: Parameters<ServerNats['addHandler']> extends [unknown, ...infer R] ? R : never): void {
     super.addHandler(namespacedSubject(this.namespace, this.normalizePattern(pattern as string)), ...rest);
   }
+
+  /**
+   * The route of an incoming subject. Nest's first tries JSON.parse, for JSON patterns; on a plain subject such as
+   * ours that throws, and builds a SyntaxError with its stack trace, for every message (about 5 % of a service's CPU
+   * on a small request). A subject that cannot be JSON is its own route.
+   */
+  protected override getRouteFromPattern(pattern: string): string {
+    return pattern.startsWith('{') || pattern.startsWith('[') ? super.getRouteFromPattern(pattern) : this.normalizePattern(pattern);
+  }
 }
 
 export class NamespacedNatsClient extends ClientNats {
