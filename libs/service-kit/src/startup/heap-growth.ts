@@ -6,8 +6,8 @@ import v8 from 'node:v8';
  * Under sustained load a server promotes a steady trickle of short-lived objects (requests in flight across two
  * young-generation collections) into the old space. Left to its own heuristic, V8 lets the old space grow to up to
  * four times the live heap before a full collection: a gateway whose live heap stays near 56 MiB passes 300 MiB
- * resident within a minute of list load, nearly all of it garbage. At 50 % the old space stays within 1.5× the live heap;
- * a full collection of a heap this size costs milliseconds, mostly on V8's helper threads.
+ * resident within a minute of list load, nearly all of it garbage. At 50 % the old space is collected at 1.5× the
+ * live heap; a full collection of a heap this size takes tens of milliseconds, mostly on V8's helper threads.
  */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
 
