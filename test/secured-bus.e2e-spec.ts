@@ -80,6 +80,12 @@ async function startNatsServer(): Promise<NatsServer> {
       }
       // The server's own log (permission violations are logged there), for a failing run.
       if (process.env.SECURED_BUS_SERVER_LOG) console.log(out);
+      // Its warnings and errors other than those the tests cause on purpose (refused publishes, subscriptions and logins)
+      // and the plaintext passwords of the shipped configuration: what a stalled or cut connection leaves behind (a slow
+      // consumer, a write deadline, a slow read loop), shown whether or not a test failed.
+      const expected = /(Publish|Subscription) Violation|authentication error|Plaintext passwords/;
+      const trouble = out.split('\n').filter((line) => /\[(WRN|ERR)\]/.test(line) && !expected.test(line));
+      if (trouble.length) console.log(`nats-server warnings and errors:\n${trouble.slice(-50).join('\n')}`);
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
