@@ -1,9 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { NATS_CLIENT_SETTINGS, natsConnectionOptions } from './nats-connection.js';
+import { coalesceWrites } from './write-coalescing.js';
 
+/** A connection that reconnects forever and writes once per turn of the event loop (coalesceWrites). */
 export async function connectNats(natsUrl: string, name: string): Promise<NatsConnection> {
-  return connect({ ...natsConnectionOptions(natsUrl), ...NATS_CLIENT_SETTINGS, name, maxReconnectAttempts: -1 });
+  const connection = await connect({ ...natsConnectionOptions(natsUrl), ...NATS_CLIENT_SETTINGS, name, maxReconnectAttempts: -1 });
+  coalesceWrites(connection);
+  return connection;
 }
 
 /**

@@ -4,6 +4,7 @@ import { namespacedSubject } from '@voice/contracts';
 import { NATS_CLIENT_SETTINGS, natsConnectionOptions } from './nats-connection.js';
 import { SingleSerializationNatsSerializer } from './reply-claims.js';
 import { inboxPrefixOf, ReplyInbox } from './reply-inbox.js';
+import { coalesceWrites } from './write-coalescing.js';
 
 type NatsTransportOptions = NonNullable<NatsOptions['options']>;
 
@@ -30,6 +31,13 @@ export class NamespacedNatsServer extends ServerNats {
   protected override getRouteFromPattern(pattern: string): string {
     return pattern.startsWith('{') || pattern.startsWith('[') ? super.getRouteFromPattern(pattern) : this.normalizePattern(pattern);
   }
+
+  /** Replies leave once per turn of the event loop (coalesceWrites). */
+  override async createNatsClient(): ReturnType<ServerNats['createNatsClient']> {
+    const connection = await super.createNatsClient();
+    coalesceWrites(connection as unknown as NatsConnection);
+    return connection;
+  }
 }
 
 export class NamespacedNatsClient extends ClientNats {
@@ -40,6 +48,13 @@ export class NamespacedNatsClient extends ClientNats {
   }
   protected override normalizePattern(pattern: unknown): string {
     return namespacedSubject(this.namespace, super.normalizePattern(pattern as string));
+  }
+
+  /** Requests leave once per turn of the event loop (coalesceWrites). */
+  override async createClient(): ReturnType<ClientNats['createClient']> {
+    const connection = await super.createClient();
+    coalesceWrites(connection as unknown as NatsConnection);
+    return connection;
   }
 
   /**
