@@ -408,7 +408,9 @@ try {
   report.lists = [];
   for (const [name, query, where, params, order, offset = 0] of shapes) {
     const before = cpuOf();
+    const window = [monotonicUs()];
     const service = await hammer([listUrl(base, query)], key);
+    window.push(monotonicUs());
     const cpu = cpuPerRequest(before, service.requests);
     const sqlParams = [account.id, ...params];
     const raw = await rawLoop(db, () => Promise.all([
@@ -418,7 +420,9 @@ try {
     const total = (await call('GET', `/v1/conversations?${new URLSearchParams(query)}`, key)).body.meta.total;
     const { rows: [{ count }] } = await db.query(`SELECT count(*)::int AS count FROM bench_ideal.c WHERE account_id = $1 AND ${where}`, sqlParams);
     report.lists.push({ name, query, service, raw, total, rawTotal: count, cpu });
-    log(`${name}: p50 ${round(service.p50)} ms vs raw ${round(raw.p50)} ms (${round(service.p50 / raw.p50, 2)}×), total ${total} (raw ${count})`);
+    log(`${name}: p50 ${round(service.p50)} ms vs raw ${round(raw.p50)} ms (${round(service.p50 / raw.p50, 2)}×), total ${total} (raw ${count})` +
+      // The profiles' window and request count, for bench/profile-layers.mjs.
+      (process.env.BENCH_CPU_PROF ? `; window µs ${window.join(' ')}, ${service.requests} requests` : ''));
   }
 
   // ---- fixed cost ----
