@@ -15,10 +15,13 @@ function countWrites(connection: NatsConnection): () => number {
   return () => writes;
 }
 
-/** `count` publishes, each from its own timer callback, all due in the same turn of the event loop (as requests arriving together are). */
+/**
+ * `count` publishes, each from a callback of its own, all run in the same turn of the event loop (as the I/O callbacks
+ * of requests arriving together are): immediates queued together run in one check phase, with microtasks between them.
+ */
 async function publishFromSeparateCallbacks(connection: NatsConnection, subject: string, count: number): Promise<void> {
   await Promise.all(
-    Array.from({ length: count }, (_, i) => new Promise<void>((resolve) => setTimeout(() => (connection.publish(subject, String(i)), resolve()), 0))),
+    Array.from({ length: count }, (_, i) => new Promise<void>((resolve) => setImmediate(() => (connection.publish(subject, String(i)), resolve())))),
   );
 }
 
@@ -45,15 +48,19 @@ describe('coalesceWrites: a connection writes once per turn of the event loop', 
     await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
   });
 
-  it('sends messages published from separate callbacks of one turn in one write, every one delivered in order', async () => {
-    const subject = `${randomNamespace()}.coalesced`;
+  /** A receiver expecting `count` messages on a fresh subject, and a publisher whose writes are counted. */
+  const publishing = async (count: number, coalesced: boolean) => {
+    const subject = `${randomNamespace()}.published`;
     const receiver = await connectTo();
-    const arrived = collect(receiver, subject, 50);
+    const arrived = collect(receiver, subject, count);
     await receiver.flush();
-
     const publisher = await connectTo();
-    expect(coalesceWrites(publisher)).toBe(true);
-    const writes = countWrites(publisher);
+    if (coalesced) expect(coalesceWrites(publisher)).toBe(true);
+    return { subject, publisher, arrived, writes: countWrites(publisher) };
+  };
+
+  it('sends messages published from separate callbacks of one turn in one write, every one delivered in order', async () => {
+    const { subject, publisher, arrived, writes } = await publishing(50, true);
     await publishFromSeparateCallbacks(publisher, subject, 50);
     await new Promise((resolve) => setImmediate(resolve));
 
@@ -62,13 +69,7 @@ describe('coalesceWrites: a connection writes once per turn of the event loop', 
   });
 
   it('is what makes the difference: the library alone writes once per callback', async () => {
-    const subject = `${randomNamespace()}.plain`;
-    const receiver = await connectTo();
-    const arrived = collect(receiver, subject, 50);
-    await receiver.flush();
-
-    const publisher = await connectTo();
-    const writes = countWrites(publisher);
+    const { subject, publisher, arrived, writes } = await publishing(50, false);
     await publishFromSeparateCallbacks(publisher, subject, 50);
 
     expect(writes()).toBe(50);
@@ -76,15 +77,8 @@ describe('coalesceWrites: a connection writes once per turn of the event loop', 
   });
 
   it('still writes at once past the pending limit, on an explicit flush, and before closing', async () => {
-    const subject = `${randomNamespace()}.bounded`;
-    const receiver = await connectTo();
+    const { subject, publisher, arrived, writes } = await publishing(4, true);
     const large = 'x'.repeat(200_000);
-    const arrived = collect(receiver, subject, 4);
-    await receiver.flush();
-
-    const publisher = await connectTo();
-    coalesceWrites(publisher);
-    const writes = countWrites(publisher);
     // Past the library's pending limit (32 KiB) the buffer is written in the same call, as without coalescing.
     publisher.publish(subject, large);
     expect(writes()).toBe(1);
@@ -103,7 +97,11 @@ describe('coalesceWrites: a connection writes once per turn of the event loop', 
     const subject = `${randomNamespace()}.echo`;
     const responder = await connectTo();
     coalesceWrites(responder);
-    responder.subscribe(subject, { callback: (_err, msg) => msg.respond(`re:${msg.string()}`) });
+    responder.subscribe(subject, {
+      callback: (_err, msg) => {
+        msg.respond(`re:${msg.string()}`);
+      },
+    });
     await responder.flush();
 
     const requester = await connectTo();
