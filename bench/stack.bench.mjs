@@ -92,20 +92,17 @@ function residentMiB(pid) {
 
 // ---------- load generators ----------
 
-/** autocannon against the gateway(s): `targets` share the connections. */
-async function hammer(urls, token) {
+/** How long each fixed-cost route is run, unmeasured, before it is measured. */
+const WARM_UP_SECONDS = 2;
+
+/** autocannon against the gateway(s) for `seconds`: `targets` share the connections. */
+async function hammer(urls, token, seconds = SECONDS) {
   const share = Math.max(1, Math.floor(CONNECTIONS / urls.length));
-  const results = await Promise.all(urls.map((url) => autocannon({ url, connections: share, duration: SECONDS, headers: { authorization: `Bearer ${token}` } })));
+  const results = await Promise.all(urls.map((url) => autocannon({ url, connections: share, duration: seconds, headers: { authorization: `Bearer ${token}` } })));
   const requests = results.reduce((n, r) => n + r.requests.total, 0);
   const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
   if (bad > 0) throw new Error(`${urls[0]}: ${bad} of ${requests} answers were not 2xx`);
-  return { p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)), perSecond: requests / SECONDS, requests };
-}
-
-/** The request of `url` for WARM_UP_SECONDS, unmeasured. */
-const WARM_UP_SECONDS = 2;
-async function warmUp(url, token) {
-  await autocannon({ url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, headers: { authorization: `Bearer ${token}` } });
+  return { p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)), perSecond: requests / seconds, requests };
 }
 
 /** `work` in CONNECTIONS concurrent loops on a pool of as many connections, for SECONDS. */
@@ -301,7 +298,7 @@ try {
     const fixed = async (name, path, rawWork) => {
       // Warmed up like any measured route: in a full run the lists before it never ran this route's code in the
       // service that answers it (agents-service sits idle during the lists), so its first seconds would be the JIT's.
-      await warmUp(`${base}${path}`, key);
+      await hammer([`${base}${path}`], key, WARM_UP_SECONDS);
       const postgresPids = await sessions();
       const before = layerCpu(postgresPids);
       const window = [monotonicUs()];

@@ -13,7 +13,6 @@ interface ProtocolHandler {
   [COALESCED]?: true;
 }
 
-
 /**
  * Makes a connection write what it sends once per turn of the event loop rather than once per I/O callback.
  *
