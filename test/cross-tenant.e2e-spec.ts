@@ -44,6 +44,8 @@ describe('cross-tenant sweep over every documented operation', () => {
     const { webhook_url } = (await owner.api.get('/v1/integrations/platform_a')).body.data;
     const delivered = await fetch(webhook_url, { method: 'POST', body: webhook, headers: { 'content-type': 'application/json', ...signPlatformAWebhook(webhook, system.platforms.webhookSecret) } });
     ids.delivery = ((await delivered.json()) as { data: { delivery_id: string } }).data.delivery_id;
+    // Recorded before the tests run: its change published later would reach the live stream opened for another call.
+    await pollUntil(() => owner.api.get('/v1/conversations/owner-call-2'), (r) => r.status === 200, 10_000);
     const endpoint = await owner.api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/owner-hooks', event_types: ['webhook.test'] });
     expect(endpoint.status).toBe(201);
     ids.endpoint = endpoint.body.data.id;
