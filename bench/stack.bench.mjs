@@ -14,6 +14,10 @@
 // The rate limiter is on, the accounts on a plan whose budgets the load never reaches (BENCH_RATE_LIMITS=false: off).
 // `--quick` (a few thousand conversations, 2 s per case; CI runs it) only proves the harness works.
 // Needs `npm run build`, PostgreSQL and NATS (BENCH_DATABASE_URL, BENCH_NATS_URL: the local servers).
+// BENCH_EXISTING_DATABASE=<name>: run on a database that already holds conversations (one kept by
+// `BENCH_KEEP=1 npm run bench:list`, e.g. ten million) instead of a fresh one: the bench's accounts are new, its
+// scratch schemas are dropped at the end and the database is kept. With BENCH_ONLY=ingest it measures the ingest
+// into tables of that size.
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
@@ -122,7 +126,7 @@ async function rawLoop(pool, work) {
 
 // ---------- the run ----------
 
-const database = await freshDatabase(adminUrl, 'stack');
+const database = process.env.BENCH_EXISTING_DATABASE ? existingDatabase(adminUrl, process.env.BENCH_EXISTING_DATABASE) : await freshDatabase(adminUrl, 'stack');
 // Agents are created on a voice platform: the bundled simulator plays it.
 const platformKey = `sim_${randomBytes(8).toString('hex')}`;
 const simulators = await sims.startSimulators({ apiKeys: [platformKey], webhookSecret: 'whsec_bench_secret_0000' });
@@ -502,6 +506,20 @@ try {
   await db.end().catch(() => undefined);
   await simulators.stop().catch(() => undefined);
   await database.drop();
+}
+
+/** A database kept from an earlier bench: the bench's scratch schemas are dropped at the end, the rest stays. */
+function existingDatabase(serverUrl, name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      await client.query('DROP SCHEMA IF EXISTS bench_raw, bench_ideal CASCADE').finally(() => client.end());
+    },
+  };
 }
 
 /** "api-gateway 120 µs, …, postgres 900 µs": CPU per ingested event of each process that used any. */

@@ -14,12 +14,17 @@ import { startLocalSystem, startSystem, type LocalSystem, type RunningSystem } f
 const rpcTimeoutMs = 2000;
 /** Each platform call of the sync answers this late: a create (number bought, agent created) outlasts RPC_TIMEOUT_MS. */
 const platformDelayMs = 1_500;
+/**
+ * The deadline of one platform call: the production default (5 s), not the tests' 2 s, which a 1.5 s answer overran
+ * on a loaded machine (the call retried, the create answered with platform_sync pending after its 8 s).
+ */
+const platformCallTimeoutMs = 5_000;
 
 describe('agent writes over NATS: progress signals keep a slow sync alive, their absence ends a dead one', () => {
   let system: RunningSystem;
 
   beforeAll(async () => {
-    system = await startSystem({ rpcTimeoutMs });
+    system = await startSystem({ rpcTimeoutMs, platformCallTimeoutMs });
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -157,7 +162,7 @@ describe('agent writes in one-process mode: the same progress signals over the i
   let system: LocalSystem;
 
   beforeAll(async () => {
-    system = await startLocalSystem('liveness', { rpcTimeoutMs });
+    system = await startLocalSystem('liveness', { rpcTimeoutMs }, { platformCallTimeoutMs });
   }, 60_000);
   afterAll(async () => {
     await system?.close();

@@ -12,12 +12,14 @@ import { configureIntegrations, startTestPlatforms, type TestPlatforms } from '.
 
 /**
  * What tests give agents-service for integrations: a fresh INTEGRATIONS_KEY and, like `npm start`,
- * ALLOW_PRIVATE_PLATFORM_URLS=true (the platform simulators listen on 127.0.0.1).
+ * ALLOW_PRIVATE_PLATFORM_URLS=true (the platform simulators listen on 127.0.0.1). A platform call's deadline
+ * (PLATFORM_REQUEST_TIMEOUT_MS) is 2 s, so a test of a platform that never answers is quick; a test of a slow one
+ * gives a deadline its delays stay well within on a loaded machine.
  */
-export function testIntegrationsOptions() {
+export function testIntegrationsOptions(platformCallTimeoutMs = 2000) {
   return {
     secretBox: new SecretBox({ current: randomBytes(32) }),
-    platformHttp: { allowPrivate: true, timeoutMs: 2000 },
+    platformHttp: { allowPrivate: true, timeoutMs: platformCallTimeoutMs },
     platformSync: { pollIntervalMs: 100, retryPolicy: { baseMs: 100, capMs: 1_000, maxRetryAfterMs: 5_000 } },
   };
 }
@@ -87,6 +89,8 @@ export async function startSystem(
     webhookRetryScheduleMs?: number[];
     /** WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES of notifications-service (1,000 by default). */
     webhookDisableAfter?: number;
+    /** PLATFORM_REQUEST_TIMEOUT_MS of agents-service (testIntegrationsOptions' 2 s by default). */
+    platformCallTimeoutMs?: number;
     /** conversations-service's tuning (a short retention sweep, say). */
     conversationsTuning?: Parameters<typeof startConversationsService>[0]['tuning'];
     /**
@@ -104,7 +108,7 @@ export async function startSystem(
   const services: Partial<Record<'agents' | 'conversations' | 'notifications', { close(): Promise<void> }>> = {};
   const logger = options.logger ? { logger: options.logger } : {};
   const platforms = await startTestPlatforms();
-  services.agents = await startAgentsService({ databaseUrl: db.url, ...reads, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(), ...logger });
+  services.agents = await startAgentsService({ databaseUrl: db.url, ...reads, natsUrl: options.nats?.agents ?? natsUrl, namespace, ...testIntegrationsOptions(options.platformCallTimeoutMs), ...logger });
   services.conversations = await startConversationsService({ databaseUrl: db.url, ...reads, natsUrl: options.nats?.conversations ?? natsUrl, namespace, tuning: options.conversationsTuning });
   services.notifications = await startNotificationsService({
     databaseUrl: db.url, natsUrl: options.nats?.notifications ?? natsUrl, namespace, ...testNotificationsOptions({ retryScheduleMs: options.webhookRetryScheduleMs, disableAfterFailedDeliveries: options.webhookDisableAfter }), ...logger,
@@ -173,7 +177,11 @@ export interface LocalSystem {
  * One-process mode (what `npm start` does without NATS_URL): the three apps over the in-process bus
  * and streams, on a fresh database. No NATS server is involved.
  */
-export async function startLocalSystem(label = 'local', gatewayOptions: Partial<Parameters<typeof startGateway>[0]> = {}): Promise<LocalSystem> {
+export async function startLocalSystem(
+  label = 'local',
+  gatewayOptions: Partial<Parameters<typeof startGateway>[0]> = {},
+  agentsOptions: { platformCallTimeoutMs?: number } = {},
+): Promise<LocalSystem> {
   const db = await createTestDatabase(label);
   const closers: Array<() => Promise<void>> = [];
   const adminToken = `admin_${randomBytes(8).toString('hex')}`;
@@ -185,7 +193,7 @@ export async function startLocalSystem(label = 'local', gatewayOptions: Partial<
     const platforms = await startTestPlatforms();
     closers.push(() => platforms.stop());
     const local = { rpc: new InProcessBus(), streams: new InProcessStreams() };
-    const agents = await startAgentsService({ databaseUrl: db.url, local, ...testIntegrationsOptions() });
+    const agents = await startAgentsService({ databaseUrl: db.url, local, ...testIntegrationsOptions(agentsOptions.platformCallTimeoutMs) });
     closers.push(() => agents.close());
     const conversations = await startConversationsService({ databaseUrl: db.url, local });
     closers.push(() => conversations.close());
