@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { DEFAULT_CALL_EVENTS_MAX_AGE_MS } from '@voice/contracts';
 import { ensureStream, natsConnectionOptions, StreamUpdateRefused } from '@voice/service-kit';
+import { watchEventLoopStalls } from './support/event-loop-stalls.js';
 import { openStream } from './support/event-stream.js';
 import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
@@ -109,6 +110,9 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
   const appWarnings: string[] = [];
   const onPurpose = /webhook delivery failed after its last attempt/;
   const logger = pino({ level: 'warn' }, { write: (line: string) => void (onPurpose.test(line) || appWarnings.push(line)) });
+  // In some full runs every wait of this file overran by the same ~44 s at once: the apps run in this process, so a
+  // stall of its event loop (busy, or not running at all) is recorded and shown after the file.
+  const loop = watchEventLoopStalls(() => expect.getState().currentTestName);
   let nats: NatsServer;
   let system: RunningSystem;
   let account: TestAccount;
@@ -137,6 +141,8 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
     await system?.close();
     await nats?.stop();
     if (appWarnings.length) console.log(`the apps' warnings and errors:\n${appWarnings.slice(-50).join('')}`);
+    loop.stop();
+    if (loop.stalls().length) console.log(`this process's event loop stalled:\n${loop.stalls().join('\n')}`);
   });
 
   it('carries the whole service: agents, call events, conversations', async () => {
