@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { ConversationStats, StatsBucket } from '@voice/contracts';
 import { ServiceFailure } from '@voice/service-kit';
@@ -18,13 +18,18 @@ import { StatsMemory } from './stats-memory.js';
  * columns do not hold (search, caller, cost) by SQL.
  */
 @QueryHandler(GetConversationStats)
-export class GetConversationStatsHandler implements IQueryHandler<GetConversationStats, ConversationStats> {
+export class GetConversationStatsHandler implements IQueryHandler<GetConversationStats, ConversationStats>, OnModuleDestroy {
   /** Public for its figures (rows held). */
   readonly memory: StatsMemory;
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning' | 'reads'>>) {
     const tuning = ctx.tuning ?? DEFAULT_TUNING;
     this.memory = new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, budgetBytes: tuning.statsMemoryBudgetMb * 2 ** 20 });
+  }
+
+  /** A background load of an account's columns ends before the database pool closes. */
+  onModuleDestroy(): Promise<void> {
+    return this.memory.close();
   }
 
   async execute({ accountId, query }: GetConversationStats): Promise<ConversationStats> {

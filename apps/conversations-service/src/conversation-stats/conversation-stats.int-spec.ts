@@ -5,6 +5,7 @@ import { DEFAULT_TUNING, SERVICE_CONTEXT, type ServiceContext } from '../config/
 import { callEvents, startHarness, type Harness } from '../testing/harness.js';
 import { GetConversationStatsHandler } from './conversation-stats.handler.js';
 import { GetConversationStats } from './conversation-stats.query.js';
+import { StatsMemory } from './stats-memory.js';
 
 // Real PostgreSQL and NATS, on a machine shared with other suites: generous, not tight, timeouts.
 jest.setTimeout(60_000);
@@ -339,5 +340,21 @@ describe('stats from columns in memory stay equal to the read model (SQL, on the
     expect(new Set(answers.map((a) => a.total)).size).toBeGreaterThan(1);
     for (const a of answers) expect(Object.values(a.by_status).reduce((x, y) => x + y, 0)).toBe(a.total);
     await h.eventually(() => agree(375), 30_000);
+  });
+
+  it('once closed, its load in progress ends without holding the account, no load starts and SQL answers', async () => {
+    const { dataSource } = h.service.app.get<ServiceContext>(SERVICE_CONTEXT);
+    const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
+    await memory.warm(account);
+    expect(memory.rowsHeld).toBe(375);
+    const reloading = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
+    const loading = reloading.warm(account);
+    await reloading.close();
+    await loading;
+    await reloading.warm(account);
+    expect(reloading.rowsHeld).toBe(0);
+    expect(await reloading.read(account, { page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc' }, () => undefined)).toBeUndefined();
+    await memory.close();
+    expect(memory.rowsHeld).toBe(0);
   });
 });

@@ -60,6 +60,8 @@ function statsRow(r: RawRow): StatsRow | undefined {
 }
 
 class Unsuited extends Error {}
+/** The process is shutting down: a load in progress stops between batches. */
+class Closed extends Error {}
 
 export class StatsMemory {
   private readonly held = new Map<string, Held>();
@@ -69,6 +71,7 @@ export class StatsMemory {
   private readonly queues = new Map<string, Promise<unknown>>();
   private lastLoad: Promise<void> = Promise.resolve();
   private uses = 0;
+  private closed = false;
 
   constructor(private readonly dataSource: DataSource, private readonly limits: StatsMemoryLimits) {}
 
@@ -96,7 +99,7 @@ export class StatsMemory {
    * account's columns are being loaded (started by the first such request): no answer waits for a load.
    */
   async read(accountId: string, f: ConversationListFilter, timeline: StatsTimeline): Promise<StatsRead | undefined> {
-    if (!answeredInMemory(f) || (this.unsuitedUntil.get(accountId) ?? 0) > Date.now()) return undefined;
+    if (this.closed || !answeredInMemory(f) || (this.unsuitedUntil.get(accountId) ?? 0) > Date.now()) return undefined;
     if (!this.held.has(accountId)) {
       void this.warm(accountId).catch(() => undefined);
       return undefined;
@@ -125,8 +128,19 @@ export class StatsMemory {
     });
   }
 
+  /**
+   * No load starts after this, the one in progress stops at its next batch, and this resolves once it has: the
+   * database pool can then close, and the database be dropped, with no statement of a background load left on it.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([this.lastLoad, ...this.loading.values()]);
+    this.held.clear();
+  }
+
   /** Loads the account's columns (once, however many ask) unless it is left to SQL; resolves when done. */
   warm(accountId: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
     let loading = this.loading.get(accountId);
     if (!loading) {
       loading = this.exclusive(accountId, async () => {
@@ -137,6 +151,7 @@ export class StatsMemory {
           this.lastLoad = load;
           await load;
         } catch (err) {
+          if (err instanceof Closed) return;
           // Left to SQL for a while: unsuited (too small, too large, inexact costs) or failing (the error is SQL's to report).
           this.leaveToSql(accountId);
           if (!(err instanceof Unsuited)) throw err;
@@ -231,6 +246,7 @@ export class StatsMemory {
     this.makeRoom(Math.min(total * BYTES_PER_ROW, this.limits.budgetBytes));
     const columns = new StatsColumns(total);
     for (let after = ''; ; ) {
+      if (this.closed) throw new Closed();
       const batch: RawRow[] = await db.query(
         `SELECT ${COLUMNS} FROM conversations.conversations WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT ${LOAD_BATCH}`,
         [accountId, after],
