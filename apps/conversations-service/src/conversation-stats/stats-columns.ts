@@ -186,10 +186,16 @@ export class StatsColumns implements HeldColumns {
     this.cost[row] = r.cost_micros ?? Number.NaN;
     this.recording[row] = r.has_recording ? 1 : 0;
     this.transcript[row] = r.has_transcript ? 1 : 0;
-    this.topicPool = withRoom(this.topicPool, this.pooled + r.topics.length);
-    this.topicAt[row] = this.pooled;
+    // A row put again with no more topics than it had keeps its place in the pool: a catch-up re-reads every row
+    // changed since the oldest snapshot still open on the server, so the same rows come back while a long
+    // transaction runs anywhere, and appending them each time grew the pool (and the bytes counted) with no change.
+    if (added || r.topics.length > this.topicCount[row]) {
+      this.topicPool = withRoom(this.topicPool, this.pooled + r.topics.length);
+      this.topicAt[row] = this.pooled;
+      this.pooled += r.topics.length;
+    }
     this.topicCount[row] = r.topics.length;
-    for (const topic of r.topics) this.topicPool[this.pooled++] = this.topicNames.code(topic);
+    r.topics.forEach((topic, i) => (this.topicPool[this.topicAt[row] + i] = this.topicNames.code(topic)));
     if (this.searches.size > 0 && searchText === undefined) this.searches.clear();
     for (const [term, members] of this.searches) {
       const widenedMembers = withRoom(members, this.rows);
