@@ -13,10 +13,21 @@ function adminUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
+/**
+ * A client for one statement. A connection ended by the server while the client is between statements (a fault
+ * test's pg_terminate_backend, a database dropped WITH (FORCE)) is an 'error' event, which with no listener would
+ * end the test process; a statement it interrupts still fails through its own promise.
+ */
+function shortLivedClient(connectionString: string): pg.Client {
+  const client = new pg.Client({ connectionString });
+  client.on('error', () => undefined);
+  return client;
+}
+
 /** A brand-new, empty database for one test file; dropped afterwards. */
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
   const name = `voice_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl() });
+  const admin = shortLivedClient(adminUrl());
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
@@ -29,7 +40,7 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
     url: url.toString(),
     name,
     async query(sql, params = []) {
-      const client = new pg.Client({ connectionString: url.toString() });
+      const client = shortLivedClient(url.toString());
       await client.connect();
       try {
         return await client.query(sql, params);
@@ -38,7 +49,7 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
       }
     },
     async drop() {
-      const client = new pg.Client({ connectionString: adminUrl() });
+      const client = shortLivedClient(adminUrl());
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
