@@ -110,8 +110,8 @@ describe('the secured bus (deploy/nats/nats-server.conf)', () => {
   const appWarnings: string[] = [];
   const onPurpose = /webhook delivery failed after its last attempt/;
   const logger = pino({ level: 'warn' }, { write: (line: string) => void (onPurpose.test(line) || appWarnings.push(line)) });
-  // In some full runs every wait of this file overran by the same ~44 s at once: the apps run in this process, so a
-  // stall of its event loop (busy, or not running at all) is recorded and shown after the file.
+  // The apps run in this process: a stall of its event loop (synchronous work, a collection, the process not
+  // scheduled) delays every wait of the file at once, so each stall is recorded and shown after the file.
   const loop = watchEventLoopStalls(() => expect.getState().currentTestName);
   let nats: NatsServer;
   let system: RunningSystem;
