@@ -18,7 +18,7 @@ function adminUrl(): string {
  * test's pg_terminate_backend, a database dropped WITH (FORCE)) is an 'error' event, which with no listener would
  * end the test process; a statement it interrupts still fails through its own promise.
  */
-function shortLivedClient(connectionString: string): pg.Client {
+export function shortLivedClient(connectionString: string): pg.Client {
   const client = new pg.Client({ connectionString });
   client.on('error', () => undefined);
   return client;

@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { shortLivedClient } from './database.js';
 
 const run = promisify(execFile);
 
@@ -176,7 +176,7 @@ export async function startReplicaCluster(database = 'voice'): Promise<ReplicaCl
       ['local all all trust', 'host all all 127.0.0.1/32 trust', 'local replication all trust', 'host replication all 127.0.0.1/32 trust', ''].join('\n'),
     );
     await startServer(primaryDir, primaryPort);
-    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${primaryPort}/postgres` });
+    const admin = shortLivedClient(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`);
     await admin.connect();
     await admin.query(`CREATE DATABASE "${database}"`).finally(() => admin.end());
 
@@ -190,7 +190,7 @@ export async function startReplicaCluster(database = 'voice'): Promise<ReplicaCl
 
   const url = (port: number) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const query = async <R extends Record<string, any>>(on: 'primary' | 'replica', sql: string, params: unknown[] = []): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: url(on === 'primary' ? primaryPort : replicaPort) });
+    const client = shortLivedClient(url(on === 'primary' ? primaryPort : replicaPort));
     await client.connect();
     try {
       return (await client.query(sql, params)).rows as R[];
