@@ -26,7 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import pg from 'pg';
-import { apiCaller, freshDatabase, importBuilt, startBuiltApp, writeBenchmarkSection } from './support.mjs';
+import { apiCaller, existingDatabase, freshDatabase, importBuilt, startBuiltApp, writeBenchmarkSection } from './support.mjs';
 
 const QUICK = process.argv.includes('--quick');
 // BENCH_ONLY=ingest (or BENCH_INGEST_ONLY=1): the ingest over HTTP, its raw baseline and the ingest straight onto
@@ -126,7 +126,7 @@ async function rawLoop(pool, work) {
 
 // ---------- the run ----------
 
-const database = process.env.BENCH_EXISTING_DATABASE ? existingDatabase(adminUrl, process.env.BENCH_EXISTING_DATABASE) : await freshDatabase(adminUrl, 'stack');
+const database = process.env.BENCH_EXISTING_DATABASE ? existingDatabase(adminUrl, process.env.BENCH_EXISTING_DATABASE, ['bench_raw', 'bench_ideal']) : await freshDatabase(adminUrl, 'stack');
 // Agents are created on a voice platform: the bundled simulator plays it.
 const platformKey = `sim_${randomBytes(8).toString('hex')}`;
 const simulators = await sims.startSimulators({ apiKeys: [platformKey], webhookSecret: 'whsec_bench_secret_0000' });
@@ -506,20 +506,6 @@ try {
   await db.end().catch(() => undefined);
   await simulators.stop().catch(() => undefined);
   await database.drop();
-}
-
-/** A database kept from an earlier bench: the bench's scratch schemas are dropped at the end, the rest stays. */
-function existingDatabase(serverUrl, name) {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: url.toString() });
-      await client.connect();
-      await client.query('DROP SCHEMA IF EXISTS bench_raw, bench_ideal CASCADE').finally(() => client.end());
-    },
-  };
 }
 
 /** "api-gateway 120 µs, …, postgres 900 µs": CPU per ingested event of each process that used any. */

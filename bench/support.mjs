@@ -30,19 +30,40 @@ export function percentiles(samples) {
 
 export const ms = (n) => n.toFixed(1);
 
+/** The URL of database `name` on the server of `serverUrl`. */
+function databaseUrl(serverUrl, name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** A new database on the benchmark's server, dropped by `drop()`. */
 export async function freshDatabase(adminUrl, label) {
   const name = `voice_bench_${label}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(adminUrl, name),
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
       await admin.end();
+    },
+  };
+}
+
+/**
+ * A database kept from an earlier bench (`BENCH_KEEP=1 npm run bench:list`): `drop()` drops only the scratch
+ * schemas a bench adds to it, the rest stays.
+ */
+export function existingDatabase(serverUrl, name, scratchSchemas) {
+  const url = databaseUrl(serverUrl, name);
+  return {
+    url,
+    async drop() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${scratchSchemas.join(', ')} CASCADE`).finally(() => client.end());
     },
   };
 }

@@ -195,7 +195,8 @@ export class StatsColumns implements HeldColumns {
       this.pooled += r.topics.length;
     }
     this.topicCount[row] = r.topics.length;
-    r.topics.forEach((topic, i) => (this.topicPool[this.topicAt[row] + i] = this.topicNames.code(topic)));
+    const first = this.topicAt[row];
+    for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
     if (this.searches.size > 0 && searchText === undefined) this.searches.clear();
     for (const [term, members] of this.searches) {
       const widenedMembers = withRoom(members, this.rows);
