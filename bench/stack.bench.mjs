@@ -26,6 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import pg from 'pg';
+import { startArchitectureFloor } from './architecture-floor/start.mjs';
 import { apiCaller, existingDatabase, freshDatabase, importBuilt, startBuiltApp, writeBenchmarkSection } from './support.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -58,6 +59,7 @@ const { generator, sims, contracts } = await importBuilt({
   generator: 'tools/call-generator/dist/index.js', sims: 'tools/platform-simulators/dist/index.js', contracts: 'libs/contracts/dist/index.js',
 });
 const { accountCallEventSubject, namespacedSubject } = contracts;
+const FLOOR_NOTE = '_Floor_: the same request through node:http → one NATS request → a bare responder sending the raw baseline\'s statements through `pg` → the rows\' JSON back ([bench/architecture-floor/](bench/architecture-floor/)), two processes like the gateway and a service, on the same nats-server and database, under the same load. No authentication, rate limiter, validation, envelope, tenant check or log: what the design\'s one hop costs before any of our code runs. What the floor adds to the raw statement no code of ours can take away.';
 const log = (m) => process.stderr.write(`[bench:stack] ${m}\n`);
 const round = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
@@ -143,6 +145,8 @@ const common = {
   ALLOW_PRIVATE_PLATFORM_URLS: 'true',
 };
 const processes = [];
+/** The architecture's floor (bench/architecture-floor): started once the statements it answers with are known. */
+let floor;
 const db = new pg.Pool({ connectionString: database.url, max: CONNECTIONS + 2 });
 // The database is dropped WITH (FORCE) at the end: an idle connection cut then is expected, not a failure.
 db.on('error', () => undefined);
@@ -275,6 +279,20 @@ try {
   await new Promise((r) => setTimeout(r, 1_000));
   report.idleMiB = Object.fromEntries(processes.map((p) => [p.label, residentMiB(p.pid)]));
 
+  // ---- the architecture's floor ----
+  // node:http → one NATS request → a bare responder → the raw baseline's statements → the rows' JSON back: what any
+  // gateway → bus → service → PostgreSQL design pays per request on this machine before any of our code runs.
+  const AGENT_BY_KEY = 'SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2';
+  const startFloor = (shapes) => startArchitectureFloor({ natsUrl, databaseUrl: database.url, shapes, agent: { sql: AGENT_BY_KEY, params: [agentIds[0], account.id] } });
+  /** The floor under the same load as the stack (after the same warm-up), with the CPU its two processes spent per request. */
+  const onFloor = async (path) => {
+    await hammer([`${floor.url}${path}`], key, WARM_UP_SECONDS);
+    const before = floor.processes.map((p) => cpuSeconds(p.pid));
+    const result = await hammer([`${floor.url}${path}`], key);
+    const cpuUs = Object.fromEntries(floor.processes.map((p, i) => [p.label, ((cpuSeconds(p.pid) - before[i]) * 1e6) / result.requests]));
+    return { ...result, cpuUs };
+  };
+
   // ---- fixed cost (measured after the lists in a full run; alone with BENCH_ONLY=fixed) ----
   const natsServerPid = findNatsServer();
   /** CPU seconds so far of each layer: the apps, nats-server, the given PostgreSQL sessions, this process (autocannon's load). */
@@ -299,7 +317,7 @@ try {
     const idleAfter = layerCpu(idlePids);
     const idlePostgres = [...idleAfter.postgres].reduce((sum, [pid, seconds]) => sum + seconds - (idleBefore.postgres.get(pid) ?? seconds), 0);
     report.idleCpuPerSecond = Object.fromEntries(Object.keys(idleAfter).map((k) => [k, (k === 'postgres' ? idlePostgres : idleAfter[k] - idleBefore[k]) / idleSeconds]));
-    const fixed = async (name, path, rawWork) => {
+    const fixed = async (name, path, rawWork, floorPath) => {
       // Warmed up like any measured route: in a full run the lists before it never ran this route's code in the
       // service that answers it (agents-service sits idle during the lists), so its first seconds would be the JIT's.
       await hammer([`${base}${path}`], key, WARM_UP_SECONDS);
@@ -316,10 +334,13 @@ try {
       const beyondIdleUs = Object.fromEntries(Object.entries(layersUs).map(([k, us]) => [k, us - ((report.idleCpuPerSecond[k] ?? 0) * seconds * 1e6) / service.requests]));
       const cpu = Object.fromEntries(processes.map((p) => [p.label, layersUs[p.label] / 1000]));
       const raw = rawWork ? await rawLoop(db, rawWork) : undefined;
-      report.fixed.push({ name, service, raw, cpu, layersUs, beyondIdleUs, window });
-      log(`${name}: ${round(service.perSecond, 0)} req/s${raw ? ` vs raw ${round(raw.perSecond, 0)}/s (${round(service.perSecond / raw.perSecond, 2)}×)` : ''}; CPU µs per request: ${Object.entries(layersUs).map(([k, v]) => `${k} ${round(v, 0)}`).join(', ')}`);
+      const floorRun = floorPath ? await onFloor(floorPath) : undefined;
+      report.fixed.push({ name, service, raw, floor: floorRun, cpu, layersUs, beyondIdleUs, window });
+      log(`${name}: ${round(service.perSecond, 0)} req/s${raw ? ` vs raw ${round(raw.perSecond, 0)}/s (${round(service.perSecond / raw.perSecond, 2)}×)` : ''}` +
+        `${floorRun ? `, floor ${round(floorRun.perSecond, 0)}/s (${round(floorRun.perSecond / raw.perSecond, 2)}× raw)` : ''}; CPU µs per request: ${Object.entries(layersUs).map(([k, v]) => `${k} ${round(v, 0)}`).join(', ')}`);
     };
-    await fixed(`GET /v1/agents/{id}`, `/v1/agents/${agentIds[0]}`, () => db.query('SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2', [agentIds[0], account.id]));
+    floor ??= await startFloor({});
+    await fixed(`GET /v1/agents/{id}`, `/v1/agents/${agentIds[0]}`, () => db.query(AGENT_BY_KEY, [agentIds[0], account.id]), '/agent');
     if (ONLY === 'fixed-agent') return;
     await fixed('GET /v1/api-keys (gateway only)', '/v1/api-keys', () => db.query('SELECT id, name, prefix, scopes, created_at, revoked_at, last_used_at FROM gateway.api_keys WHERE account_id = $1 ORDER BY created_at, id LIMIT 25', [account.id]));
     await fixed('GET /health', '/health');
@@ -415,6 +436,12 @@ try {
   const listUrl = (gateway, query) => `${gateway}/v1/conversations?${new URLSearchParams(query)}`;
   const cpuOf = () => processes.map((p) => ({ label: p.label, cpu: cpuSeconds(p.pid) }));
   const cpuPerRequest = (before, requests) => Object.fromEntries(processes.map((p) => [p.label, ((cpuSeconds(p.pid) - before.find((b) => b.label === p.label).cpu) * 1000) / requests]));
+  const statements = (where, params, order, offset) => ({
+    page: `SELECT ${LIST_COLUMNS} FROM bench_ideal.c WHERE account_id = $1 AND ${where} ${order} LIMIT 25 OFFSET ${offset}`,
+    count: `SELECT count(*) FROM bench_ideal.c WHERE account_id = $1 AND ${where}`,
+    params: [account.id, ...params],
+  });
+  floor = await startFloor(Object.fromEntries(shapes.map(([name, , where, params, order, offset = 0]) => [name, statements(where, params, order, offset)])));
   report.lists = [];
   for (const [name, query, where, params, order, offset = 0] of shapes) {
     const before = cpuOf();
@@ -423,14 +450,13 @@ try {
     window.push(monotonicUs());
     const cpu = cpuPerRequest(before, service.requests);
     const sqlParams = [account.id, ...params];
-    const raw = await rawLoop(db, () => Promise.all([
-      db.query(`SELECT ${LIST_COLUMNS} FROM bench_ideal.c WHERE account_id = $1 AND ${where} ${order} LIMIT 25 OFFSET ${offset}`, sqlParams),
-      db.query(`SELECT count(*) FROM bench_ideal.c WHERE account_id = $1 AND ${where}`, sqlParams),
-    ]));
+    const { page, count: countSql } = statements(where, params, order, offset);
+    const raw = await rawLoop(db, () => Promise.all([db.query(page, sqlParams), db.query(countSql, sqlParams)]));
+    const floorRun = await onFloor(`/list?${new URLSearchParams({ shape: name })}`);
     const total = (await call('GET', `/v1/conversations?${new URLSearchParams(query)}`, key)).body.meta.total;
     const { rows: [{ count }] } = await db.query(`SELECT count(*)::int AS count FROM bench_ideal.c WHERE account_id = $1 AND ${where}`, sqlParams);
-    report.lists.push({ name, query, service, raw, total, rawTotal: count, cpu });
-    log(`${name}: p50 ${round(service.p50)} ms vs raw ${round(raw.p50)} ms (${round(service.p50 / raw.p50, 2)}×), total ${total} (raw ${count})` +
+    report.lists.push({ name, query, service, raw, floor: floorRun, total, rawTotal: count, cpu });
+    log(`${name}: p50 ${round(service.p50)} ms vs raw ${round(raw.p50)} ms (${round(service.p50 / raw.p50, 2)}×), floor ${round(floorRun.p50)} ms (${round(floorRun.p50 / raw.p50, 2)}× raw), total ${total} (raw ${count})` +
       // The profiles' window and request count, for bench/profile-layers.mjs.
       (process.env.BENCH_CPU_PROF ? `; window µs ${window.join(' ')}, ${service.requests} requests` : ''));
   }
@@ -502,6 +528,7 @@ try {
     process.exitCode = 1;
   }
 } finally {
+  await floor?.stop().catch(() => undefined);
   for (const p of processes.reverse()) await p.stop().catch(() => undefined);
   await db.end().catch(() => undefined);
   await simulators.stop().catch(() => undefined);
@@ -520,7 +547,9 @@ function ratio(a, b) {
 function headlineOf(r) {
   const worst = r.lists.reduce((w, l) => (l.service.p50 / l.raw.p50 > w.service.p50 / w.raw.p50 ? l : w), r.lists[0]);
   const agent = r.fixed[0];
-  return `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.**`;
+  const floorWorst = r.lists.reduce((w, l) => (l.floor.p50 / l.raw.p50 > w.floor.p50 / w.raw.p50 ? l : w), r.lists[0]);
+  return `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.** ` +
+    `The architecture's floor (the same requests through a bare HTTP server, one NATS hop and a bare responder) in the same run: lists up to ${ratio(floorWorst.floor.p50, floorWorst.raw.p50)}× the ideal table (${floorWorst.name}), GET by id ${ratio(agent.floor.perSecond, agent.raw.perSecond)}× the raw lookup.`;
 }
 
 /** BENCHMARKS.md's part: each figure beside its raw baseline; CPU, replicas, memory and start-up are in bench/results/stack.md. */
@@ -534,14 +563,21 @@ function renderHeadline(r) {
     '',
     `Run on ${new Date().toISOString()}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ${r.seconds} s per case. Ingest of ${r.ingest.events.toLocaleString('en-US')} call events: ${round(r.ingest.conversationsPerSecond, 0)} conversations/s listed against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for the raw batched INSERT (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×); lag p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms; straight onto JetStream (no HTTP) ${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×), lag p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per request, replicas, memory and start-up: [bench/results/stack.md](bench/results/stack.md#${anchor}).`,
     '',
-    '| shape (page + exact total) | service p50 ms | raw p50 ms | p50 ratio | service req/s | raw req/s | total |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.raw.p50)} | ${ratio(l.service.p50, l.raw.p50)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.perSecond, 0)} | ${l.total} |`),
+    '| shape (page + exact total) | service p50 ms | raw p50 ms | p50 ratio | floor p50 ms | floor / raw | service / floor | service req/s | raw req/s | total |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.raw.p50)} | ${ratio(l.service.p50, l.raw.p50)} | ${round(l.floor.p50)} | ${ratio(l.floor.p50, l.raw.p50)} | ${ratio(l.service.p50, l.floor.p50)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.perSecond, 0)} | ${l.total} |`),
     '',
-    '| request (fixed cost) | service req/s | raw req/s | ratio | p50 ms |',
-    '|---|---:|---:|---:|---:|',
-    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${round(f.service.p50)} |`),
+    '| request (fixed cost) | service req/s | raw req/s | ratio | floor req/s | floor / raw | p50 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${f.floor ? round(f.floor.perSecond, 0) : '–'} | ${f.floor ? ratio(f.floor.perSecond, f.raw.perSecond) : '–'} | ${round(f.service.p50)} |`),
+    '',
+    FLOOR_NOTE,
   ].join('\n');
+}
+
+/** "gateway 0.12, service 0.20": the floor's CPU ms per request, per process. */
+function floorCpuCell(run) {
+  return Object.entries(run.cpuUs).map(([k, us]) => `${k.replace('floor ', '')} ${round(us / 1000, 2)}`).join(', ');
 }
 
 function render(r) {
@@ -562,15 +598,17 @@ function render(r) {
     '',
     '### List shapes (page + exact total)',
     '',
-    '| shape | service p50 ms | service p99 ms | service req/s | raw p50 ms | raw req/s | p50 ratio | total (raw) | CPU ms per request |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.service.p99)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.p50)} | ${round(l.raw.perSecond, 0)} | ${ratio(l.service.p50, l.raw.p50)} | ${l.total} (${l.rawTotal}) | ${cpuCell(l.cpu)} |`),
+    '| shape | service p50 ms | service p99 ms | service req/s | raw p50 ms | raw req/s | p50 ratio | floor p50 ms | floor req/s | floor / raw | total (raw) | CPU ms per request | floor CPU ms per request |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    ...r.lists.map((l) => `| ${l.name} | ${round(l.service.p50)} | ${round(l.service.p99)} | ${round(l.service.perSecond, 0)} | ${round(l.raw.p50)} | ${round(l.raw.perSecond, 0)} | ${ratio(l.service.p50, l.raw.p50)} | ${round(l.floor.p50)} | ${round(l.floor.perSecond, 0)} | ${ratio(l.floor.p50, l.raw.p50)} | ${l.total} (${l.rawTotal}) | ${cpuCell(l.cpu)} | ${floorCpuCell(l.floor)} |`),
+    '',
+    FLOOR_NOTE,
     '',
     '### Fixed cost of a request',
     '',
-    '| request | service req/s | p50 ms | raw req/s | ratio | CPU ms per request |',
-    '|---|---:|---:|---:|---:|---|',
-    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${round(f.service.p50)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${cpuCell(f.cpu)} |`),
+    '| request | service req/s | p50 ms | raw req/s | ratio | floor req/s | floor / raw | CPU ms per request | floor CPU ms per request |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${round(f.service.p50)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${f.floor ? round(f.floor.perSecond, 0) : '–'} | ${f.floor ? ratio(f.floor.perSecond, f.raw.perSecond) : '–'} | ${cpuCell(f.cpu)} | ${f.floor ? floorCpuCell(f.floor) : '–'} |`),
     '',
     '### Replicas',
     '',
