@@ -1,6 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiFailure, type ApiFailure } from '../http/api-failure.js';
 import { headerOf, pathOf, type GatewayRequest } from '../http/gateway-request.js';
@@ -22,7 +22,7 @@ const invalidKey = () =>
 
 /** Compares digests so neither the content nor the length of the admin token leaks through timing. */
 function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  const digest = (s: string) => hash('sha256', s, 'buffer');
   return timingSafeEqual(digest(given), digest(expected));
 }
 
@@ -59,10 +59,11 @@ export class AccessGuard implements CanActivate {
 
     if (!looksLikeApiKey(bearer.token)) throw await failed(invalidKey());
     // Per key and account, after authentication (a scope refusal spends too: it is the key's request).
-    const keyHash = hashApiKey(bearer.token).toString('base64');
+    const secretHash = hashApiKey(bearer.token);
+    const keyHash = secretHash.toString('base64');
     const budget = budgetOf(req.method, pathOf(req));
     this.limiter.refuseWhileRefused(res, keyHash, budget);
-    const resolved = await this.keys.resolve(bearer.token);
+    const resolved = await this.keys.resolve(secretHash, keyHash);
     if (!resolved) throw await failed(invalidKey());
     await this.limiter.admit(res, keyHash, { key_id: resolved.key_id, account_id: resolved.account.id, plan: resolved.plan }, budget);
     if (!resolved.scopes.includes(access.scope)) {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const SECRET_LENGTH = 40;
@@ -35,7 +35,7 @@ export function generateApiKey(): NewApiKey {
  * only add latency to every request. The hash is also what we look keys up by.
  */
 export function hashApiKey(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 export function looksLikeApiKey(value: string): boolean {

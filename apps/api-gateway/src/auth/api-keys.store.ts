@@ -3,7 +3,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { AccountContext } from '@voice/contracts';
 import { RecentAnswers } from '../caching/recent-answers.js';
 import { DATA_SOURCE } from '../tokens.js';
-import { generateApiKey, hashApiKey } from './api-key.js';
+import { generateApiKey } from './api-key.js';
 import { newApiKeyId } from './resource-ids.js';
 import type { ApiKeyView, CreatedApiKey } from './api-key.views.js';
 import { isScope, type Scope } from './scopes.js';
@@ -61,12 +61,11 @@ export class ApiKeysStore {
   }
 
   /**
-   * The key behind a secret, looked up by its hash at most once per KEY_LOOKUP_TTL_MS per gateway: a
+   * The key behind a secret's hash (hashApiKey; `cacheKey` its base64, which the caller has already made for the
+   * rate limiter), looked up at most once per KEY_LOOKUP_TTL_MS per gateway: a
    * revocation applies to the next request on the revoking gateway and within that time on the others.
    */
-  async resolve(secret: string, now = Date.now()): Promise<ResolvedKey | undefined> {
-    const hash = hashApiKey(secret);
-    const cacheKey = hash.toString('base64');
+  async resolve(hash: Buffer, cacheKey = hash.toString('base64'), now = Date.now()): Promise<ResolvedKey | undefined> {
     const recent = this.recent.get(cacheKey, now);
     if (recent && recent.ageMs < KEY_LOOKUP_TTL_MS) return recent.value;
     const revocationsBefore = this.revocations;
