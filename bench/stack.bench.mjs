@@ -128,7 +128,7 @@ async function rawLoop(pool, work) {
 
 // ---------- the run ----------
 
-const database = process.env.BENCH_EXISTING_DATABASE ? existingDatabase(adminUrl, process.env.BENCH_EXISTING_DATABASE, ['bench_raw', 'bench_ideal']) : await freshDatabase(adminUrl, 'stack');
+const database = process.env.BENCH_EXISTING_DATABASE ? existingDatabase(adminUrl, process.env.BENCH_EXISTING_DATABASE, ['bench_raw', 'bench_ideal', 'floor']) : await freshDatabase(adminUrl, 'stack');
 // Agents are created on a voice platform: the bundled simulator plays it.
 const platformKey = `sim_${randomBytes(8).toString('hex')}`;
 const simulators = await sims.startSimulators({ apiKeys: [platformKey], webhookSecret: 'whsec_bench_secret_0000' });
@@ -283,7 +283,7 @@ try {
   // node:http → one NATS request → a bare responder → the raw baseline's statements → the rows' JSON back: what any
   // gateway → bus → service → PostgreSQL design pays per request on this machine before any of our code runs.
   const AGENT_BY_KEY = 'SELECT * FROM agents.agents WHERE id = $1 AND account_id = $2';
-  const startFloor = (shapes) => startArchitectureFloor({ natsUrl, databaseUrl: database.url, shapes, agent: { sql: AGENT_BY_KEY, params: [agentIds[0], account.id] } });
+  const startFloor = (shapes, ingestAccountId) => startArchitectureFloor({ natsUrl, databaseUrl: database.url, shapes, ingestAccountId, agent: { sql: AGENT_BY_KEY, params: [agentIds[0], account.id] } });
   /** The floor under the same load as the stack (after the same warm-up), with the CPU its two processes spent per request. */
   const onFloor = async (path) => {
     await hammer([`${floor.url}${path}`], key, WARM_UP_SECONDS);
@@ -291,6 +291,48 @@ try {
     const result = await hammer([`${floor.url}${path}`], key);
     const cpuUs = Object.fromEntries(floor.processes.map((p, i) => [p.label, ((cpuSeconds(p.pid) - before[i]) * 1e6) / result.requests]));
     return { ...result, cpuUs };
+  };
+
+  /**
+   * The same calls through the floor (POST /events → JetStream → a bare consumer appending each batch's events and
+   * folding them into read-model rows, one transaction a batch), posted as the stack's ingest posts them; conversations/s
+   * from the first POST until all are in the floor's read model, and the CPU µs per event of its processes and of
+   * PostgreSQL's sessions on the bench database.
+   */
+  const floorIngest = async (ingestCalls) => {
+    const ingestFloor = await startFloor({}, account.id);
+    try {
+      const events = ingestCalls.flatMap((c) => c.events);
+      const batches = [];
+      for (let i = 0; i < events.length; i += BATCH) batches.push(events.slice(i, i + BATCH));
+      const postgresPids = await sessions();
+      const before = [...ingestFloor.processes.map((p) => cpuSeconds(p.pid)), sessionsCpu(postgresPids)];
+      const started = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: POSTERS }, async () => {
+        for (let b = next++; b < batches.length; b = next++) {
+          const res = await fetch(`${ingestFloor.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batches[b] }) });
+          if (res.status !== 202) throw new Error(`floor ingest: batch ${b}: ${res.status}`);
+        }
+      }));
+      for (const deadline = Date.now() + 300_000; ; await new Promise((r) => setTimeout(r, 20))) {
+        const { rows: [{ n }] } = await db.query('SELECT count(*)::int AS n FROM floor.conversations WHERE account_id = $1', [account.id]);
+        if (n >= ingestCalls.length) break;
+        if (ingestFloor.processes.some((p) => p.exited)) throw new Error(`floor ingest: a floor process exited with ${n} of ${ingestCalls.length} listed`);
+        if (Date.now() > deadline) throw new Error(`floor ingest: ${n} of ${ingestCalls.length} listed after 5 min`);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const perEvent = (s) => Math.round((s * 1e6) / events.length);
+      // The floor's pool opened its connections during the run: a session new since the start counts whole.
+      const after = sessionsCpu(await sessions());
+      const postgres = [...after].reduce((sum, [pid, s]) => sum + s - (before[2].get(pid) ?? 0), 0);
+      return {
+        conversationsPerSecond: ingestCalls.length / seconds,
+        cpuUsPerEvent: { ...Object.fromEntries(ingestFloor.processes.map((p, i) => [p.label, perEvent(cpuSeconds(p.pid) - before[i])])), postgres: perEvent(postgres) },
+      };
+    } finally {
+      await ingestFloor.stop();
+    }
   };
 
   // ---- fixed cost (measured after the lists in a full run; alone with BENCH_ONLY=fixed) ----
@@ -390,6 +432,10 @@ try {
   }));
   report.ingest.rawRowsPerSecond = written.length / ((performance.now() - rawStart) / 1000);
   log(`ingest: raw insert ${round(report.ingest.rawRowsPerSecond, 0)} rows/s`);
+  if (INGEST_HTTP) {
+    report.ingestFloor = await floorIngest(calls);
+    log(`ingest through the architecture's floor: ${round(report.ingestFloor.conversationsPerSecond, 0)} conversations/s listed (${ratio(report.ingestFloor.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw); CPU µs per event: ${Object.entries(report.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  }
   const logIngest = (label, r) => log(`${label}: ${round(r.conversationsPerSecond, 0)} conversations/s listed (${ratio(r.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw), lag p50 ${round(r.lagP50, 0)} ms, p99 ${round(r.lagP99, 0)} ms`);
   if (INGEST_HTTP) logIngest('ingest over HTTP', report.ingest);
   if (INGEST_ONLY) {
@@ -522,7 +568,7 @@ try {
   } else if (err === INGEST_DONE) {
     const { rawRowsPerSecond } = report.ingest;
     const withRatio = (r) => r && { ...r, ratio: round(r.conversationsPerSecond / rawRowsPerSecond, 3) };
-    console.log(JSON.stringify({ rawRowsPerSecond, http: withRatio(INGEST_HTTP && report.ingest), direct: withRatio(report.ingestDirect) }));
+    console.log(JSON.stringify({ rawRowsPerSecond, http: withRatio(INGEST_HTTP && report.ingest), direct: withRatio(report.ingestDirect), floor: withRatio(report.ingestFloor) }));
   } else {
     console.error('[bench:stack] failed:', err);
     process.exitCode = 1;
@@ -549,7 +595,7 @@ function headlineOf(r) {
   const agent = r.fixed[0];
   const floorWorst = r.lists.reduce((w, l) => (l.floor.p50 / l.raw.p50 > w.floor.p50 / w.raw.p50 ? l : w), r.lists[0]);
   return `**Lists: worst shape ${ratio(worst.service.p50, worst.raw.p50)}× the ideal table's p50 (${worst.name}); GET /v1/agents/{id} ${ratio(agent.service.perSecond, agent.raw.perSecond)}× the raw primary-key lookup's throughput; ingest ${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw batched insert.** ` +
-    `The architecture's floor (the same requests through a bare HTTP server, one NATS hop and a bare responder) in the same run: lists up to ${ratio(floorWorst.floor.p50, floorWorst.raw.p50)}× the ideal table (${floorWorst.name}), GET by id ${ratio(agent.floor.perSecond, agent.raw.perSecond)}× the raw lookup.`;
+    `The architecture's floor (the same requests through a bare HTTP server, one NATS hop and a bare responder) in the same run: lists up to ${ratio(floorWorst.floor.p50, floorWorst.raw.p50)}× the ideal table (${floorWorst.name}), GET by id ${ratio(agent.floor.perSecond, agent.raw.perSecond)}× the raw lookup, ingest ${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert.`;
 }
 
 /** BENCHMARKS.md's part: each figure beside its raw baseline; CPU, replicas, memory and start-up are in bench/results/stack.md. */
@@ -593,6 +639,8 @@ function render(r) {
     '### Ingest',
     '',
     `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingest)}.`,
+    '',
+    `The same calls through the architecture's floor (posted the same way to a bare HTTP server publishing each event onto a stream of its own, consumed by a bare service that appends each batch's events to an event table with the event store's constraints and folds them into a copy of the read model's table, one transaction a batch; [bench/architecture-floor/](bench/architecture-floor/)): **${round(r.ingestFloor.conversationsPerSecond, 0)} conversations/s** (${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert). CPU per event: ${Object.entries(r.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v} µs`).join(', ')}.`,
     '',
     `The same number of calls published straight onto CALL_EVENTS (no HTTP, no gateway: the account's subject and de-duplication id the gateway sets, ${POSTERS} publishers of batches of ${BATCH} with ${DIRECT_IN_FLIGHT} publishes in flight each), in a second account after the lists: accepted at ${round(r.ingestDirect.acceptedPerSecond, 0)} events/s; **${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s to all listed** (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert above). Lag from a batch's last acknowledgement to its conversations listed: p50 ${round(r.ingestDirect.lagP50, 0)} ms, p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingestDirect)}.`,
     '',

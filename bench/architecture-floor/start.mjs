@@ -11,7 +11,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 function startProcess(label, file, env) {
   const child = spawn(process.execPath, [join(here, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
-  child.stderr.on('data', (d) => { tail = (tail + d).slice(-4_000); });
+  // What a floor process says on stderr is shown (it says nothing unless it fails).
+  child.stderr.on('data', (d) => { tail = (tail + d).slice(-4_000); process.stderr.write(`[${label}] ${d}`); });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${label} did not start in 30 s:\n${tail}`)), 30_000);
     child.stdout.on('data', (d) => {
@@ -19,18 +20,26 @@ function startProcess(label, file, env) {
       if (!m) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
-      ok({ label, pid: child.pid, port: m[1] && Number(m[1]), stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM'); }) });
+      const started = { label, pid: child.pid, port: m[1] && Number(m[1]), exited: false, stop: () => new Promise((done) => { if (started.exited) done(); else { child.once('exit', done); child.kill('SIGTERM'); } }) };
+      child.once('exit', () => { started.exited = true; });
+      ok(started);
     });
     child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`${label} exited (${code}):\n${tail}`)); });
   });
 }
 
 /**
- * `shapes`: name → { page, count, params } (the list statements of the raw baseline); `agent`: { sql, params }.
+ * `shapes`: name → { page, count, params } (the list statements of the raw baseline); `agent`: { sql, params };
+ * `ingestAccountId`: call events posted to /events are recorded for this account in schema floor (created here).
  * Resolves with the floor gateway's base URL, the two processes (label, pid) and `stop()`.
  */
-export async function startArchitectureFloor({ natsUrl, databaseUrl, shapes, agent }) {
-  const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, FLOOR_SUBJECT: `floor${randomBytes(4).toString('hex')}`, FLOOR_SHAPES: JSON.stringify(shapes), FLOOR_AGENT: JSON.stringify(agent) };
+export async function startArchitectureFloor({ natsUrl, databaseUrl, shapes = {}, agent, ingestAccountId }) {
+  const suffix = randomBytes(4).toString('hex');
+  const env = {
+    NATS_URL: natsUrl, DATABASE_URL: databaseUrl, FLOOR_SUBJECT: `floor${suffix}`, FLOOR_SHAPES: JSON.stringify(shapes), FLOOR_AGENT: JSON.stringify(agent),
+    // With an account: the floor's service also consumes call events (POST /events) into tables of schema floor.
+    ...(ingestAccountId ? { FLOOR_INGEST_STREAM: `FLOOR_${suffix}`, FLOOR_ACCOUNT: ingestAccountId } : {}),
+  };
   const service = await startProcess('floor service', 'service.mjs', env);
   const gateway = await startProcess('floor gateway', 'gateway.mjs', env).catch(async (err) => { await service.stop(); throw err; });
   return {
