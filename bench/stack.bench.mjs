@@ -59,7 +59,7 @@ const { generator, sims, contracts } = await importBuilt({
   generator: 'tools/call-generator/dist/index.js', sims: 'tools/platform-simulators/dist/index.js', contracts: 'libs/contracts/dist/index.js',
 });
 const { accountCallEventSubject, namespacedSubject } = contracts;
-const FLOOR_NOTE = '_Floor_: the same request through node:http → one NATS request → a bare responder sending the raw baseline\'s statements through `pg` → the rows\' JSON back ([bench/architecture-floor/](bench/architecture-floor/)), two processes like the gateway and a service, on the same nats-server and database, under the same load. No authentication, rate limiter, validation, envelope, tenant check or log: what the design\'s one hop costs before any of our code runs. What the floor adds to the raw statement no code of ours can take away.';
+const FLOOR_NOTE = '_Floor_: the same request through node:http → one NATS request → a bare responder sending the raw baseline\'s statements through `pg` → the rows\' JSON back ([bench/architecture-floor/](../architecture-floor/)), two processes like the gateway and a service, on the same nats-server and database, under the same load. No authentication, rate limiter, validation, envelope, tenant check or log: what the design\'s one hop costs before any of our code runs. What the floor adds to the raw statement no code of ours can take away.';
 const log = (m) => process.stderr.write(`[bench:stack] ${m}\n`);
 const round = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
@@ -616,8 +616,6 @@ function renderHeadline(r) {
     '| request (fixed cost) | service req/s | raw req/s | ratio | floor req/s | floor / raw | p50 ms |',
     '|---|---:|---:|---:|---:|---:|---:|',
     ...r.fixed.map((f) => `| ${f.name} | ${round(f.service.perSecond, 0)} | ${f.raw ? round(f.raw.perSecond, 0) : '–'} | ${f.raw ? ratio(f.service.perSecond, f.raw.perSecond) : '–'} | ${f.floor ? round(f.floor.perSecond, 0) : '–'} | ${f.floor ? ratio(f.floor.perSecond, f.raw.perSecond) : '–'} | ${round(f.service.p50)} |`),
-    '',
-    FLOOR_NOTE,
   ].join('\n');
 }
 
@@ -640,7 +638,7 @@ function render(r) {
     '',
     `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingest)}.`,
     '',
-    `The same calls through the architecture's floor (posted the same way to a bare HTTP server publishing each event onto a stream of its own, consumed by a bare service that appends each batch's events to an event table with the event store's constraints and folds them into a copy of the read model's table, one transaction a batch; [bench/architecture-floor/](bench/architecture-floor/)): **${round(r.ingestFloor.conversationsPerSecond, 0)} conversations/s** (${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert). CPU per event: ${Object.entries(r.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v} µs`).join(', ')}.`,
+    `The same calls through the architecture's floor (posted the same way to a bare HTTP server publishing each event onto a stream of its own, consumed by a bare service that appends each batch's events to an event table with the event store's constraints and folds them into a copy of the read model's table, one transaction a batch; [bench/architecture-floor/](../architecture-floor/)): **${round(r.ingestFloor.conversationsPerSecond, 0)} conversations/s** (${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert). CPU per event: ${Object.entries(r.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v} µs`).join(', ')}.`,
     '',
     `The same number of calls published straight onto CALL_EVENTS (no HTTP, no gateway: the account's subject and de-duplication id the gateway sets, ${POSTERS} publishers of batches of ${BATCH} with ${DIRECT_IN_FLIGHT} publishes in flight each), in a second account after the lists: accepted at ${round(r.ingestDirect.acceptedPerSecond, 0)} events/s; **${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s to all listed** (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert above). Lag from a batch's last acknowledgement to its conversations listed: p50 ${round(r.ingestDirect.lagP50, 0)} ms, p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingestDirect)}.`,
     '',
