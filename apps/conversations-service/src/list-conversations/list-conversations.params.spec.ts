@@ -167,10 +167,12 @@ describe('list SQL', () => {
   it('counts a substring search with the work_mem that keeps its bitmap exact, and nothing else', () => {
     // A search with an agent at ten million conversations overflowed the default 4 MB: 6.1 s instead of 0.45 s.
     expect(SEARCH_WORK_MEM).toBe('64MB');
-    for (const q of [{ search: 'refund' }, { search: 'refund', agent_id: 'agt_1' }, { search: 'ok', status: 'failed', min_duration: '60' }]) {
+    const searching: Array<Record<string, string>> = [{ search: 'refund' }, { search: 'refund', agent_id: 'agt_1' }, { search: 'ok', status: 'failed', min_duration: '60' }];
+    for (const q of searching) {
       expect(buildListSql('a', ok(q)).workMem).toBe(SEARCH_WORK_MEM);
     }
-    for (const q of [{}, { agent_id: 'agt_1', status: 'completed' }, { topic: 'billing' }, { min_duration: '60', start_date: '2025-01-01' }]) {
+    const others: Array<Record<string, string>> = [{}, { agent_id: 'agt_1', status: 'completed' }, { topic: 'billing' }, { min_duration: '60', start_date: '2025-01-01' }];
+    for (const q of others) {
       expect(buildListSql('a', ok(q)).workMem).toBeUndefined();
     }
   });
