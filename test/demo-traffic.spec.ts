@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 // @ts-expect-error the launcher's scripts are plain ES modules without type declarations
-import { capAction, liveCallOptions, staleCallEnds } from '../scripts/start/demo-traffic.mjs';
+import { capAction, liveCallOptions, staleCallEnds, startDemoTraffic } from '../scripts/start/demo-traffic.mjs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { prng, scenarioCall } from '@voice/call-generator';
 
 describe('demo traffic', () => {
@@ -53,5 +55,45 @@ describe('demo traffic', () => {
     const failed = liveCallOptions(scenarioCall(prng(5), 'failed_call'), 'agent_x');
     expect(failed).toMatchObject({ outcome: 'failed', turns: [], live: true });
     expect(failed).not.toHaveProperty('durationMs');
+  });
+
+  it('a call whose placement was under way when the traffic stopped is not placed (nothing would end it)', async () => {
+    // The API the traffic reads, its look at the cap held until the stop has run.
+    let capAsked!: () => void;
+    const capLookStarted = new Promise<void>((resolve) => (capAsked = resolve));
+    let answerCap!: () => void;
+    const capAnswered = new Promise<void>((resolve) => (answerCap = resolve));
+    const json = (res: ServerResponse, body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const api = createServer((req, res) => {
+      if (req.url?.startsWith('/v1/agents')) {
+        return json(res, { data: [{ id: 'agt_1', voice_platform: 'platform_a', platform_sync: { platform_agent_id: 'pa_1' }, metadata: {}, retention: null }] });
+      }
+      capAsked();
+      void capAnswered.then(() => json(res, { data: [], meta: { total: 0 } }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const begun: unknown[] = [];
+    const simulator = {
+      beginCall: (options: unknown) => {
+        begun.push(options);
+        return { callId: `call_${begun.length}`, settled: new Promise(() => undefined), recordingUrl: null };
+      },
+      recordings: { warmUp: () => undefined, prepare: () => undefined },
+    };
+    try {
+      const traffic = await startDemoTraffic({
+        simulators: { platformA: simulator, platformB: simulator }, baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+        apiKey: 'key', callsPerMinute: 1, log: () => undefined, firstCallInMs: 0,
+      });
+      await capLookStarted;
+      await traffic.stop();
+      answerCap();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(begun).toEqual([]);
+      expect(traffic.placed()).toBe(0);
+    } finally {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 });

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, createTestDatabase, deleteNamespaceStreams, randomNamespace, testNatsUrl, type TestDatabase } from '@voice/testing';
 import { alive } from './support/processes.js';
+import { eventually } from './support/streams.js';
 
 /** The processes an operator runs: each app's `main.js`, and `npm start` in the distributed mode (NATS_URL set). */
 const root = resolve(fileURLToPath(import.meta.url), '../..');
@@ -208,7 +209,11 @@ describe('npm start, distributed mode (three processes over NATS)', () => {
     expect(launcher.out()).toContain('distributed, over NATS');
     const base = `http://127.0.0.1:${port}`;
     expect(launcher.out()).toContain(`\n  console:   ${base}/app\n`); // no demo data (SEED_DEMO=false): no key to sign in with
-    for (const app of ['agents-service ready', 'conversations-service ready', 'notifications-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
+    // Each app's "ready" line reaches the launcher's output through the app's own pipe, so it can follow the banner
+    // (printed once /health answers) by a moment.
+    await eventually(() => {
+      for (const app of ['agents-service ready', 'conversations-service ready', 'notifications-service ready', 'api-gateway ready']) expect(launcher.out()).toContain(app);
+    }, 10_000);
     const account = (await apiClient(base, adminToken).post('/v1/admin/accounts', { name: 'Dist', plan: 'starter', agent_limit: 2, voice_platforms: ['platform_a'] })).body.data;
     const api = apiClient(base, account.api_key);
     // The launcher runs the platform simulators beside the processes: point the account at its platform_a.

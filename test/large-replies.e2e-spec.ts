@@ -17,7 +17,9 @@ describe('reads bigger than the bus', () => {
   let agentId: string;
 
   beforeAll(async () => {
-    system = await startSystem({ rpcTimeoutMs: 10_000 });
+    // Generous: an agent create waits up to its inline platform-sync bound (8 s) before it answers, and these payloads
+    // are the largest the API accepts; under a loaded CI machine 10 s left too little beside that bound.
+    system = await startSystem({ rpcTimeoutMs: 30_000 });
     account = await system.createAccount({ agent_limit: 40, voice_platforms: ['platform_a'] });
     const agent = await account.api.post('/v1/agents', { name: 'Bulky', voice_platform: 'platform_a' });
     expect(agent.status).toBe(201);

@@ -154,7 +154,8 @@ export async function startDemoTraffic({ simulators, baseUrl, apiKey, callsPerMi
   };
 
   const placeOne = async () => {
-    if (!(await underCap())) return;
+    // The look at the cap is a round trip: a stop during it must not be followed by a call nothing would end.
+    if (!(await underCap()) || stopped) return;
     const agent = agents[Math.floor(random() * agents.length)];
     const call = scenarioCall(random, pickScenario(random, agent.mix));
     const begun = simulatorOf[agent.platform].beginCall(liveCallOptions(call, agent.platformAgentId));
