@@ -186,9 +186,9 @@ try {
     log(`${name}: agents known to conversations-service`);
     return { account: created, key: created.api_key, agentIds: agents };
   };
-  /** CPU seconds so far of each app process and of the PostgreSQL sessions on the bench database (their sum). */
-  const ingestCpu = async () => {
-    const cpu = Object.fromEntries(processes.map((p) => [p.label, cpuSeconds(p.pid)]));
+  /** CPU seconds so far of each process given (the apps unless said) and of the PostgreSQL sessions on the bench database (their sum). */
+  const ingestCpu = async (measured = processes) => {
+    const cpu = Object.fromEntries(measured.map((p) => [p.label, cpuSeconds(p.pid)]));
     const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     cpu.postgres = rows.reduce((sum, { pid }) => {
       try {
@@ -205,7 +205,7 @@ try {
     const nc = await connect({ servers: natsUrl });
     const js = jetstream(nc);
     try {
-      return await measureIngest(directCalls, direct.key, async (batch) => {
+      return await measureIngest(directCalls, listedThroughApi(direct.key), async (batch) => {
         let next = 0;
         await Promise.all(Array.from({ length: Math.min(DIRECT_IN_FLIGHT, batch.length) }, async () => {
           while (next < batch.length) {
@@ -218,11 +218,16 @@ try {
       await nc.close();
     }
   };
+  /** The account's listed total as the API answers it; -1 for a list that failed (a loaded machine's database refusing a connection: asked again at the next poll). */
+  const listedThroughApi = (token) => async () => {
+    const page = await call('GET', '/v1/conversations?per_page=1', token).catch(() => undefined);
+    return page?.status === 200 ? page.body.meta.total : -1;
+  };
   /**
    * Ingests the calls' events in batches of BATCH (POSTERS at once, `publish(batch)` resolving once the batch is
    * accepted) until every conversation is listed; lag: from a batch's acceptance to its conversations in the list's total.
    */
-  const measureIngest = async (ingestCalls, token, publish) => {
+  const measureIngest = async (ingestCalls, listedTotal, publish, measured = processes) => {
     const events = ingestCalls.flatMap((c) => c.events);
     const startedBy = []; // per batch: how many conversations have started up to and including it
     const seen = new Set();
@@ -234,7 +239,7 @@ try {
       startedBy.push(seen.size);
     }
     const ackedAt = new Array(batches.length);
-    const cpuBefore = await ingestCpu();
+    const cpuBefore = await ingestCpu(measured);
     const ingestStart = performance.now();
     let next = 0;
     const posting = Promise.all(Array.from({ length: POSTERS }, async () => {
@@ -249,9 +254,7 @@ try {
     const watcher = (async () => {
       let b = 0;
       while (watching) {
-        const page = await call('GET', '/v1/conversations?per_page=1', token).catch(() => undefined);
-        // A list that failed (a loaded machine's database refusing a connection) is asked again at the next poll.
-        const total = page?.status === 200 ? page.body.meta.total : -1;
+        const total = await listedTotal();
         const now = performance.now();
         while (b < batches.length && ackedAt[b] !== undefined && total >= startedBy[b]) listedAt[b++] = now;
         if (total >= ingestCalls.length) return now;
@@ -264,7 +267,7 @@ try {
     const listedMs = (await Promise.race([watcher, new Promise((_, fail) => { giveUp = setTimeout(() => fail(new Error('not all listed within 5 min')), 300_000); })])) - ingestStart;
     clearTimeout(giveUp); // a pending timer would keep the bench alive for its 5 minutes after the report
     watching = false;
-    const cpuAfter = await ingestCpu();
+    const cpuAfter = await ingestCpu(measured);
     // CPU µs per event of each process (PostgreSQL: the bench database's sessions), from the first batch to all listed.
     const cpuUsPerEvent = Object.fromEntries(Object.entries(cpuAfter).map(([label, seconds]) => [label, Math.round(((seconds - (cpuBefore[label] ?? 0)) * 1e6) / events.length)]));
     const lags = listedAt.map((t, b) => t - ackedAt[b]).filter(Number.isFinite).sort((a, b) => a - b);
@@ -295,41 +298,21 @@ try {
 
   /**
    * The same calls through the floor (POST /events → JetStream → a bare consumer appending each batch's events and
-   * folding them into read-model rows, one transaction a batch), posted as the stack's ingest posts them; conversations/s
-   * from the first POST until all are in the floor's read model, and the CPU µs per event of its processes and of
-   * PostgreSQL's sessions on the bench database.
+   * folding them into read-model rows, one transaction a batch), measured as the stack's ingest is: posted the same way,
+   * until all are in the floor's read model, with the CPU µs per event of its two processes and of PostgreSQL.
    */
   const floorIngest = async (ingestCalls) => {
     const ingestFloor = await startFloor({}, account.id);
+    const listedOnFloor = async () => {
+      if (ingestFloor.processes.some((p) => p.exited)) throw new Error('floor ingest: a floor process exited');
+      const { rows: [{ n }] } = await db.query('SELECT count(*)::int AS n FROM floor.conversations WHERE account_id = $1', [account.id]);
+      return n;
+    };
     try {
-      const events = ingestCalls.flatMap((c) => c.events);
-      const batches = [];
-      for (let i = 0; i < events.length; i += BATCH) batches.push(events.slice(i, i + BATCH));
-      const postgresPids = await sessions();
-      const before = [...ingestFloor.processes.map((p) => cpuSeconds(p.pid)), sessionsCpu(postgresPids)];
-      const started = performance.now();
-      let next = 0;
-      await Promise.all(Array.from({ length: POSTERS }, async () => {
-        for (let b = next++; b < batches.length; b = next++) {
-          const res = await fetch(`${ingestFloor.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batches[b] }) });
-          if (res.status !== 202) throw new Error(`floor ingest: batch ${b}: ${res.status}`);
-        }
-      }));
-      for (const deadline = Date.now() + 300_000; ; await new Promise((r) => setTimeout(r, 20))) {
-        const { rows: [{ n }] } = await db.query('SELECT count(*)::int AS n FROM floor.conversations WHERE account_id = $1', [account.id]);
-        if (n >= ingestCalls.length) break;
-        if (ingestFloor.processes.some((p) => p.exited)) throw new Error(`floor ingest: a floor process exited with ${n} of ${ingestCalls.length} listed`);
-        if (Date.now() > deadline) throw new Error(`floor ingest: ${n} of ${ingestCalls.length} listed after 5 min`);
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const perEvent = (s) => Math.round((s * 1e6) / events.length);
-      // The floor's pool opened its connections during the run: a session new since the start counts whole.
-      const after = sessionsCpu(await sessions());
-      const postgres = [...after].reduce((sum, [pid, s]) => sum + s - (before[2].get(pid) ?? 0), 0);
-      return {
-        conversationsPerSecond: ingestCalls.length / seconds,
-        cpuUsPerEvent: { ...Object.fromEntries(ingestFloor.processes.map((p, i) => [p.label, perEvent(cpuSeconds(p.pid) - before[i])])), postgres: perEvent(postgres) },
-      };
+      return await measureIngest(ingestCalls, listedOnFloor, async (batch) => {
+        const res = await fetch(`${ingestFloor.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
+        if (res.status !== 202) throw new Error(`floor ingest: ${res.status}`);
+      }, ingestFloor.processes);
     } finally {
       await ingestFloor.stop();
     }
@@ -402,7 +385,7 @@ try {
     for (const e of c.events) if (e.type === 'call.ended' && e.data.summary) e.data.summary += ' Warranty claim noted.';
   });
   if (INGEST_HTTP) {
-    report.ingest = await measureIngest(calls, key, async (batch) => {
+    report.ingest = await measureIngest(calls, listedThroughApi(key), async (batch) => {
       const res = await call('POST', '/v1/call-events', key, { events: batch });
       if (res.status !== 202) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
     });
@@ -434,7 +417,7 @@ try {
   log(`ingest: raw insert ${round(report.ingest.rawRowsPerSecond, 0)} rows/s`);
   if (INGEST_HTTP) {
     report.ingestFloor = await floorIngest(calls);
-    log(`ingest through the architecture's floor: ${round(report.ingestFloor.conversationsPerSecond, 0)} conversations/s listed (${ratio(report.ingestFloor.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw); CPU µs per event: ${Object.entries(report.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    log(`ingest through the architecture's floor: ${round(report.ingestFloor.conversationsPerSecond, 0)} conversations/s listed (${ratio(report.ingestFloor.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw); CPU per event: ${cpuPerEvent(report.ingestFloor)}`);
   }
   const logIngest = (label, r) => log(`${label}: ${round(r.conversationsPerSecond, 0)} conversations/s listed (${ratio(r.conversationsPerSecond, report.ingest.rawRowsPerSecond)}× raw), lag p50 ${round(r.lagP50, 0)} ms, p99 ${round(r.lagP99, 0)} ms`);
   if (INGEST_HTTP) logIngest('ingest over HTTP', report.ingest);
@@ -638,7 +621,7 @@ function render(r) {
     '',
     `${r.ingest.events.toLocaleString('en-US')} call events (${r.conversations.toLocaleString('en-US')} conversations) over \`POST /v1/call-events\`, batches of ${BATCH}, ${POSTERS} posters: accepted at ${round(r.ingest.acceptedPerSecond, 0)} events/s; **${round(r.ingest.conversationsPerSecond, 0)} conversations/s from the first POST to all listed**, against ${round(r.ingest.rawRowsPerSecond, 0)} rows/s for a raw batched INSERT of the same read-model rows (${ratio(r.ingest.conversationsPerSecond, r.ingest.rawRowsPerSecond)}×). Lag from a batch's 202 to its conversations in the list's total: p50 ${round(r.ingest.lagP50, 0)} ms, p99 ${round(r.ingest.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingest)}.`,
     '',
-    `The same calls through the architecture's floor (posted the same way to a bare HTTP server publishing each event onto a stream of its own, consumed by a bare service that appends each batch's events to an event table with the event store's constraints and folds them into a copy of the read model's table, one transaction a batch; [bench/architecture-floor/](../architecture-floor/)): **${round(r.ingestFloor.conversationsPerSecond, 0)} conversations/s** (${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert). CPU per event: ${Object.entries(r.ingestFloor.cpuUsPerEvent).map(([k, v]) => `${k} ${v} µs`).join(', ')}.`,
+    `The same calls through the architecture's floor (posted the same way to a bare HTTP server publishing each event onto a stream of its own, consumed by a bare service that appends each batch's events to an event table with the event store's constraints and folds them into a copy of the read model's table, one transaction a batch; [bench/architecture-floor/](../architecture-floor/)): **${round(r.ingestFloor.conversationsPerSecond, 0)} conversations/s** (${ratio(r.ingestFloor.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert). CPU per event: ${cpuPerEvent(r.ingestFloor)}.`,
     '',
     `The same number of calls published straight onto CALL_EVENTS (no HTTP, no gateway: the account's subject and de-duplication id the gateway sets, ${POSTERS} publishers of batches of ${BATCH} with ${DIRECT_IN_FLIGHT} publishes in flight each), in a second account after the lists: accepted at ${round(r.ingestDirect.acceptedPerSecond, 0)} events/s; **${round(r.ingestDirect.conversationsPerSecond, 0)} conversations/s to all listed** (${ratio(r.ingestDirect.conversationsPerSecond, r.ingest.rawRowsPerSecond)}× the raw insert above). Lag from a batch's last acknowledgement to its conversations listed: p50 ${round(r.ingestDirect.lagP50, 0)} ms, p99 ${round(r.ingestDirect.lagP99, 0)} ms. CPU per event: ${cpuPerEvent(r.ingestDirect)}.`,
     '',
