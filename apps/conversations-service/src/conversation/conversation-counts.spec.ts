@@ -3,7 +3,7 @@ import { countChanges, facetsOf, type CountedColumns } from './conversation-coun
 
 const row = (over: Partial<CountedColumns> = {}): CountedColumns => ({
   account_id: 'acc_1', agent_id: 'agt_1', status: 'in_progress', sentiment: null, outcome: null,
-  has_recording: false, has_transcript: false, topics_lower: [], ...over,
+  has_recording: false, has_transcript: false, topics_lower: [], start_day: '2025-01-02', ...over,
 });
 
 describe('conversation counts', () => {
@@ -11,13 +11,19 @@ describe('conversation counts', () => {
     expect(facetsOf(row({ status: 'completed', sentiment: 'negative', outcome: 'resolved', has_recording: true, topics_lower: ['billing', 'billing', 'refund'] }))).toEqual([
       ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
       ['has_recording', 'true'], ['has_transcript', 'false'], ['topic', 'billing'], ['topic', 'refund'],
+      ['day', '2025-01-02'], ['day:status=completed', '2025-01-02'], ['day:has_recording=true', '2025-01-02'],
     ]);
-    expect(facetsOf(row()).map(([facet]) => facet)).toEqual(['status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript']);
+    expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
+      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'day', 'day:status=in_progress', 'day:has_recording=false',
+    ]);
   });
 
   it('a new conversation adds one under each of its values', () => {
     expect(countChanges([{ before: undefined, after: row() }])).toEqual([
       { account_id: 'acc_1', facet: 'agent_id', value: 'agt_1', delta: 1 },
+      { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'has_recording', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'has_transcript', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: 1 },
@@ -29,6 +35,8 @@ describe('conversation counts', () => {
     const before = row({ topics_lower: ['billing'] });
     const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'] });
     expect(countChanges([{ before, after }])).toEqual([
+      { account_id: 'acc_1', facet: 'day:status=completed', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: -1 },
       { account_id: 'acc_1', facet: 'sentiment', value: 'positive', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'completed', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: -1 },
@@ -38,6 +46,17 @@ describe('conversation counts', () => {
       { account_id: 'acc_1', facet: 'topic', value: 'sales', delta: 1 },
     ]);
     expect(countChanges([{ before: after, after }])).toEqual([]);
+  });
+
+  it('a start moved to another day moves the conversation between the days', () => {
+    expect(countChanges([{ before: row({ start_day: '2025-01-02' }), after: row({ start_day: '2025-01-01' }) }]).filter((c) => c.facet.startsWith('day'))).toEqual([
+      { account_id: 'acc_1', facet: 'day', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: -1 },
+    ]);
   });
 
   it('sums the changes of a batch per account and value, sorted so transactions lock shared counters in one order', () => {

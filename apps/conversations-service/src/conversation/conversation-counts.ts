@@ -1,7 +1,12 @@
 /**
  * conversation_counts: how many conversations of an account have each value of the columns a list is
- * most often filtered on alone. The projection keeps it in its transaction (subtracting what a row
- * was, adding what it becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
+ * most often filtered on alone, and how many started on each UTC day (in all, and per status and per
+ * has_recording). The projection keeps it in its transaction (subtracting what a row was, adding what it
+ * becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
+ *
+ * The day counts answer what grows with an account's size: the total of a date range (a sum of its whole days'
+ * counts and an exact count of its partial days only) and the position of a deep page (the day it starts in,
+ * then an OFFSET within that day) — a few hundred counter rows where counting or skipping read every match.
  */
 
 /** The columns of a read-model row the counts are kept by. */
@@ -14,9 +19,23 @@ export interface CountedColumns {
   has_recording: boolean;
   has_transcript: boolean;
   topics_lower: readonly string[];
+  /** The UTC day the conversation started, as PostgreSQL computes it from the stored start_time (startDaySql). */
+  start_day: string;
 }
 
-export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic';
+/** The facets counted per UTC day of start: every conversation, and per status and per has_recording. */
+export type DayFacet = 'day' | `day:status=${string}` | `day:has_recording=${'true' | 'false'}`;
+
+export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | DayFacet;
+
+/**
+ * A stored start_time's UTC day as `YYYY-MM-DD` (four-digit years: string order is day order). Computed by
+ * PostgreSQL from the stored value, never from the instant the projection sent: the stored one is rounded to
+ * microseconds, which can carry 23:59:59.9999996 into the next day.
+ */
+export function startDaySql(alias: string): string {
+  return `to_char(${alias}.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+}
 
 /** The (facet, value) pairs a conversation is counted under; a null column counts under none. */
 export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
@@ -30,6 +49,9 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ['has_recording', String(row.has_recording)],
     ['has_transcript', String(row.has_transcript)],
     ...[...new Set(row.topics_lower)].map((t): [Facet, string] => ['topic', t]),
+    ['day', row.start_day],
+    [`day:status=${row.status}`, row.start_day],
+    [`day:has_recording=${row.has_recording}`, row.start_day],
   ];
   return facets.filter((f): f is [Facet, string] => f[1] !== null);
 }
@@ -74,7 +96,9 @@ export const FACET_ROWS_SQL = `
     FROM conversations.conversations c
    CROSS JOIN LATERAL (VALUES ('status', c.status), ('agent_id', c.agent_id), ('status:agent_id', c.status || ':' || c.agent_id),
                               ('sentiment', c.sentiment), ('outcome', c.outcome),
-                              ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text)) AS f(facet, value)
+                              ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text),
+                              ('day', ${startDaySql('c')}), ('day:status=' || c.status, ${startDaySql('c')}),
+                              ('day:has_recording=' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
    WHERE f.value IS NOT NULL
   UNION ALL
   SELECT d.account_id, 'topic', d.topic

@@ -20,6 +20,10 @@ const indexNames = (db: DataSource) =>
 const triggerNames = (db: DataSource) =>
   namesOf(db, `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'conversations.conversations'::regclass AND NOT tgisinternal`);
 
+/** The migrations up to the partitioning, and those before it (later ones are not this spec's). */
+const throughPartitioning = conversationsMigrations.slice(0, conversationsMigrations.indexOf(PartitionedByAccount1766000000000) + 1);
+const beforePartitioning = throughPartitioning.slice(0, -1);
+
 /** The move of the read model and the event store into partitions by account, on a schema holding data (real PostgreSQL). */
 describe('migration: partitioned by account', () => {
   let db: TestDatabase;
@@ -36,7 +40,7 @@ describe('migration: partitioned by account', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('convpartitions');
-    const previous = await openWith(conversationsMigrations.slice(0, -1));
+    const previous = await openWith(beforePartitioning);
     // A thousand conversations over forty accounts, each with its events, search row and topics, written as the
     // projection writes them (the triggers on the read model fill the change outbox as they would).
     await previous.query(
@@ -61,7 +65,7 @@ describe('migration: partitioned by account', () => {
     before = Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await rowsOf(previous, t)] as const)));
     indexesBefore = await indexNames(previous);
     triggersBefore = await triggerNames(previous);
-    after = await openWith(conversationsMigrations);
+    after = await openWith(throughPartitioning);
   }, 120_000);
 
   afterAll(async () => {
@@ -179,7 +183,7 @@ describe('migration: partitioned by account, beside a running service', () => {
 
   beforeEach(async () => {
     db = await createTestDatabase('convpartwait');
-    schema = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations.slice(0, -1) });
+    schema = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: beforePartitioning });
     await schema.query(`INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, detail, stream_version)
                         SELECT 'conv_' || n, 'acct_' || (n % 7), 'agt_1', 'completed', now(), '{}', 1 FROM generate_series(1, 2000) n`);
   });

@@ -4,9 +4,10 @@
  */
 import type { ConversationListItem } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { Facet } from '../conversation/conversation-counts.js';
+import type { DayFacet, Facet } from '../conversation/conversation-counts.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
+import { dayFacetOf, locateInDays, type DayCount } from './page-by-day.js';
 
 export interface ListSql {
   where: string;
@@ -25,6 +26,12 @@ export interface ListSql {
   counted?: { facet: Facet; value: string };
   /** The work_mem its count and one-pass reads need beyond the server's default (see countWorkMem), if any. */
   workMem?: string;
+  /** The facet of conversation_counts counting this filter's conversations per day of their start (dayFacetOf), if any. */
+  dayFacet?: DayFacet;
+  /** The filter's date range (its instants), when it has one: its total is then summed from the day counts. */
+  range?: { from: string | null; to: string | null };
+  /** True when the list is in start-time order: a deep page is then found by the day counts (without a range). */
+  startTimeOrder: boolean;
 }
 
 /**
@@ -104,6 +111,9 @@ export function buildListSql(accountId: string, f: ConversationListFilter, alias
     reverseOrderBy: order(!ascending, false),
     unfiltered: where.length === 1,
     narrow,
+    dayFacet: dayFacetOf(f),
+    range: f.start_date !== undefined || f.end_date !== undefined ? { from: f.start_date ?? null, to: f.end_date ?? null } : undefined,
+    startTimeOrder: f.sort_by === 'start_time',
   };
 }
 
@@ -184,6 +194,8 @@ export async function readConversationPage(
     const total = await countMatches(runner, sql, accountId);
     if (offset >= total) return { rows: [], total };
     const limit = Math.min(f.per_page, total - offset);
+    const byDay = await readPageByDay(runner, sql, total, limit, offset, f.sort_order === 'desc');
+    if (byDay) return { rows: byDay, total };
     const rows = offset > total / 2
       ? await readPage(runner, sql, true, limit, total - offset - limit)
       : await readPage(runner, sql, false, limit, offset);
@@ -219,6 +231,28 @@ function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, 
       ORDER BY ${sql.orderBy}`,
     [...sql.params, limit, offset],
   );
+}
+
+/**
+ * A deep page of a list the day counts cover, in start-time order and without a date range: the day its first row
+ * started on is found from the counts (a few hundred rows), then only that day's earlier matches are skipped —
+ * where an OFFSET from either end skipped up to half the account's matches. Undefined when it does not apply, when
+ * an OFFSET from the nearer end skips fewer rows, or when the counts do not agree with the total (the caller then
+ * skips the plain way).
+ */
+async function readPageByDay(runner: QueryRunner, sql: ListSql, total: number, limit: number, offset: number, descending: boolean): Promise<ListRow[] | undefined> {
+  if (sql.dayFacet === undefined || sql.range !== undefined || !sql.startTimeOrder) return undefined;
+  const days: Array<{ day: string; conversations: string }> = await runner.query(
+    `SELECT value AS day, conversations FROM conversations.conversation_counts WHERE account_id = $1 AND facet = $2 AND conversations <> 0`,
+    [sql.params[0], sql.dayFacet],
+  );
+  const position = locateInDays(days.map((d): DayCount => ({ day: d.day, conversations: Number(d.conversations) })), total, offset, descending);
+  // Near either end an OFFSET from that end skips fewer rows than the day's.
+  if (!position || position.skip >= Math.min(offset, total - offset - limit)) return undefined;
+  const at = `$${sql.params.length + 1}::date`;
+  // The day's first instant, and the next day's for a descending list: its rows before the page are `skip` of that day's.
+  const bound = descending ? `c.start_time < (${at} + 1)::timestamp AT TIME ZONE 'UTC'` : `c.start_time >= ${at}::timestamp AT TIME ZONE 'UTC'`;
+  return readPage(runner, { ...sql, where: `${sql.where} AND ${bound}`, params: [...sql.params, position.day] }, false, limit, position.skip);
 }
 
 /** A page of a narrow list and its total from the matches found once (kept for the statement, then counted and sorted). */
@@ -273,7 +307,38 @@ async function countMatches(db: DataSource | QueryRunner, sql: ListSql, accountI
     const [row] = await db.query(`SELECT conversations FROM conversations.account_totals WHERE account_id = $1`, [accountId]);
     return Number(row?.conversations ?? 0);
   }
+  if (sql.dayFacet !== undefined && sql.range !== undefined) return countRangeByDay(db, sql);
   const [{ total }] = await db.query(`SELECT count(*)::bigint AS total FROM conversations.conversations c WHERE ${sql.where}`, sql.params);
+  return Number(total);
+}
+
+/**
+ * The exact total of a date range the day counts cover: the kept counts of the range's whole UTC days, plus the
+ * matches of its partial first and last days counted on the rows (at most two days of them). The whole days are
+ * worked out by PostgreSQL from the bounds as it stores them (rounded to microseconds): from the first midnight at
+ * or after the start to the last midnight at or before the end's next microsecond. When no whole day lies
+ * between, the two partial counts cover the range between them.
+ */
+async function countRangeByDay(db: DataSource | QueryRunner, sql: ListSql): Promise<number> {
+  const n = sql.params.length;
+  const [{ total }] = await db.query(
+    `WITH b AS (SELECT $${n + 2}::timestamptz AS lo, $${n + 3}::timestamptz AS hi),
+          w AS (SELECT CASE WHEN lo = date_trunc('day', lo AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' THEN lo
+                            ELSE (date_trunc('day', lo AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' END AS first_day,
+                       CASE WHEN hi + interval '1 microsecond' = (date_trunc('day', hi AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC'
+                            THEN hi + interval '1 microsecond'
+                            ELSE date_trunc('day', hi AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' END AS past_day
+                  FROM b),
+          -- The last partial day's count starts where the whole days end (never before the first partial day's end).
+          e AS (SELECT first_day, CASE WHEN past_day IS NULL OR first_day IS NULL THEN past_day ELSE greatest(past_day, first_day) END AS last_from FROM w)
+     SELECT (SELECT coalesce(sum(k.conversations), 0) FROM conversations.conversation_counts k, w
+              WHERE k.account_id = $1 AND k.facet = $${n + 1}
+                AND (w.first_day IS NULL OR k.value::date >= (w.first_day AT TIME ZONE 'UTC')::date)
+                AND (w.past_day IS NULL OR k.value::date < (w.past_day AT TIME ZONE 'UTC')::date))
+          + (SELECT count(*) FROM conversations.conversations c WHERE ${sql.where} AND c.start_time < (SELECT first_day FROM e))
+          + (SELECT count(*) FROM conversations.conversations c WHERE ${sql.where} AND c.start_time >= (SELECT last_from FROM e)) AS total`,
+    [...sql.params, sql.dayFacet, sql.range!.from, sql.range!.to],
+  );
   return Number(total);
 }
 

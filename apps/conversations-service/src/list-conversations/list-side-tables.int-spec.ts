@@ -56,6 +56,9 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'has_recording', has_recording::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'has_transcript', has_transcript::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'topic', t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
+             UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'day:status=' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'day:has_recording=' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
            ) f GROUP BY facet, value
          ) derived USING (facet, value)
         WHERE kept.conversations IS DISTINCT FROM derived.n`,
@@ -115,7 +118,14 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
     h = await startHarness({ tuning: { deepPageOffset: 14 } });
     await h.publishKnownAgent({ agent_id: agents[0], account_id: account, name: 'One' });
     await h.publishKnownAgent({ agent_id: agents[1], account_id: account, name: 'Two' });
-    const calls = generateCalls({ count: 40, seed: 77, agentIds: agents, idPrefix: `st${randomUUID().slice(0, 6)}` });
+    // Six days, ~7 calls a day: deep pages start inside a day. Two calls start on the edges of a day.
+    const calls = generateCalls({ count: 40, seed: 77, agentIds: agents, idPrefix: `st${randomUUID().slice(0, 6)}`, from: '2025-01-01T00:00:00Z', spanDays: 6 });
+    for (const [call, startTime] of [[calls[0], '2025-01-03T00:00:00.000000Z'], [calls[1], '2025-01-02T23:59:59.999999Z']] as const) {
+      for (const event of call.events) {
+        const data = event.data as { start_time?: string };
+        if (data.start_time !== undefined) data.start_time = startTime;
+      }
+    }
     // Each call's events newest first: the end (with its status) arrives before the start (with the real start_time).
     events = calls.flatMap((c) => [...c.events].reverse());
   });
@@ -156,6 +166,33 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
     await rebuildConversationsProjection({ databaseUrl: h.databaseUrl, swap: true });
     expect(await rebuildConversationsProjection({ databaseUrl: h.databaseUrl })).toMatchObject({ totals_identical: true, identical: true });
     expect(await countDrift()).toEqual([]);
+  });
+
+  it('date ranges and deep pages found by the day counts list what plain queries list, at the edges of a day too', async () => {
+    const { rows: edges } = await h.db.query(
+      `SELECT count(*)::int AS n FROM conversations.conversations WHERE account_id = $1 AND start_time IN ('2025-01-03T00:00:00Z', '2025-01-02T23:59:59.999999Z')`, [account]);
+    expect(edges[0].n).toBe(2);
+    // [query, lower bound, upper bound] as the instants the API reads them as.
+    const ranges: Array<[Record<string, string>, string | null, string | null]> = [
+      [{}, null, null],
+      [{ start_date: '2025-01-02', end_date: '2025-01-04' }, '2025-01-02T00:00:00Z', '2025-01-04T23:59:59.999999Z'],
+      [{ start_date: '2025-01-02T12:00:00Z', end_date: '2025-01-05T06:00:00Z' }, '2025-01-02T12:00:00Z', '2025-01-05T06:00:00Z'],
+      [{ start_date: '2025-01-03T00:00:00Z' }, '2025-01-03T00:00:00Z', null],
+      [{ end_date: '2025-01-02T23:59:59.999999Z' }, null, '2025-01-02T23:59:59.999999Z'],
+      [{ start_date: '2025-01-03T01:00:00Z', end_date: '2025-01-03T20:00:00Z' }, '2025-01-03T01:00:00Z', '2025-01-03T20:00:00Z'],
+      [{ start_date: '2025-01-02T23:59:59.999999Z', end_date: '2025-01-03T00:00:00Z' }, '2025-01-02T23:59:59.999999Z', '2025-01-03T00:00:00Z'],
+      [{ start_date: '2025-01-02T10:00:00Z', end_date: '2025-01-03T10:00:00Z' }, '2025-01-02T10:00:00Z', '2025-01-03T10:00:00Z'],
+    ];
+    const filters: Array<[Record<string, string>, string]> = [[{}, 'true'], [{ status: 'completed' }, `c.status = 'completed'`], [{ has_recording: 'false' }, 'NOT c.has_recording']];
+    for (const [range, lo, hi] of ranges) {
+      for (const [filter, where] of filters) {
+        for (const order of ['DESC', 'ASC'] as const) {
+          const want = await expected(`${where} AND ($2::timestamptz IS NULL OR c.start_time >= $2) AND ($3::timestamptz IS NULL OR c.start_time <= $3)`, [lo, hi], order);
+          const got = await listAll({ ...range, ...filter, sort_order: order.toLowerCase() });
+          expect({ range, filter, order, ...got }).toEqual({ range, filter, order, ids: want, total: want.length });
+        }
+      }
+    }
   });
 
   it('a list filtered on one counted value (or an agent and a status) has the total of a plain count', async () => {

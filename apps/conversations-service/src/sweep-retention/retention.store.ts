@@ -3,7 +3,7 @@
  * (account_id, agent_id, start_time) index), and removing a recording from every copy of the conversation.
  */
 import type { QueryRunner } from 'typeorm';
-import { countChanges, type CountedColumns } from '../conversation/conversation-counts.js';
+import { countChanges, startDaySql, type CountedColumns } from '../conversation/conversation-counts.js';
 import { applyCountChanges } from '../conversation/conversation.store.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { lockConversations } from '../database/locks.js';
@@ -64,7 +64,8 @@ export async function removeRecordings(runner: QueryRunner, accountId: string, c
   const [rows]: [CountedColumns[], number] = await runner.query(
     `UPDATE conversations.conversations SET has_recording = false, detail = detail || '{"recording_url": null}'::jsonb
       WHERE account_id = $1 AND id = ANY($2::text[]) AND has_recording
-      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower`,
+      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower,
+                ${startDaySql('conversations')} AS start_day`,
     [accountId, conversationIds],
   );
   await applyCountChanges(runner, countChanges(rows.map((after) => ({ before: { ...after, has_recording: true }, after }))));
