@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { openDatabase } from '@voice/service-kit';
+import { createTestDatabase, type TestDatabase } from '@voice/testing';
+import type { DataSource } from 'typeorm';
+import { FACET_COUNTS_SQL } from '../conversation/conversation-counts.js';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
+import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-conversation-day-counts.js';
+
+/** The day counts' backfill, on a schema holding conversations written before it (real PostgreSQL). */
+describe('migration: conversation day counts', () => {
+  let db: TestDatabase;
+  const open: DataSource[] = [];
+  let after: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('convdaycounts');
+    const before = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations.slice(0, conversationsMigrations.indexOf(ConversationDayCounts1767000000000)) });
+    open.push(before);
+    // Two accounts over three days, the first call of each day at its first microsecond and the last at its last.
+    await before.query(
+      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, has_recording, detail, stream_version)
+       SELECT 'conv_' || n, 'acct_' || (n % 2), 'agt_1', (ARRAY['completed', 'failed', 'in_progress'])[n % 3 + 1],
+              timestamptz '2025-03-01T00:00:00Z' + (n - 1) * interval '1 hour' - CASE WHEN n % 24 = 0 THEN interval '1 microsecond' ELSE interval '0' END,
+              n % 4 = 0, '{}', 1
+         FROM generate_series(1, 72) n`,
+    );
+    after = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations });
+    open.push(after);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const dataSource of open) await dataSource.destroy();
+    await db?.drop();
+  });
+
+  it('counts every conversation already there under its UTC day, in all, per status and per has_recording', async () => {
+    const days = await after.query(
+      `SELECT value AS day, conversations::int AS n FROM conversations.conversation_counts WHERE account_id = 'acct_0' AND facet = 'day' ORDER BY value`);
+    expect(days).toEqual([
+      // acct_0 holds the even n: 2..24 on 03-01 (24 at 23:59:59.999999 of the 1st), 26..48 on 03-02, 50..72 on 03-03.
+      { day: '2025-03-01', n: 12 }, { day: '2025-03-02', n: 12 }, { day: '2025-03-03', n: 12 },
+    ]);
+    const kept = await after.query(
+      `SELECT account_id, facet, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet LIKE 'day%' ORDER BY 1, 2, 3`);
+    const derived = await after.query(
+      `SELECT account_id, facet, value, conversations::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet LIKE 'day%' ORDER BY 1, 2, 3`);
+    expect(kept).toEqual(derived);
+    expect(kept.map((k: { facet: string }) => k.facet)).toEqual(expect.arrayContaining(['day:status=failed', 'day:has_recording=true', 'day:has_recording=false']));
+  });
+
+  it('is undone without touching the other counts', async () => {
+    const others = await after.query(`SELECT * FROM conversations.conversation_counts WHERE facet NOT LIKE 'day%' ORDER BY 1, 2, 3`);
+    const runner = after.createQueryRunner();
+    await new ConversationDayCounts1767000000000().down(runner);
+    await runner.release();
+    expect(await after.query(`SELECT count(*)::int AS n FROM conversations.conversation_counts WHERE facet LIKE 'day%'`)).toEqual([{ n: 0 }]);
+    expect(await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`)).toEqual(others);
+  });
+});
