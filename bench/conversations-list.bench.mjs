@@ -93,10 +93,13 @@ if (process.env.BENCH_REPORT_ONLY === '1') {
   log('wrote the list-1m and list-10m sections of BENCHMARKS.md and the list-10m-vs-1m section of bench/results/conversations-list.md');
   process.exit(0);
 }
-const dbName = `voice_bench_${randomBytes(4).toString('hex')}`;
+// BENCH_EXISTING_DATABASE=<name>: measure again on the database a BENCH_KEEP=1 run of the same size left, without
+// loading it (its pending migrations run, as a deployment's would); the load figures are that run's.
+const EXISTING = process.env.BENCH_EXISTING_DATABASE;
+const dbName = EXISTING ?? `voice_bench_${randomBytes(4).toString('hex')}`;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
-await admin.query(`CREATE DATABASE "${dbName}"`);
+if (!EXISTING) await admin.query(`CREATE DATABASE "${dbName}"`);
 const url = new URL(adminUrl);
 url.pathname = `/${dbName}`;
 const ACCOUNT = 'acc_bench_big';
@@ -106,7 +109,7 @@ let dataSource;
 let db;
 try {
   dataSource = await openDatabase({ url: url.toString(), schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations, poolSize: 4 });
-  if (UNPARTITIONED) await dataSource.transaction((manager) => new PartitionedByAccount1766000000000().down(manager.queryRunner));
+  if (UNPARTITIONED && !EXISTING) await dataSource.transaction((manager) => new PartitionedByAccount1766000000000().down(manager.queryRunner));
   db = new pg.Client({ connectionString: url.toString() });
   db.on('error', () => undefined);
   await db.connect();
@@ -122,51 +125,61 @@ try {
       WHERE schemaname = 'conversations' AND tablename IN ('conversations', 'conversation_search', 'conversation_topics')
         AND indexname NOT LIKE '%_pkey' ORDER BY tablename, indexname`,
   );
-  for (const { indexname } of indexDefs) await db.query(`DROP INDEX conversations.${indexname}`);
   const agentPrefix = { [ACCOUNT]: 'agt_bench_', ...Object.fromEntries(OTHER_ACCOUNTS_IDS.map((a, i) => [a, OTHER_ACCOUNTS === 1 ? 'agt_small_' : `agt_small_${i}_`])) };
-  for (const account of [ACCOUNT, ...OTHER_ACCOUNTS_IDS]) {
-    await db.query(`INSERT INTO conversations.agents (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
-                    SELECT $2 || i, $1, 'Bench agent ' || i, CASE WHEN i % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, true, true, 'active', 1
-                      FROM generate_series(0, 19) i`, [account, agentPrefix[account]]);
-  }
-  const loadStarted = Date.now();
-  const chunk = 100_000;
-  // Both accounts use the same conversation ids ('call-00000001', ...): ids are only unique per account,
-  // so every read that forgets the account would show up as duplicated or foreign rows (checked below).
-  const load = async (account, total) => {
-    for (let from = 1; from <= total; from += chunk) {
-      await db.query(LOAD_SQL, [account, agentPrefix[account], from, Math.min(total, from + chunk - 1)]);
-      if (total >= chunk) log(`loaded ${Math.min(total, from + chunk - 1).toLocaleString()} / ${total.toLocaleString()} rows of ${account}`);
+  let loadSeconds;
+  let indexSeconds;
+  if (EXISTING) {
+    // Only the 1M and 10M runs keep their figures; another size reports its load as unknown.
+    ({ rows_s: loadSeconds, indexes_s: indexSeconds } = readFigures(SIZE)?.load ?? { rows_s: NaN, indexes_s: NaN });
+    // What a pending migration backfilled has no statistics yet.
+    await db.query('VACUUM (ANALYZE) conversations.conversation_counts');
+    log(`measuring on ${dbName} as loaded (${loadSeconds.toFixed(0)} s for its rows)`);
+  } else {
+    for (const { indexname } of indexDefs) await db.query(`DROP INDEX conversations.${indexname}`);
+    for (const account of [ACCOUNT, ...OTHER_ACCOUNTS_IDS]) {
+      await db.query(`INSERT INTO conversations.agents (agent_id, account_id, name, voice_platform, recording_enabled, transcription_enabled, status, version)
+                      SELECT $2 || i, $1, 'Bench agent ' || i, CASE WHEN i % 2 = 0 THEN 'platform_a' ELSE 'platform_b' END, true, true, 'active', 1
+                        FROM generate_series(0, 19) i`, [account, agentPrefix[account]]);
     }
-  };
-  await db.query('SELECT setseed(0.42)');
-  await load(ACCOUNT, ROWS);
-  for (const [i, account] of OTHER_ACCOUNTS_IDS.entries()) {
-    // Spread evenly; the first accounts take the remainder.
-    await load(account, Math.floor(OTHER_ROWS / OTHER_ACCOUNTS) + (i < OTHER_ROWS % OTHER_ACCOUNTS ? 1 : 0));
-    if (OTHER_ACCOUNTS > 1 && (i + 1) % 100 === 0) log(`loaded ${i + 1} / ${OTHER_ACCOUNTS} other accounts`);
-  }
-  const loadSeconds = (Date.now() - loadStarted) / 1000;
-  // The side tables the projection keeps with each row (the migrations' backfill statements).
-  await db.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
-                  SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversations`);
-  await db.query(`INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
-                  SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t`);
-  const indexStarted = Date.now();
-  await db.query(`SET maintenance_work_mem = '512MB'`);
-  for (const { indexname, indexdef } of indexDefs) {
-    // A partitioned table's index reads `ON ONLY` (the parent alone); it is to be built on every partition.
-    await db.query(indexdef.replace(' ON ONLY ', ' ON '));
-    log(`index ${indexname} built`);
-  }
-  const indexSeconds = (Date.now() - indexStarted) / 1000;
-  // What the projection keeps up to date per new conversation (the migration's backfill statement).
-  await db.query(`INSERT INTO conversations.account_totals (account_id, conversations)
-                  SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
-  const { FACET_COUNTS_SQL } = await import(dist('apps/conversations-service/dist/conversation/conversation-counts.js'));
-  await db.query(`INSERT INTO conversations.conversation_counts (account_id, facet, value, conversations) ${FACET_COUNTS_SQL}`);
-  for (const t of ['conversations', 'conversation_search', 'conversation_topics', 'agents', 'account_totals', 'conversation_counts']) {
-    await db.query(`VACUUM (ANALYZE) conversations.${t}`);
+    const loadStarted = Date.now();
+    const chunk = 100_000;
+    // Both accounts use the same conversation ids ('call-00000001', ...): ids are only unique per account,
+    // so every read that forgets the account would show up as duplicated or foreign rows (checked below).
+    const load = async (account, total) => {
+      for (let from = 1; from <= total; from += chunk) {
+        await db.query(LOAD_SQL, [account, agentPrefix[account], from, Math.min(total, from + chunk - 1)]);
+        if (total >= chunk) log(`loaded ${Math.min(total, from + chunk - 1).toLocaleString()} / ${total.toLocaleString()} rows of ${account}`);
+      }
+    };
+    await db.query('SELECT setseed(0.42)');
+    await load(ACCOUNT, ROWS);
+    for (const [i, account] of OTHER_ACCOUNTS_IDS.entries()) {
+      // Spread evenly; the first accounts take the remainder.
+      await load(account, Math.floor(OTHER_ROWS / OTHER_ACCOUNTS) + (i < OTHER_ROWS % OTHER_ACCOUNTS ? 1 : 0));
+      if (OTHER_ACCOUNTS > 1 && (i + 1) % 100 === 0) log(`loaded ${i + 1} / ${OTHER_ACCOUNTS} other accounts`);
+    }
+    loadSeconds = (Date.now() - loadStarted) / 1000;
+    // The side tables the projection keeps with each row (the migrations' backfill statements).
+    await db.query(`INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
+                    SELECT id, account_id, search_text, start_time, status, agent_id FROM conversations.conversations`);
+    await db.query(`INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
+                    SELECT DISTINCT c.account_id, t, c.id, c.start_time, c.status, c.agent_id FROM conversations.conversations c, unnest(c.topics_lower) AS t`);
+    const indexStarted = Date.now();
+    await db.query(`SET maintenance_work_mem = '512MB'`);
+    for (const { indexname, indexdef } of indexDefs) {
+      // A partitioned table's index reads `ON ONLY` (the parent alone); it is to be built on every partition.
+      await db.query(indexdef.replace(' ON ONLY ', ' ON '));
+      log(`index ${indexname} built`);
+    }
+    indexSeconds = (Date.now() - indexStarted) / 1000;
+    // What the projection keeps up to date per new conversation (the migration's backfill statement).
+    await db.query(`INSERT INTO conversations.account_totals (account_id, conversations)
+                    SELECT account_id, count(*) FROM conversations.conversations GROUP BY account_id`);
+    const { FACET_COUNTS_SQL } = await import(dist('apps/conversations-service/dist/conversation/conversation-counts.js'));
+    await db.query(`INSERT INTO conversations.conversation_counts (account_id, facet, value, conversations) ${FACET_COUNTS_SQL}`);
+    for (const t of ['conversations', 'conversation_search', 'conversation_topics', 'agents', 'account_totals', 'conversation_counts']) {
+      await db.query(`VACUUM (ANALYZE) conversations.${t}`);
+    }
   }
   // Summed over the partitions, if any (a partitioned table holds nothing itself).
   const size = (await db.query(`SELECT pg_size_pretty(sum(pg_total_relation_size(relid))) AS total, pg_size_pretty(sum(pg_relation_size(relid))) AS heap
@@ -394,7 +407,7 @@ try {
   const qs = (query) => new URLSearchParams(query).toString() || '(no parameters)';
   const md = `## Conversation list at ${ROWS.toLocaleString('en-US')} conversations in one account
 
-Command: \`npm run build && ${SIZE === '1m' ? 'npm run bench:list' : `BENCH_ROWS=${ROWS} BENCH_OTHER_ROWS=${OTHER_ROWS} BENCH_OTHER_ACCOUNTS=${OTHER_ACCOUNTS} BENCH_SQL_STATS_RUNS=${SQL_STATS_RUNS} npm run bench:list`}\` (env: \`BENCH_ROWS\`, \`BENCH_OTHER_ROWS\`, \`BENCH_OTHER_ACCOUNTS\`, \`BENCH_RUNS\`, \`BENCH_SQL_STATS_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database).
+Command: \`npm run build && ${SIZE === '1m' ? 'npm run bench:list' : `BENCH_ROWS=${ROWS} BENCH_OTHER_ROWS=${OTHER_ROWS} BENCH_OTHER_ACCOUNTS=${OTHER_ACCOUNTS} BENCH_SQL_STATS_RUNS=${SQL_STATS_RUNS} npm run bench:list`}\` (env: \`BENCH_ROWS\`, \`BENCH_OTHER_ROWS\`, \`BENCH_OTHER_ACCOUNTS\`, \`BENCH_RUNS\`, \`BENCH_SQL_STATS_RUNS\`, \`BENCH_DATABASE_URL\`, \`BENCH_KEEP=1\` keeps the database, \`BENCH_EXISTING_DATABASE=<its name>\` measures on it again without loading).
 Run on ${new Date().toISOString()}: ${machine}.
 
 What it does: a fresh database gets the conversations-service schema from its own migrations; ${ROWS.toLocaleString('en-US')} read-model rows
@@ -483,7 +496,7 @@ ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e
 } finally {
   await db?.end().catch(() => undefined);
   await dataSource?.destroy().catch(() => undefined);
-  if (!keep) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+  if (!keep && !EXISTING) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
   else log(`kept database ${dbName}`);
   await admin.end();
 }
