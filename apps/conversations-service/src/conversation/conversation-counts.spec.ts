@@ -10,7 +10,8 @@ describe('conversation counts', () => {
   it('counts a conversation under each known value, never under an unknown one, and under each distinct topic once', () => {
     expect(facetsOf(row({ status: 'completed', sentiment: 'negative', outcome: 'resolved', has_recording: true, topics_lower: ['billing', 'billing', 'refund'] }))).toEqual([
       ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
-      ['has_recording', 'true'], ['has_transcript', 'false'], ['topic', 'billing'], ['topic', 'refund'],
+      ['has_recording', 'true'], ['has_transcript', 'false'],
+      ['topic', 'billing'], ['status:topic', 'completed:billing'], ['topic', 'refund'], ['status:topic', 'completed:refund'],
       ['day', '2025-01-02'], ['day:status=completed', '2025-01-02'], ['day:has_recording=true', '2025-01-02'],
     ]);
     expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
@@ -42,6 +43,8 @@ describe('conversation counts', () => {
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: -1 },
       { account_id: 'acc_1', facet: 'status:agent_id', value: 'completed:agt_1', delta: 1 },
       { account_id: 'acc_1', facet: 'status:agent_id', value: 'in_progress:agt_1', delta: -1 },
+      { account_id: 'acc_1', facet: 'status:topic', value: 'completed:sales', delta: 1 },
+      { account_id: 'acc_1', facet: 'status:topic', value: 'in_progress:billing', delta: -1 },
       { account_id: 'acc_1', facet: 'topic', value: 'billing', delta: -1 },
       { account_id: 'acc_1', facet: 'topic', value: 'sales', delta: 1 },
     ]);

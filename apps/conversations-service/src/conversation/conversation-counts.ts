@@ -1,6 +1,6 @@
 /**
  * conversation_counts: how many conversations of an account have each value of the columns a list is
- * most often filtered on alone, and how many started on each UTC day (in all, and per status and per
+ * most often filtered on alone (and an agent or a topic with a status), and how many started on each UTC day (in all, and per status and per
  * has_recording). The projection keeps it in its transaction (subtracting what a row was, adding what it
  * becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
  *
@@ -26,7 +26,7 @@ export interface CountedColumns {
 /** The facets counted per UTC day of start: every conversation, and per status and per has_recording. */
 export type DayFacet = 'day' | `day:status=${string}` | `day:has_recording=${'true' | 'false'}`;
 
-export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | DayFacet;
+export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | DayFacet;
 
 /**
  * A stored start_time's UTC day as `YYYY-MM-DD` (four-digit years: string order is day order). Computed by
@@ -48,7 +48,7 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ['outcome', row.outcome],
     ['has_recording', String(row.has_recording)],
     ['has_transcript', String(row.has_transcript)],
-    ...[...new Set(row.topics_lower)].map((t): [Facet, string] => ['topic', t]),
+    ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [['topic', t], ['status:topic', `${row.status}:${t}`]]),
     ['day', row.start_day],
     [`day:status=${row.status}`, row.start_day],
     [`day:has_recording=${row.has_recording}`, row.start_day],
@@ -101,8 +101,9 @@ export const FACET_ROWS_SQL = `
                               ('day:has_recording=' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
    WHERE f.value IS NOT NULL
   UNION ALL
-  SELECT d.account_id, 'topic', d.topic
-    FROM (SELECT DISTINCT c.account_id, c.id, t AS topic FROM conversations.conversations c, unnest(c.topics_lower) AS t) d`;
+  SELECT d.account_id, f.facet, f.value
+    FROM (SELECT DISTINCT c.account_id, c.id, c.status, t AS topic FROM conversations.conversations c, unnest(c.topics_lower) AS t) d
+   CROSS JOIN LATERAL (VALUES ('topic', d.topic), ('status:topic', d.status || ':' || d.topic)) AS f(facet, value)`;
 
 /** The counts as the rows say they are. */
 export const FACET_COUNTS_SQL = `SELECT account_id, facet, value, count(*)::bigint AS conversations FROM (${FACET_ROWS_SQL}) facets GROUP BY account_id, facet, value`;

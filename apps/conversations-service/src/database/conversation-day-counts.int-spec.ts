@@ -5,9 +5,10 @@ import type { DataSource } from 'typeorm';
 import { FACET_COUNTS_SQL } from '../conversation/conversation-counts.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
 import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-conversation-day-counts.js';
+import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
 
-/** The day counts' backfill, on a schema holding conversations written before it (real PostgreSQL). */
-describe('migration: conversation day counts', () => {
+/** The backfills of the counts kept per day and per status and topic, on a schema holding conversations written before them (real PostgreSQL). */
+describe('migrations: day counts, status and topic counts', () => {
   let db: TestDatabase;
   const open: DataSource[] = [];
   let after: DataSource;
@@ -18,10 +19,10 @@ describe('migration: conversation day counts', () => {
     open.push(before);
     // Two accounts over three days, the first call of each day at its first microsecond and the last at its last.
     await before.query(
-      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, has_recording, detail, stream_version)
+      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, has_recording, topics, topics_lower, detail, stream_version)
        SELECT 'conv_' || n, 'acct_' || (n % 2), 'agt_1', (ARRAY['completed', 'failed', 'in_progress'])[n % 3 + 1],
               timestamptz '2025-03-01T00:00:00Z' + (n - 1) * interval '1 hour' - CASE WHEN n % 24 = 0 THEN interval '1 microsecond' ELSE interval '0' END,
-              n % 4 = 0, '{}', 1
+              n % 4 = 0, ARRAY['Billing', 'billing', 'Refund'], CASE WHEN n % 5 = 0 THEN ARRAY['billing', 'billing'] ELSE ARRAY['billing', 'refund'] END, '{}', 1
          FROM generate_series(1, 72) n`,
     );
     after = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations });
@@ -48,11 +49,26 @@ describe('migration: conversation day counts', () => {
     expect(kept.map((k: { facet: string }) => k.facet)).toEqual(expect.arrayContaining(['day:status=failed', 'day:has_recording=true', 'day:has_recording=false']));
   });
 
+  it('counts every conversation already there under each of its distinct topics with its status', async () => {
+    const kept = await after.query(
+      `SELECT account_id, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet = 'status:topic' ORDER BY 1, 2`);
+    const derived = await after.query(
+      `SELECT account_id, value, conversations::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet = 'status:topic' ORDER BY 1, 2`);
+    expect(kept).toEqual(derived);
+    // acct_0 holds the even n, completed when n % 3 = 0: n = 6, 12, …, 72, 12 conversations, each counted once under billing.
+    expect(kept).toContainEqual({ account_id: 'acct_0', value: 'completed:billing', n: 12 });
+    expect(await after.query(`SELECT count(*)::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet = 'topic' AND value = 'billing'`)).toEqual([{ n: 2 }]);
+  });
+
   it('is undone without touching the other counts', async () => {
-    const others = await after.query(`SELECT * FROM conversations.conversation_counts WHERE facet NOT LIKE 'day%' ORDER BY 1, 2, 3`);
     const runner = after.createQueryRunner();
-    await new ConversationDayCounts1767000000000().down(runner);
+    await new StatusTopicCounts1767100000000().down(runner);
     await runner.release();
+    expect(await after.query(`SELECT count(*)::int AS n FROM conversations.conversation_counts WHERE facet = 'status:topic'`)).toEqual([{ n: 0 }]);
+    const others = await after.query(`SELECT * FROM conversations.conversation_counts WHERE facet NOT LIKE 'day%' ORDER BY 1, 2, 3`);
+    const dayRunner = after.createQueryRunner();
+    await new ConversationDayCounts1767000000000().down(dayRunner);
+    await dayRunner.release();
     expect(await after.query(`SELECT count(*)::int AS n FROM conversations.conversation_counts WHERE facet LIKE 'day%'`)).toEqual([{ n: 0 }]);
     expect(await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`)).toEqual(others);
   });

@@ -150,6 +150,8 @@ describe('list SQL', () => {
   it('counts from the kept counts exactly when one counted filter, or an agent with a status, selects', () => {
     expect(countedFacet(ok({ status: 'failed', sort_by: 'duration', page: '9' }))).toEqual({ facet: 'status', value: 'failed' });
     expect(countedFacet(ok({ agent_id: 'agt_1', status: 'completed' }))).toEqual({ facet: 'status:agent_id', value: 'completed:agt_1' });
+    expect(countedFacet(ok({ topic: 'Billing', status: 'failed' }))).toEqual({ facet: 'status:topic', value: 'failed:billing' });
+    expect(countedFacet(ok({ topic: 'billing', status: 'failed', agent_id: 'agt_1' }))).toBeUndefined();
     expect(countedFacet(ok({ has_recording: 'false' }))).toEqual({ facet: 'has_recording', value: 'false' });
     expect(countedFacet(ok({ topic: 'Billing' }))).toEqual({ facet: 'topic', value: 'billing' });
     expect(countedFacet(ok({ sentiment: 'negative' }))).toEqual({ facet: 'sentiment', value: 'negative' });

@@ -117,10 +117,11 @@ export function buildListSql(accountId: string, f: ConversationListFilter, alias
   };
 }
 
-/** The kept count that is exactly this filter's total, if any: one counted filter alone, or an agent with a status. */
+/** The kept count that is exactly this filter's total, if any: one counted filter alone, or an agent or a topic with a status. */
 export function countedFacet(f: ConversationListFilter): { facet: Facet; value: string } | undefined {
   const given = FILTER_PARAMETERS.filter((name) => f[name] !== undefined);
   if (given.length === 2 && f.agent_id !== undefined && f.status !== undefined) return { facet: 'status:agent_id', value: `${f.status}:${f.agent_id}` };
+  if (given.length === 2 && f.topic !== undefined && f.status !== undefined) return { facet: 'status:topic', value: `${f.status}:${f.topic}` };
   if (given.length !== 1) return undefined;
   const [name] = given;
   switch (name) {

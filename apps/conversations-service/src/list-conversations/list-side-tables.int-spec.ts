@@ -56,6 +56,7 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'has_recording', has_recording::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'has_transcript', has_transcript::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'topic', t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
+             UNION ALL SELECT 'status:topic', c.status || ':' || t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
              UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:status=' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:has_recording=' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
