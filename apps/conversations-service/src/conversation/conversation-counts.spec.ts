@@ -3,7 +3,7 @@ import { countChanges, facetsOf, type CountedColumns } from './conversation-coun
 
 const row = (over: Partial<CountedColumns> = {}): CountedColumns => ({
   account_id: 'acc_1', agent_id: 'agt_1', status: 'in_progress', sentiment: null, outcome: null,
-  has_recording: false, has_transcript: false, topics_lower: [], start_day: '2025-01-02', ...over,
+  has_recording: false, has_transcript: false, topics_lower: [], start_day: '2025-01-02', duration: 0, ...over,
 });
 
 describe('conversation counts', () => {
@@ -12,10 +12,10 @@ describe('conversation counts', () => {
       ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
       ['has_recording', 'true'], ['has_transcript', 'false'],
       ['topic', 'billing'], ['status:topic', 'completed:billing'], ['topic', 'refund'], ['status:topic', 'completed:refund'],
-      ['day', '2025-01-02'], ['day:status=completed', '2025-01-02'], ['day:has_recording=true', '2025-01-02'],
+      ['duration', '0'], ['day', '2025-01-02'], ['day:status=completed', '2025-01-02'], ['day:has_recording=true', '2025-01-02'],
     ]);
     expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
-      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'day', 'day:status=in_progress', 'day:has_recording=false',
+      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'duration', 'day', 'day:status=in_progress', 'day:has_recording=false',
     ]);
   });
 
@@ -25,6 +25,7 @@ describe('conversation counts', () => {
       { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'duration', value: '0', delta: 1 },
       { account_id: 'acc_1', facet: 'has_recording', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'has_transcript', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: 1 },
@@ -34,10 +35,12 @@ describe('conversation counts', () => {
 
   it('an update moves the conversation from its old values to its new ones, leaving the unchanged ones alone', () => {
     const before = row({ topics_lower: ['billing'] });
-    const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'] });
+    const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'], duration: 95 });
     expect(countChanges([{ before, after }])).toEqual([
       { account_id: 'acc_1', facet: 'day:status=completed', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'duration', value: '0', delta: -1 },
+      { account_id: 'acc_1', facet: 'duration', value: '95', delta: 1 },
       { account_id: 'acc_1', facet: 'sentiment', value: 'positive', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'completed', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: -1 },

@@ -1,12 +1,13 @@
 /**
- * conversation_counts: how many conversations of an account have each value of the columns a list is
- * most often filtered on alone (and an agent or a topic with a status), and how many started on each UTC day (in all, and per status and per
- * has_recording). The projection keeps it in its transaction (subtracting what a row was, adding what it
- * becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
+ * conversation_counts: how many conversations of an account have each value of the columns a list is most often
+ * filtered on alone (and an agent or a topic with a status), how many lasted each number of seconds, and how many
+ * started on each UTC day (in all, per status and per has_recording). The projection keeps it in its transaction
+ * (subtracting what a row was, adding what it becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
  *
- * The day counts answer what grows with an account's size: the total of a date range (a sum of its whole days'
- * counts and an exact count of its partial days only) and the position of a deep page (the day it starts in,
- * then an OFFSET within that day) — a few hundred counter rows where counting or skipping read every match.
+ * The durations and the days answer what grows with an account's size: the total of a duration range (a sum over
+ * the distinct durations, a few thousand at most), of a date range (its whole days' counts plus an exact count of
+ * its partial days) and the position of a deep page (the day it starts in, then an OFFSET within that day) — a
+ * few hundred counter rows where counting or skipping read every match.
  */
 
 /** The columns of a read-model row the counts are kept by. */
@@ -21,12 +22,14 @@ export interface CountedColumns {
   topics_lower: readonly string[];
   /** The UTC day the conversation started, as PostgreSQL computes it from the stored start_time (startDaySql). */
   start_day: string;
+  /** Seconds, as stored. */
+  duration: number;
 }
 
 /** The facets counted per UTC day of start: every conversation, and per status and per has_recording. */
 export type DayFacet = 'day' | `day:status=${string}` | `day:has_recording=${'true' | 'false'}`;
 
-export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | DayFacet;
+export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | 'duration' | DayFacet;
 
 /**
  * A stored start_time's UTC day as `YYYY-MM-DD` (four-digit years: string order is day order). Computed by
@@ -49,6 +52,7 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ['has_recording', String(row.has_recording)],
     ['has_transcript', String(row.has_transcript)],
     ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [['topic', t], ['status:topic', `${row.status}:${t}`]]),
+    ['duration', String(row.duration)],
     ['day', row.start_day],
     [`day:status=${row.status}`, row.start_day],
     [`day:has_recording=${row.has_recording}`, row.start_day],
@@ -97,7 +101,7 @@ export const FACET_ROWS_SQL = `
    CROSS JOIN LATERAL (VALUES ('status', c.status), ('agent_id', c.agent_id), ('status:agent_id', c.status || ':' || c.agent_id),
                               ('sentiment', c.sentiment), ('outcome', c.outcome),
                               ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text),
-                              ('day', ${startDaySql('c')}), ('day:status=' || c.status, ${startDaySql('c')}),
+                              ('duration', c.duration::text), ('day', ${startDaySql('c')}), ('day:status=' || c.status, ${startDaySql('c')}),
                               ('day:has_recording=' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
    WHERE f.value IS NOT NULL
   UNION ALL

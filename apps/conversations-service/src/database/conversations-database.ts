@@ -18,6 +18,7 @@ import { AgentRetention1765710000000 } from './migrations/1765710000000-agent-re
 import { PartitionedByAccount1766000000000 } from './migrations/1766000000000-partitioned-by-account.js';
 import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-conversation-day-counts.js';
 import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
+import { DurationCounts1767200000000 } from './migrations/1767200000000-duration-counts.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
@@ -27,5 +28,5 @@ export const conversationsMigrations = [
   ConversationCounts1732340000000, ConversationChangeXid1732350000000, AgentPrivacySettings1732365000000,
   ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
   AgentRetention1765710000000, DataRequestEvents1765720000000, PartitionedByAccount1766000000000,
-  ConversationDayCounts1767000000000, StatusTopicCounts1767100000000,
+  ConversationDayCounts1767000000000, StatusTopicCounts1767100000000, DurationCounts1767200000000,
 ];

@@ -37,7 +37,7 @@ export async function eraseConversations(runner: QueryRunner, accountId: string,
   const { records: removed }: { records: CountedColumns[] } = await runner.query(
     `DELETE FROM conversations.conversations
       WHERE account_id = $1 AND id = ANY($2::text[])
-      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower,
+      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower, duration,
                 ${startDaySql('conversations')} AS start_day`,
     [accountId, ids],
     true,

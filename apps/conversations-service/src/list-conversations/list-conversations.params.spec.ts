@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { compareDecimals, parseIsoDate, parseListQuery } from './list-conversations.params.js';
 import { escapeLike } from '../conversation-filters/conversation-filters.js';
-import { buildListSql, countedFacet, SEARCH_WORK_MEM } from './list-conversations.store.js';
+import { buildListSql, countedFacet, durationRangeOf, SEARCH_WORK_MEM } from './list-conversations.store.js';
 
 const ok = (q: Record<string, string>) => {
   const r = parseListQuery(q);
@@ -147,7 +147,7 @@ describe('list SQL', () => {
     expect(buildListSql('a', ok({ search: 'refund', topic: 'billing' })).narrow).toBeUndefined();
     expect(buildListSql('a', ok({ status: 'failed' })).narrow).toBeUndefined();
   });
-  it('counts from the kept counts exactly when one counted filter, or an agent with a status, selects', () => {
+  it('counts from the kept counts exactly when one counted filter, or an agent or a topic with a status, selects', () => {
     expect(countedFacet(ok({ status: 'failed', sort_by: 'duration', page: '9' }))).toEqual({ facet: 'status', value: 'failed' });
     expect(countedFacet(ok({ agent_id: 'agt_1', status: 'completed' }))).toEqual({ facet: 'status:agent_id', value: 'completed:agt_1' });
     expect(countedFacet(ok({ topic: 'Billing', status: 'failed' }))).toEqual({ facet: 'status:topic', value: 'failed:billing' });
@@ -159,8 +159,17 @@ describe('list SQL', () => {
     expect(countedFacet(ok({}))).toBeUndefined();
     expect(countedFacet(ok({ caller: '+14155550123' }))).toBeUndefined();
     expect(countedFacet(ok({ status: 'failed', sentiment: 'negative' }))).toBeUndefined();
+    expect(countedFacet(ok({ min_duration: '800' }))).toBeUndefined();
     expect(countedFacet(ok({ agent_id: 'agt_1', topic: 'billing' }))).toBeUndefined();
     expect(countedFacet(ok({ search: 'refund' }))).toBeUndefined();
+  });
+
+  it('sums a duration range alone from the kept duration counts', () => {
+    expect(durationRangeOf(ok({ min_duration: '800' }))).toEqual({ min: 800, max: null });
+    expect(durationRangeOf(ok({ min_duration: '100', max_duration: '120', sort_by: 'duration', page: '40' }))).toEqual({ min: 100, max: 120 });
+    expect(durationRangeOf(ok({ max_duration: '0' }))).toEqual({ min: null, max: 0 });
+    expect(durationRangeOf(ok({}))).toBeUndefined();
+    expect(durationRangeOf(ok({ min_duration: '800', status: 'completed' }))).toBeUndefined();
   });
   it('knows when only the account scopes the list', () => {
     expect(buildListSql('a', ok({ page: '3', sort_by: 'duration' })).unfiltered).toBe(true);

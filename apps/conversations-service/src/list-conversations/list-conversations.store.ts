@@ -32,6 +32,14 @@ export interface ListSql {
   range?: { from: string | null; to: string | null };
   /** True when the list is in start-time order: a deep page is then found by the day counts (without a range). */
   startTimeOrder: boolean;
+  /** Set when the filter is a duration range alone (durationRangeOf): its total is summed from the kept duration counts. */
+  durations?: DurationRange;
+}
+
+/** Seconds, both bounds inclusive; null for an open end. */
+export interface DurationRange {
+  min: number | null;
+  max: number | null;
 }
 
 /**
@@ -114,7 +122,15 @@ export function buildListSql(accountId: string, f: ConversationListFilter, alias
     dayFacet: dayFacetOf(f),
     range: f.start_date !== undefined || f.end_date !== undefined ? { from: f.start_date ?? null, to: f.end_date ?? null } : undefined,
     startTimeOrder: f.sort_by === 'start_time',
+    durations: durationRangeOf(f),
   };
+}
+
+/** The duration range of a filter on min_duration and/or max_duration alone (the kept duration counts answer its total). */
+export function durationRangeOf(f: ConversationListFilter): DurationRange | undefined {
+  const given = FILTER_PARAMETERS.filter((name) => f[name] !== undefined);
+  if (given.length === 0 || !given.every((name) => name === 'min_duration' || name === 'max_duration')) return undefined;
+  return { min: f.min_duration ?? null, max: f.max_duration ?? null };
 }
 
 /** The kept count that is exactly this filter's total, if any: one counted filter alone, or an agent or a topic with a status. */
@@ -309,6 +325,15 @@ async function countMatches(db: DataSource | QueryRunner, sql: ListSql, accountI
     return Number(row?.conversations ?? 0);
   }
   if (sql.dayFacet !== undefined && sql.range !== undefined) return countRangeByDay(db, sql);
+  if (sql.durations !== undefined) {
+    // A sum over the account's distinct durations (a few thousand at most) instead of a count of every match.
+    const [{ total }] = await db.query(
+      `SELECT coalesce(sum(conversations), 0) AS total FROM conversations.conversation_counts
+        WHERE account_id = $1 AND facet = 'duration' AND ($2::int IS NULL OR value::int >= $2) AND ($3::int IS NULL OR value::int <= $3)`,
+      [accountId, sql.durations.min, sql.durations.max],
+    );
+    return Number(total);
+  }
   const [{ total }] = await db.query(`SELECT count(*)::bigint AS total FROM conversations.conversations c WHERE ${sql.where}`, sql.params);
   return Number(total);
 }

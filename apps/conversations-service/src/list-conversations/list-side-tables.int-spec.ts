@@ -57,6 +57,7 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'has_transcript', has_transcript::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'topic', t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
              UNION ALL SELECT 'status:topic', c.status || ':' || t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
+             UNION ALL SELECT 'duration', duration::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:status=' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:has_recording=' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
@@ -196,9 +197,9 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
     }
   });
 
-  it('a list filtered on one counted value (or an agent and a status) has the total of a plain count', async () => {
+  it('a list filtered on one counted value (an agent or a topic with a status, a duration range) has the total of a plain count', async () => {
     const { rows: [sample] } = await h.db.query(
-      `SELECT agent_id, status, sentiment, outcome FROM conversations.conversations WHERE account_id = $1 AND outcome IS NOT NULL AND sentiment IS NOT NULL LIMIT 1`, [account]);
+      `SELECT agent_id, status, sentiment, outcome, duration FROM conversations.conversations WHERE account_id = $1 AND outcome IS NOT NULL AND sentiment IS NOT NULL LIMIT 1`, [account]);
     for (const [query, where, params] of [
       [{ status: sample.status }, 'c.status = $2', [sample.status]],
       [{ agent_id: sample.agent_id, status: sample.status }, 'c.agent_id = $2 AND c.status = $3', [sample.agent_id, sample.status]],
@@ -206,9 +207,12 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
       [{ outcome: sample.outcome }, 'c.outcome = $2', [sample.outcome]],
       [{ has_recording: 'true' }, 'c.has_recording', []],
       [{ has_transcript: 'false' }, 'NOT c.has_transcript', []],
+      [{ min_duration: String(sample.duration) }, 'c.duration >= $2', [sample.duration]],
+      [{ min_duration: '0', max_duration: String(sample.duration) }, 'c.duration <= $2', [sample.duration]],
+      [{ max_duration: String(sample.duration), sort_order: 'asc' }, 'c.duration <= $2', [sample.duration]],
       [{ agent_id: 'agt_unknown' }, 'false', []],
     ] as const) {
-      const want = await expected(where, [...params], 'DESC');
+      const want = await expected(where, [...params], 'sort_order' in query ? 'ASC' : 'DESC');
       expect(await listAll(query)).toEqual({ ids: want, total: want.length });
     }
   });

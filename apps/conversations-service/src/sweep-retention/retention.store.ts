@@ -64,7 +64,7 @@ export async function removeRecordings(runner: QueryRunner, accountId: string, c
   const [rows]: [CountedColumns[], number] = await runner.query(
     `UPDATE conversations.conversations SET has_recording = false, detail = detail || '{"recording_url": null}'::jsonb
       WHERE account_id = $1 AND id = ANY($2::text[]) AND has_recording
-      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower,
+      RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower, duration,
                 ${startDaySql('conversations')} AS start_day`,
     [accountId, conversationIds],
   );

@@ -6,9 +6,10 @@ import { FACET_COUNTS_SQL } from '../conversation/conversation-counts.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
 import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-conversation-day-counts.js';
 import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
+import { DurationCounts1767200000000 } from './migrations/1767200000000-duration-counts.js';
 
-/** The backfills of the counts kept per day and per status and topic, on a schema holding conversations written before them (real PostgreSQL). */
-describe('migrations: day counts, status and topic counts', () => {
+/** The backfills of the counts kept per day, per status and topic and per duration, on a schema holding conversations written before them (real PostgreSQL). */
+describe('migrations: day counts, status and topic counts, duration counts', () => {
   let db: TestDatabase;
   const open: DataSource[] = [];
   let after: DataSource;
@@ -19,10 +20,10 @@ describe('migrations: day counts, status and topic counts', () => {
     open.push(before);
     // Two accounts over three days, the first call of each day at its first microsecond and the last at its last.
     await before.query(
-      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, has_recording, topics, topics_lower, detail, stream_version)
+      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, has_recording, topics, topics_lower, duration, detail, stream_version)
        SELECT 'conv_' || n, 'acct_' || (n % 2), 'agt_1', (ARRAY['completed', 'failed', 'in_progress'])[n % 3 + 1],
               timestamptz '2025-03-01T00:00:00Z' + (n - 1) * interval '1 hour' - CASE WHEN n % 24 = 0 THEN interval '1 microsecond' ELSE interval '0' END,
-              n % 4 = 0, ARRAY['Billing', 'billing', 'Refund'], CASE WHEN n % 5 = 0 THEN ARRAY['billing', 'billing'] ELSE ARRAY['billing', 'refund'] END, '{}', 1
+              n % 4 = 0, ARRAY['Billing', 'billing', 'Refund'], CASE WHEN n % 5 = 0 THEN ARRAY['billing', 'billing'] ELSE ARRAY['billing', 'refund'] END, n % 7 * 30, '{}', 1
          FROM generate_series(1, 72) n`,
     );
     after = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations });
@@ -60,11 +61,23 @@ describe('migrations: day counts, status and topic counts', () => {
     expect(await after.query(`SELECT count(*)::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet = 'topic' AND value = 'billing'`)).toEqual([{ n: 2 }]);
   });
 
+  it('counts every conversation already there under its duration', async () => {
+    const kept = await after.query(
+      `SELECT account_id, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet = 'duration' ORDER BY 1, value::int`);
+    expect(kept).toEqual(await after.query(
+      `SELECT account_id, value, conversations::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet = 'duration' ORDER BY 1, value::int`));
+    // acct_1 holds the odd n of 1..72; n % 7 = 0 (7, 21, 35, 49, 63) lasted 0 s.
+    expect(kept).toContainEqual({ account_id: 'acct_1', value: '0', n: 5 });
+  });
+
   it('is undone without touching the other counts', async () => {
+    const durationRunner = after.createQueryRunner();
+    await new DurationCounts1767200000000().down(durationRunner);
+    await durationRunner.release();
     const runner = after.createQueryRunner();
     await new StatusTopicCounts1767100000000().down(runner);
     await runner.release();
-    expect(await after.query(`SELECT count(*)::int AS n FROM conversations.conversation_counts WHERE facet = 'status:topic'`)).toEqual([{ n: 0 }]);
+    expect(await after.query(`SELECT count(*)::int AS n FROM conversations.conversation_counts WHERE facet IN ('status:topic', 'duration')`)).toEqual([{ n: 0 }]);
     const others = await after.query(`SELECT * FROM conversations.conversation_counts WHERE facet NOT LIKE 'day%' ORDER BY 1, 2, 3`);
     const dayRunner = after.createQueryRunner();
     await new ConversationDayCounts1767000000000().down(dayRunner);
