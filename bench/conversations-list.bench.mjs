@@ -422,7 +422,7 @@ wall-clock in milliseconds, without the NATS/HTTP hop. Every page is checked to 
 Baselines are raw single-statement reads in the same run on the same data. "page read" is the LIMIT/OFFSET the handler
 sent for the page's ids (reverse = read from the far end in the inverse order).
 
-Load: ${loadSeconds.toFixed(0)} s for the rows, ${indexSeconds.toFixed(0)} s for the ${indexDefs.length} secondary indexes (side tables filled in between). Table size: ${size.total} (heap ${size.heap}).
+Load${EXISTING ? ' (as recorded by the last full run of this size; this run measured a database it kept)' : ''}: ${loadSeconds.toFixed(0)} s for the rows, ${indexSeconds.toFixed(0)} s for the ${indexDefs.length} secondary indexes (side tables filled in between). Table size: ${size.total} (heap ${size.heap}).
 
 | case | median ms | p90 ms | total matches | page read |
 |---|---:|---:|---:|---|
@@ -476,7 +476,7 @@ ${plans.map((p) => `### ${p.name} — \`${qs(p.query)}\`\n\n${p.explained.map((e
   }
   // Its own sections, named by the run's size; the other benchmarks' sections and the notes around them stay. The
   // figures (no plans) are kept beside them, so the 10M run can set each case beside the 1M run's.
-  const figures = { rows: ROWS, other_rows: OTHER_ROWS, other_accounts: OTHER_ACCOUNTS, at: new Date().toISOString(), machine, load: { rows_s: loadSeconds, indexes_s: indexSeconds, size }, results, statsLoad, statsResults };
+  const figures = { rows: ROWS, other_rows: OTHER_ROWS, other_accounts: OTHER_ACCOUNTS, at: new Date().toISOString(), machine, load: { rows_s: loadSeconds, indexes_s: indexSeconds, size, ...(EXISTING ? { kept_database: true } : {}) }, results, statsLoad, statsResults };
   if (SIZE === '1m' || SIZE === '10m') {
     writeFileSync(join(root, `bench/results/conversations-list-${SIZE}.json`), `${JSON.stringify(figures, null, 1)}\n`);
     if (SIZE === '1m') writeBenchmarkSection('list-1m', headlineOf({ machine, results, statsResults }), 'BENCHMARKS.md');
@@ -532,7 +532,7 @@ function scaleOf(large, small) {
   const statsRatios = stats.filter((r) => r.then).map((r) => r.now / r.then);
   const title = `${(large.rows + large.other_rows).toLocaleString('en-US')} conversations: ${large.rows.toLocaleString('en-US')} in one account, ${large.other_rows.toLocaleString('en-US')} over ${large.other_accounts.toLocaleString('en-US')} others — beside 1M`;
   const headline = `**${title}: ${over.length === 0 ? 'No list shape or stats case is slower than 2× its 1M median' : `${over.length} of ${rows.length + stats.length} cases are slower than 2× their 1M median`}; stats ${statsRatios.length ? `${Math.min(...statsRatios).toFixed(2)}–${Math.max(...statsRatios).toFixed(2)}×` : '–'}. Stats columns of the large account: ${large.statsLoad.rows.toLocaleString('en-US')} conversations in ${large.statsLoad.countedMiB.toFixed(0)} MiB counted against \`STATS_MEMORY_BUDGET_MB\`, loaded in ${large.statsLoad.seconds.toFixed(0)} s.** Every case beside its 1M median: [bench/results/conversations-list.md](bench/results/conversations-list.md).
-Run on ${large.at}, compared with ${when}. Load: ${large.load.rows_s.toFixed(0)} s for the rows, ${large.load.indexes_s.toFixed(0)} s for the indexes; table ${large.load.size.total} (heap ${large.load.size.heap}).`;
+Run on ${large.at}, compared with ${when}. Load${large.load.kept_database ? ' (of the last full run; this one measured the database it kept)' : ''}: ${large.load.rows_s.toFixed(0)} s for the rows, ${large.load.indexes_s.toFixed(0)} s for the indexes; table ${large.load.size.total} (heap ${large.load.size.heap}).`;
   const tables = `## ${title}
 
 Medians in ms of the run on ${large.at} (${large.machine}), beside ${when}. The stats columns' heap grew by
