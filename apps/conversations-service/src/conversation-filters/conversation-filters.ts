@@ -91,6 +91,17 @@ export function filterPredicates(f: FilterValues, params: unknown[]): FilterPred
 }
 
 /**
+ * Where a page found by the day counts begins, as a predicate on the conversation under `alias`: up to the end of
+ * the UTC day given as numbered parameter `param` (a `date`) in a descending start-time order, from its start in
+ * an ascending one.
+ */
+export function withinDayOrBeyond(alias: string, param: string, descending: boolean): string {
+  return descending
+    ? `${alias}.start_time < (${param}::date + 1)::timestamp AT TIME ZONE 'UTC'`
+    : `${alias}.start_time >= ${param}::date::timestamp AT TIME ZONE 'UTC'`;
+}
+
+/**
  * A field held in memory: one number per row, and the number a filter's value is held as (undefined when no
  * row holds it). Missing values are held as numbers no filter value codes to (or NaN).
  */

@@ -12,10 +12,10 @@ describe('conversation counts', () => {
       ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
       ['has_recording', 'true'], ['has_transcript', 'false'],
       ['topic', 'billing'], ['status:topic', 'completed:billing'], ['topic', 'refund'], ['status:topic', 'completed:refund'],
-      ['duration', '0'], ['day', '2025-01-02'], ['day:status=completed', '2025-01-02'], ['day:has_recording=true', '2025-01-02'],
+      ['duration', '0'], ['day', '2025-01-02'], ['day:status:completed', '2025-01-02'], ['day:has_recording:true', '2025-01-02'],
     ]);
     expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
-      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'duration', 'day', 'day:status=in_progress', 'day:has_recording=false',
+      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'duration', 'day', 'day:status:in_progress', 'day:has_recording:false',
     ]);
   });
 
@@ -23,8 +23,8 @@ describe('conversation counts', () => {
     expect(countChanges([{ before: undefined, after: row() }])).toEqual([
       { account_id: 'acc_1', facet: 'agent_id', value: 'agt_1', delta: 1 },
       { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: 1 },
-      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-02', delta: 1 },
-      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'duration', value: '0', delta: 1 },
       { account_id: 'acc_1', facet: 'has_recording', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'has_transcript', value: 'false', delta: 1 },
@@ -37,8 +37,8 @@ describe('conversation counts', () => {
     const before = row({ topics_lower: ['billing'] });
     const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'], duration: 95 });
     expect(countChanges([{ before, after }])).toEqual([
-      { account_id: 'acc_1', facet: 'day:status=completed', value: '2025-01-02', delta: 1 },
-      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:status:completed', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-02', delta: -1 },
       { account_id: 'acc_1', facet: 'duration', value: '0', delta: -1 },
       { account_id: 'acc_1', facet: 'duration', value: '95', delta: 1 },
       { account_id: 'acc_1', facet: 'sentiment', value: 'positive', delta: 1 },
@@ -58,10 +58,10 @@ describe('conversation counts', () => {
     expect(countChanges([{ before: row({ start_day: '2025-01-02' }), after: row({ start_day: '2025-01-01' }) }]).filter((c) => c.facet.startsWith('day'))).toEqual([
       { account_id: 'acc_1', facet: 'day', value: '2025-01-01', delta: 1 },
       { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: -1 },
-      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-01', delta: 1 },
-      { account_id: 'acc_1', facet: 'day:has_recording=false', value: '2025-01-02', delta: -1 },
-      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-01', delta: 1 },
-      { account_id: 'acc_1', facet: 'day:status=in_progress', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-02', delta: -1 },
     ]);
   });
 

@@ -27,7 +27,7 @@ export interface CountedColumns {
 }
 
 /** The facets counted per UTC day of start: every conversation, and per status and per has_recording. */
-export type DayFacet = 'day' | `day:status=${string}` | `day:has_recording=${'true' | 'false'}`;
+export type DayFacet = 'day' | `day:status:${string}` | `day:has_recording:${'true' | 'false'}`;
 
 export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | 'duration' | DayFacet;
 
@@ -54,8 +54,8 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [['topic', t], ['status:topic', `${row.status}:${t}`]]),
     ['duration', String(row.duration)],
     ['day', row.start_day],
-    [`day:status=${row.status}`, row.start_day],
-    [`day:has_recording=${row.has_recording}`, row.start_day],
+    [`day:status:${row.status}`, row.start_day],
+    [`day:has_recording:${row.has_recording}`, row.start_day],
   ];
   return facets.filter((f): f is [Facet, string] => f[1] !== null);
 }
@@ -101,8 +101,8 @@ export const FACET_ROWS_SQL = `
    CROSS JOIN LATERAL (VALUES ('status', c.status), ('agent_id', c.agent_id), ('status:agent_id', c.status || ':' || c.agent_id),
                               ('sentiment', c.sentiment), ('outcome', c.outcome),
                               ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text),
-                              ('duration', c.duration::text), ('day', ${startDaySql('c')}), ('day:status=' || c.status, ${startDaySql('c')}),
-                              ('day:has_recording=' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
+                              ('duration', c.duration::text), ('day', ${startDaySql('c')}), ('day:status:' || c.status, ${startDaySql('c')}),
+                              ('day:has_recording:' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
    WHERE f.value IS NOT NULL
   UNION ALL
   SELECT d.account_id, f.facet, f.value

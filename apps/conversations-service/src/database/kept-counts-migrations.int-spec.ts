@@ -47,7 +47,7 @@ describe('migrations: day counts, status and topic counts, duration counts', () 
     const derived = await after.query(
       `SELECT account_id, facet, value, conversations::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet LIKE 'day%' ORDER BY 1, 2, 3`);
     expect(kept).toEqual(derived);
-    expect(kept.map((k: { facet: string }) => k.facet)).toEqual(expect.arrayContaining(['day:status=failed', 'day:has_recording=true', 'day:has_recording=false']));
+    expect(kept.map((k: { facet: string }) => k.facet)).toEqual(expect.arrayContaining(['day:status:failed', 'day:has_recording:true', 'day:has_recording:false']));
   });
 
   it('counts every conversation already there under each of its distinct topics with its status', async () => {

@@ -5,7 +5,7 @@
 import type { ConversationListItem } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { DayFacet, Facet } from '../conversation/conversation-counts.js';
-import { filterPredicates } from '../conversation-filters/conversation-filters.js';
+import { filterPredicates, withinDayOrBeyond } from '../conversation-filters/conversation-filters.js';
 import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
 import { dayFacetOf, locateInDays, type DayCount } from './page-by-day.js';
 
@@ -266,9 +266,8 @@ async function readPageByDay(runner: QueryRunner, sql: ListSql, total: number, l
   const position = locateInDays(days.map((d): DayCount => ({ day: d.day, conversations: Number(d.conversations) })), total, offset, descending);
   // Near either end an OFFSET from that end skips fewer rows than the day's.
   if (!position || position.skip >= Math.min(offset, total - offset - limit)) return undefined;
-  const at = `$${sql.params.length + 1}::date`;
-  // The day's first instant, and the next day's for a descending list: its rows before the page are `skip` of that day's.
-  const bound = descending ? `c.start_time < (${at} + 1)::timestamp AT TIME ZONE 'UTC'` : `c.start_time >= ${at}::timestamp AT TIME ZONE 'UTC'`;
+  // From the day's end (descending) or start (ascending): its rows before the page are `skip` of that day's.
+  const bound = withinDayOrBeyond('c', `$${sql.params.length + 1}`, descending);
   return readPage(runner, { ...sql, where: `${sql.where} AND ${bound}`, params: [...sql.params, position.day] }, false, limit, position.skip);
 }
 

@@ -59,8 +59,8 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'status:topic', c.status || ':' || t FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
              UNION ALL SELECT 'duration', duration::text FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
-             UNION ALL SELECT 'day:status=' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
-             UNION ALL SELECT 'day:has_recording=' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'day:status:' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'day:has_recording:' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
            ) f GROUP BY facet, value
          ) derived USING (facet, value)
         WHERE kept.conversations IS DISTINCT FROM derived.n`,

@@ -14,8 +14,8 @@ export function dayFacetOf(f: ConversationListFilter): DayFacet | undefined {
   const given = FILTER_PARAMETERS.filter((name) => f[name] !== undefined && name !== 'start_date' && name !== 'end_date');
   if (given.length === 0) return 'day';
   if (given.length > 1) return undefined;
-  if (f.status !== undefined) return `day:status=${f.status}`;
-  if (f.has_recording !== undefined) return `day:has_recording=${f.has_recording}`;
+  if (f.status !== undefined) return `day:status:${f.status}`;
+  if (f.has_recording !== undefined) return `day:has_recording:${f.has_recording}`;
   return undefined;
 }
 
