@@ -11,7 +11,8 @@ describe('conversation counts', () => {
     expect(facetsOf(row({ status: 'completed', sentiment: 'negative', outcome: 'resolved', has_recording: true, topics_lower: ['billing', 'billing', 'refund'] }))).toEqual([
       ['status', 'completed'], ['agent_id', 'agt_1'], ['status:agent_id', 'completed:agt_1'], ['sentiment', 'negative'], ['outcome', 'resolved'],
       ['has_recording', 'true'], ['has_transcript', 'false'],
-      ['topic', 'billing'], ['status:topic', 'completed:billing'], ['topic', 'refund'], ['status:topic', 'completed:refund'],
+      ['topic', 'billing'], ['status:topic', 'completed:billing'], ['day:topic:billing', '2025-01-02'], ['day:status:completed:topic:billing', '2025-01-02'],
+      ['topic', 'refund'], ['status:topic', 'completed:refund'], ['day:topic:refund', '2025-01-02'], ['day:status:completed:topic:refund', '2025-01-02'],
       ['duration', '0'], ['day', '2025-01-02'], ['day:status:completed', '2025-01-02'], ['day:has_recording:true', '2025-01-02'],
     ]);
     expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
@@ -38,7 +39,11 @@ describe('conversation counts', () => {
     const after = row({ status: 'completed', sentiment: 'positive', topics_lower: ['sales'], duration: 95 });
     expect(countChanges([{ before, after }])).toEqual([
       { account_id: 'acc_1', facet: 'day:status:completed', value: '2025-01-02', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status:completed:topic:sales', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress:topic:billing', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:topic:billing', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:topic:sales', value: '2025-01-02', delta: 1 },
       { account_id: 'acc_1', facet: 'duration', value: '0', delta: -1 },
       { account_id: 'acc_1', facet: 'duration', value: '95', delta: 1 },
       { account_id: 'acc_1', facet: 'sentiment', value: 'positive', delta: 1 },
@@ -55,13 +60,18 @@ describe('conversation counts', () => {
   });
 
   it('a start moved to another day moves the conversation between the days', () => {
-    expect(countChanges([{ before: row({ start_day: '2025-01-02' }), after: row({ start_day: '2025-01-01' }) }]).filter((c) => c.facet.startsWith('day'))).toEqual([
+    expect(countChanges([{ before: row({ start_day: '2025-01-02', topics_lower: ['billing'] }), after: row({ start_day: '2025-01-01', topics_lower: ['billing'] }) }])
+      .filter((c) => c.facet.startsWith('day'))).toEqual([
       { account_id: 'acc_1', facet: 'day', value: '2025-01-01', delta: 1 },
       { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: -1 },
       { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-01', delta: 1 },
       { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-02', delta: -1 },
       { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-01', delta: 1 },
       { account_id: 'acc_1', facet: 'day:status:in_progress', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress:topic:billing', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:status:in_progress:topic:billing', value: '2025-01-02', delta: -1 },
+      { account_id: 'acc_1', facet: 'day:topic:billing', value: '2025-01-01', delta: 1 },
+      { account_id: 'acc_1', facet: 'day:topic:billing', value: '2025-01-02', delta: -1 },
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * conversation_counts: how many conversations of an account have each value of the columns a list is most often
  * filtered on alone (and an agent or a topic with a status), how many lasted each number of seconds, and how many
- * started on each UTC day (in all, per status and per has_recording). The projection keeps it in its transaction
+ * started on each UTC day (in all, per status, per has_recording, per topic and per topic with a status). The projection keeps it in its transaction
  * (subtracting what a row was, adding what it becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
  *
  * The durations and the days answer what grows with an account's size: the total of a duration range (a sum over
@@ -26,8 +26,11 @@ export interface CountedColumns {
   duration: number;
 }
 
-/** The facets counted per UTC day of start: every conversation, and per status and per has_recording. */
-export type DayFacet = 'day' | `day:status:${string}` | `day:has_recording:${'true' | 'false'}`;
+/**
+ * The facets counted per UTC day of start: every conversation, per status, per has_recording, per topic and per
+ * topic with a status (no status contains ':', so `day:status:<s>:topic:<t>` reads one way only).
+ */
+export type DayFacet = 'day' | `day:status:${string}` | `day:has_recording:${'true' | 'false'}` | `day:topic:${string}` | `day:status:${string}:topic:${string}`;
 
 export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | 'duration' | DayFacet;
 
@@ -51,7 +54,9 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ['outcome', row.outcome],
     ['has_recording', String(row.has_recording)],
     ['has_transcript', String(row.has_transcript)],
-    ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [['topic', t], ['status:topic', `${row.status}:${t}`]]),
+    ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [
+      ['topic', t], ['status:topic', `${row.status}:${t}`], [`day:topic:${t}`, row.start_day], [`day:status:${row.status}:topic:${t}`, row.start_day],
+    ]),
     ['duration', String(row.duration)],
     ['day', row.start_day],
     [`day:status:${row.status}`, row.start_day],
@@ -106,8 +111,9 @@ export const FACET_ROWS_SQL = `
    WHERE f.value IS NOT NULL
   UNION ALL
   SELECT d.account_id, f.facet, f.value
-    FROM (SELECT DISTINCT c.account_id, c.id, c.status, t AS topic FROM conversations.conversations c, unnest(c.topics_lower) AS t) d
-   CROSS JOIN LATERAL (VALUES ('topic', d.topic), ('status:topic', d.status || ':' || d.topic)) AS f(facet, value)`;
+    FROM (SELECT DISTINCT c.account_id, c.id, c.status, ${startDaySql('c')} AS day, t AS topic FROM conversations.conversations c, unnest(c.topics_lower) AS t) d
+   CROSS JOIN LATERAL (VALUES ('topic', d.topic), ('status:topic', d.status || ':' || d.topic), ('day:topic:' || d.topic, d.day),
+                              ('day:status:' || d.status || ':topic:' || d.topic, d.day)) AS f(facet, value)`;
 
 /** The counts as the rows say they are. */
 export const FACET_COUNTS_SQL = `SELECT account_id, facet, value, count(*)::bigint AS conversations FROM (${FACET_ROWS_SQL}) facets GROUP BY account_id, facet, value`;

@@ -7,9 +7,10 @@ import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-d
 import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-conversation-day-counts.js';
 import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
 import { DurationCounts1767200000000 } from './migrations/1767200000000-duration-counts.js';
+import { TopicDayCounts1767300000000 } from './migrations/1767300000000-topic-day-counts.js';
 
-/** The backfills of the counts kept per day, per status and topic and per duration, on a schema holding conversations written before them (real PostgreSQL). */
-describe('migrations: day counts, status and topic counts, duration counts', () => {
+/** The backfills of the counts kept per day (also per topic), per status and topic and per duration, on a schema holding conversations written before them (real PostgreSQL). */
+describe('migrations: day counts, status and topic counts, duration counts, topic day counts', () => {
   let db: TestDatabase;
   const open: DataSource[] = [];
   let after: DataSource;
@@ -61,6 +62,21 @@ describe('migrations: day counts, status and topic counts, duration counts', () 
     expect(await after.query(`SELECT count(*)::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet = 'topic' AND value = 'billing'`)).toEqual([{ n: 2 }]);
   });
 
+  it('counts every conversation already there under its UTC day per distinct topic, and per topic with its status', async () => {
+    const days = await after.query(
+      `SELECT facet, value AS day, conversations::int AS n FROM conversations.conversation_counts
+        WHERE account_id = 'acct_0' AND facet IN ('day:topic:billing', 'day:topic:refund', 'day:status:completed:topic:billing') ORDER BY 1, 2`);
+    // acct_0: the even n, 12 a day; all hold billing once; refund unless n % 5 = 0 (10, 20 / 30, 40 / 50, 60, 70);
+    // completed when n % 3 = 0 (6, 12, 18, 24 / 30, 36, 42, 48 / 54, 60, 66, 72).
+    expect(days).toEqual([
+      { facet: 'day:status:completed:topic:billing', day: '2025-03-01', n: 4 },
+      { facet: 'day:status:completed:topic:billing', day: '2025-03-02', n: 4 },
+      { facet: 'day:status:completed:topic:billing', day: '2025-03-03', n: 4 },
+      { facet: 'day:topic:billing', day: '2025-03-01', n: 12 }, { facet: 'day:topic:billing', day: '2025-03-02', n: 12 }, { facet: 'day:topic:billing', day: '2025-03-03', n: 12 },
+      { facet: 'day:topic:refund', day: '2025-03-01', n: 10 }, { facet: 'day:topic:refund', day: '2025-03-02', n: 10 }, { facet: 'day:topic:refund', day: '2025-03-03', n: 9 },
+    ]);
+  });
+
   it('counts every conversation already there under its duration', async () => {
     const kept = await after.query(
       `SELECT account_id, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet = 'duration' ORDER BY 1, value::int`);
@@ -71,6 +87,13 @@ describe('migrations: day counts, status and topic counts, duration counts', () 
   });
 
   it('is undone without touching the other counts', async () => {
+    const withTopicDays = await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`);
+    const topicDayRunner = after.createQueryRunner();
+    await new TopicDayCounts1767300000000().down(topicDayRunner);
+    await topicDayRunner.release();
+    const isTopicDay = (k: { facet: string }) => k.facet.startsWith('day:') && k.facet.includes(':topic:');
+    expect(withTopicDays.filter(isTopicDay).length).toBeGreaterThan(0);
+    expect(await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`)).toEqual(withTopicDays.filter((k: { facet: string }) => !isTopicDay(k)));
     const durationRunner = after.createQueryRunner();
     await new DurationCounts1767200000000().down(durationRunner);
     await durationRunner.release();

@@ -266,9 +266,14 @@ async function readPageByDay(runner: QueryRunner, sql: ListSql, total: number, l
   const position = locateInDays(days.map((d): DayCount => ({ day: d.day, conversations: Number(d.conversations) })), total, offset, descending);
   // Near either end an OFFSET from that end skips fewer rows than the day's.
   if (!position || position.skip >= Math.min(offset, total - offset - limit)) return undefined;
-  // From the day's end (descending) or start (ascending): its rows before the page are `skip` of that day's.
-  const bound = withinDayOrBeyond('c', `$${sql.params.length + 1}`, descending);
-  return readPage(runner, { ...sql, where: `${sql.where} AND ${bound}`, params: [...sql.params, position.day] }, false, limit, position.skip);
+  // From the day's end (descending) or start (ascending): its rows before the page are `skip` of that day's. A topic's
+  // page ids come from its side table (readPage), so the bound goes there.
+  const day = `$${sql.params.length + 1}`;
+  const params = [...sql.params, position.day];
+  const bounded: ListSql = sql.narrow?.orderBy
+    ? { ...sql, params, narrow: { ...sql.narrow, where: `${sql.narrow.where} AND ${withinDayOrBeyond('d', day, descending)}` } }
+    : { ...sql, params, where: `${sql.where} AND ${withinDayOrBeyond('c', day, descending)}` };
+  return readPage(runner, bounded, false, limit, position.skip);
 }
 
 /** A page of a narrow list and its total from the matches found once (kept for the statement, then counted and sorted). */

@@ -61,6 +61,10 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:status:' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:has_recording:' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'day:topic:' || t, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+                         FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
+             UNION ALL SELECT 'day:status:' || c.status || ':topic:' || t, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+                         FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
            ) f GROUP BY facet, value
          ) derived USING (facet, value)
         WHERE kept.conversations IS DISTINCT FROM derived.n`,
@@ -70,14 +74,14 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
   };
 
   /** Every id of a list, page by page, and its total. */
-  const listAll = async (query: Record<string, string>) => {
+  const listAll = async (query: Record<string, string>, perPage = 7) => {
     const ids: string[] = [];
     let total = -1;
     for (let page = 1; ; page++) {
-      const answer = await h.list(account, { ...query, per_page: '7', page: String(page) });
+      const answer = await h.list(account, { ...query, per_page: String(perPage), page: String(page) });
       total = answer.total;
       ids.push(...answer.items.map((i) => i.id));
-      if (answer.items.length < 7) break;
+      if (answer.items.length < perPage) break;
     }
     return { ids, total };
   };
@@ -120,8 +124,8 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
     h = await startHarness({ tuning: { deepPageOffset: 14 } });
     await h.publishKnownAgent({ agent_id: agents[0], account_id: account, name: 'One' });
     await h.publishKnownAgent({ agent_id: agents[1], account_id: account, name: 'Two' });
-    // Six days, ~7 calls a day: deep pages start inside a day. Two calls start on the edges of a day.
-    const calls = generateCalls({ count: 40, seed: 77, agentIds: agents, idPrefix: `st${randomUUID().slice(0, 6)}`, from: '2025-01-01T00:00:00Z', spanDays: 6 });
+    // Six days, ~20 calls a day (~4 of each topic): deep pages start inside a day. Two calls start on the edges of a day.
+    const calls = generateCalls({ count: 120, seed: 77, agentIds: agents, idPrefix: `st${randomUUID().slice(0, 6)}`, from: '2025-01-01T00:00:00Z', spanDays: 6 });
     for (const [call, startTime] of [[calls[0], '2025-01-03T00:00:00.000000Z'], [calls[1], '2025-01-02T23:59:59.999999Z']] as const) {
       for (const event of call.events) {
         const data = event.data as { start_time?: string };
@@ -185,12 +189,19 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
       [{ start_date: '2025-01-02T23:59:59.999999Z', end_date: '2025-01-03T00:00:00Z' }, '2025-01-02T23:59:59.999999Z', '2025-01-03T00:00:00Z'],
       [{ start_date: '2025-01-02T10:00:00Z', end_date: '2025-01-03T10:00:00Z' }, '2025-01-02T10:00:00Z', '2025-01-03T10:00:00Z'],
     ];
-    const filters: Array<[Record<string, string>, string]> = [[{}, 'true'], [{ status: 'completed' }, `c.status = 'completed'`], [{ has_recording: 'false' }, 'NOT c.has_recording']];
+    // The account's most frequent topic: its list is long enough for deep pages to start inside a day.
+    const { rows: [{ topic }] } = await h.db.query(
+      `SELECT t AS topic FROM conversations.conversations c, unnest(c.topics_lower) t WHERE c.account_id = $1 GROUP BY t ORDER BY count(*) DESC, t LIMIT 1`, [account]);
+    const filters: Array<[Record<string, string>, string]> = [
+      [{}, 'true'], [{ status: 'completed' }, `c.status = 'completed'`], [{ has_recording: 'false' }, 'NOT c.has_recording'],
+      [{ topic }, `'${topic}' = ANY (c.topics_lower)`], [{ topic, status: 'completed' }, `'${topic}' = ANY (c.topics_lower) AND c.status = 'completed'`],
+    ];
     for (const [range, lo, hi] of ranges) {
       for (const [filter, where] of filters) {
         for (const order of ['DESC', 'ASC'] as const) {
           const want = await expected(`${where} AND ($2::timestamptz IS NULL OR c.start_time >= $2) AND ($3::timestamptz IS NULL OR c.start_time <= $3)`, [lo, hi], order);
-          const got = await listAll({ ...range, ...filter, sort_order: order.toLowerCase() });
+          // A topic's list is shorter: pages of 2 put its deep pages inside a day.
+          const got = await listAll({ ...range, ...filter, sort_order: order.toLowerCase() }, filter.topic === undefined ? 7 : 2);
           expect({ range, filter, order, ...got }).toEqual({ range, filter, order, ids: want, total: want.length });
         }
       }

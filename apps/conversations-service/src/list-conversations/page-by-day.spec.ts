@@ -21,7 +21,13 @@ describe('dayFacetOf', () => {
     [{ status: 'failed', has_recording: 'true' }, undefined],
     [{ agent_id: 'agent_1', status: 'failed' }, undefined],
     [{ search: 'refund' }, undefined],
-    [{ topic: 'billing', start_date: '2024-06-01' }, undefined],
+    [{ topic: 'Billing' }, 'day:topic:billing'],
+    [{ topic: 'billing', start_date: '2024-06-01' }, 'day:topic:billing'],
+    [{ topic: 'billing', status: 'completed' }, 'day:status:completed:topic:billing'],
+    [{ topic: 'billing', status: 'completed', end_date: '2024-06-01' }, 'day:status:completed:topic:billing'],
+    [{ topic: 'billing', agent_id: 'agent_1' }, undefined],
+    [{ topic: 'billing', status: 'completed', has_recording: 'true' }, undefined],
+    [{ topic: 'billing', search: 'refund' }, undefined],
   ] as Array<[Record<string, string>, string | undefined]>)('%j → %s', (query, facet) => {
     expect(dayFacetOf(filter(query))).toBe(facet);
   });

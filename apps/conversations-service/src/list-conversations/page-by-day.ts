@@ -7,13 +7,15 @@ import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversat
 
 /**
  * The day facet counting exactly this filter's conversations on each day, if any: every conversation of the
- * account, or those of one status, or those with (or without) a recording — with or without a date range, which
- * selects whole days of it.
+ * account, or those of one status, or those with (or without) a recording, or those of one topic (with or without
+ * one status) — with or without a date range, which selects whole days of it.
  */
 export function dayFacetOf(f: ConversationListFilter): DayFacet | undefined {
   const given = FILTER_PARAMETERS.filter((name) => f[name] !== undefined && name !== 'start_date' && name !== 'end_date');
   if (given.length === 0) return 'day';
+  if (given.length === 2 && f.topic !== undefined && f.status !== undefined) return `day:status:${f.status}:topic:${f.topic}`;
   if (given.length > 1) return undefined;
+  if (f.topic !== undefined) return `day:topic:${f.topic}`;
   if (f.status !== undefined) return `day:status:${f.status}`;
   if (f.has_recording !== undefined) return `day:has_recording:${f.has_recording}`;
   return undefined;
