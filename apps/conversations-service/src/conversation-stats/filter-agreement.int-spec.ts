@@ -6,6 +6,7 @@ import { openDatabase } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import type { DataSource } from 'typeorm';
 import { readStats } from './conversation-stats.store.js';
+import { DAY_US } from './day-rollups.js';
 import { costMicros, instantMicros } from './stats-columns.js';
 import { StatsMemory } from './stats-memory.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conversations-database.js';
@@ -148,7 +149,13 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
         await insert(account, rows);
         const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30 });
         await memory.warm(account);
-        for (const f of filters) {
+        // The same columns with day rollups, and filters of whole UTC days they answer (the rows' day, alone or with one status or topic).
+        const rolledUp = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, rollupMinRows: 0 });
+        await rolledUp.warm(account);
+        const day = Math.floor(T0_US / DAY_US) * DAY_US;
+        const wholeDay = { page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc', start_date: microsIso(day), end_date: microsIso(day + DAY_US - 1) } as const;
+        for (const f of [...filters, wholeDay, { ...wholeDay, status: rows[0]?.status ?? 'completed' }, { ...wholeDay, topic: 'billing' }, { ...wholeDay, end_date: undefined },
+          { ...wholeDay, start_date: microsIso(day - DAY_US), end_date: microsIso(day - 1) }] as ConversationListFilter[]) {
           const sql = buildListSql(account, f);
           const ids = async (text: string) => ((await dataSource.query(text, sql.params)) as Array<{ id: string }>).map((r) => r.id).sort();
           const listed = await ids(`SELECT c.id FROM conversations.conversations c WHERE ${sql.where}`);
@@ -161,6 +168,7 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
           if (fromMemory) {
             inMemory++;
             expect(fromMemory.summary).toEqual(bySql.summary);
+            expect((await rolledUp.read(account, f, () => undefined))?.summary).toEqual(bySql.summary);
           }
         }
       }),

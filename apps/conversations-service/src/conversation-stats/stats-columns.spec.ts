@@ -104,6 +104,73 @@ describe('StatsColumns', () => {
     );
   });
 
+  describe('with day rollups (whole UTC days, alone or with one status or one topic, from pre-summed cells)', () => {
+    const DAY_US = 86_400_000_000;
+    const day = fc.integer({ min: -1, max: 3 });
+    const wholeDays = fc.record({
+      start_date: day.map((d) => iso(T0 + d * DAY_US)),
+      end_date: day.map((d) => iso(T0 + (d + 1) * DAY_US - 1)),
+      status: fc.constantFrom(...CONVERSATION_STATUSES),
+      topic: fc.constantFrom('billing', 'refund', 'é', 'none_such'),
+    }, { requiredKeys: [] }).filter((f) => f.status === undefined || f.topic === undefined)
+      .map((f) => ({ ...base, ...f }) as ConversationListFilter);
+
+    it('answers as the plain computation while rows are added, replaced and moved between days, statuses and topics', () => {
+      fc.assert(
+        fc.property(
+          fc.array(row, { maxLength: 100 }), fc.array(row, { maxLength: 60 }), fc.array(fc.oneof(wholeDays, filter), { minLength: 1, maxLength: 4 }),
+          (before, after, filters) => {
+            const columns = new StatsColumns(0, 0);
+            const check = (rows: StatsRow[]) => {
+              for (const f of filters) {
+                const { summary, hours } = columns.summarize(f);
+                const wanted = reference(rows, f);
+                expect({ ...summary, histogram: [...summary.histogram].sort() }).toEqual({ ...wanted.summary, histogram: [...wanted.summary.histogram].sort() });
+                expect([...hours].sort((a, b) => a.slot - b.slot)).toEqual(wanted.hours);
+              }
+            };
+            for (const r of before) columns.put(r);
+            check(before);
+            // The same ids again: each replaced row leaves its cells (possibly the one holding a day's first or last start).
+            for (const r of after) columns.put(r);
+            check([...before, ...after]);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('finds a day’s first and last start again once the rows that held them moved away', () => {
+      const columns = new StatsColumns(0, 0);
+      const at = (id: string, seconds: number, status: StatsRow['status'] = 'completed'): StatsRow => ({
+        id, agent_id: 'a', status, start_us: T0 + seconds * 1_000_000, duration: 10, sentiment: null, sentiment_rank: null, outcome: null,
+        topics: ['billing'], has_recording: false, has_transcript: false, cost_micros: null,
+      });
+      for (const [id, seconds] of [['early', 60], ['middle', 3600], ['late', 7200]] as const) columns.put(at(id, seconds));
+      const day1 = { ...base, start_date: iso(T0), end_date: iso(T0 + DAY_US - 1) };
+      expect(columns.summarize(day1).summary).toMatchObject({ total: 3, first_start: new Date(T0 / 1000 + 60_000), last_start: new Date(T0 / 1000 + 7_200_000) });
+      // The earliest moves to the next day, the latest to another status: the completed cell's ends were theirs.
+      columns.put(at('early', 86_400 + 5));
+      columns.put(at('late', 7200, 'failed'));
+      expect(columns.summarize({ ...day1, status: 'completed' }).summary).toMatchObject({ total: 1, first_start: new Date(T0 / 1000 + 3_600_000), last_start: new Date(T0 / 1000 + 3_600_000) });
+      expect(columns.summarize({ ...day1, topic: 'billing' }).summary).toMatchObject({ total: 2, first_start: new Date(T0 / 1000 + 3_600_000), last_start: new Date(T0 / 1000 + 7_200_000) });
+    });
+
+    it('are counted in the memory the columns take', () => {
+      const columns = new StatsColumns(0, 0);
+      const plain = new StatsColumns(0, Infinity);
+      for (let i = 0; i < 1_000; i++) {
+        const r: StatsRow = { id: `c${i}`, agent_id: 'a', status: 'completed', start_us: T0 + i * 600_000_000, duration: i % 300, sentiment: null, sentiment_rank: null,
+          outcome: null, topics: ['billing'], has_recording: false, has_transcript: false, cost_micros: null };
+        columns.put(r);
+        plain.put(r);
+      }
+      expect(columns.summarize(base).summary).toEqual(plain.summarize(base).summary);
+      // Seven days of cells, each with its durations (up to 300 s) and 24 hours × statuses.
+      expect(columns.bytes - plain.bytes).toBeGreaterThan(7 * 2 * 300 * 4);
+    });
+  });
+
   it('keeps answering correctly when rows are replaced many times (their old topics are compacted away)', () => {
     const columns = new StatsColumns();
     for (let i = 0; i < 5_000; i++) {

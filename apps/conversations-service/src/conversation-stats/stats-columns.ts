@@ -1,15 +1,17 @@
 /**
  * One account's conversations as columns in memory (typed arrays, strings as dictionary codes), and every
- * figure of GET /v1/conversations/stats computed from them in one pass over the rows. Pure: no database;
- * stats-memory.ts keeps it equal to the read model. PostgreSQL needs ~0.3 µs per row per aggregate, 2.4 s for
- * a million; this loop needs a few nanoseconds.
+ * figure of GET /v1/conversations/stats computed from them in one pass over the rows — or, for whole UTC days
+ * alone or with one status or one topic, summed from day rollups (day-rollups.ts) kept beside them. Pure: no
+ * database; stats-memory.ts keeps it equal to the read model. PostgreSQL needs ~0.3 µs per row per aggregate,
+ * 2.4 s for a million; this loop needs a few nanoseconds.
  */
-import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
+import { CONVERSATION_STATUSES, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
 import { answeredByColumns, compileRowChecks, keptWithin, rowsWithin, type HeldColumns, type HeldField, type RowChecks } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
-import { durationFigures, histogramOf } from './conversation-stats.rules.js';
-import { Counter, Dictionary } from './codes-and-counts.js';
+import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
+import { figuresOf } from './stats-figures.js';
+import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
 
 /** A conversation as the stats see it (what stats-memory.ts reads from the read model). */
@@ -39,31 +41,11 @@ const HELD_FIELDS: ReadonlySet<ConversationFilterField> = new Set<ConversationFi
 /** Answered once SQL has named the matching conversations: the text is not in memory. */
 const SEARCH = ['search'] as const;
 
+export { costMicros, instantMicros } from './codes-and-counts.js';
+
 /** Whether the columns answer these filters. */
 export function answeredInMemory(f: ConversationListFilter): boolean {
   return answeredByColumns(f, HELD_FIELDS, SEARCH);
-}
-
-/** A cost in millionths of a dollar when that is exact, else undefined (the account is then left to SQL). */
-export function costMicros(decimal: string): number | undefined {
-  const m = /^(\d+)(?:\.(\d{0,6})0*)?$/.exec(decimal);
-  if (!m) return undefined;
-  const micros = Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0'));
-  return Number.isSafeInteger(micros) && micros < 2 ** 40 ? micros : undefined;
-}
-
-/**
- * `YYYY-MM-DDTHH:MM:SS[.f…]Z` in microseconds, as PostgreSQL reads it into a timestamptz: the fraction
- * parsed as a double and rounded half to even (rint) to whole microseconds.
- */
-export function instantMicros(instant: string): number {
-  const seconds = Date.parse(`${instant.slice(0, 19)}Z`) / 1000;
-  const fraction = /^\.(\d+)/.exec(instant.slice(19))?.[1];
-  if (!fraction) return seconds * 1_000_000;
-  const scaled = Number(`0.${fraction}`) * 1_000_000;
-  const floor = Math.floor(scaled);
-  const rest = scaled - floor;
-  return seconds * 1_000_000 + (rest > 0.5 || (rest === 0.5 && floor % 2 === 1) ? floor + 1 : floor);
 }
 
 const STATUS_CODE = new Map<string, number>(CONVERSATION_STATUSES.map((s, i) => [s, i]));
@@ -72,6 +54,12 @@ const NO_SENTIMENT = SENTIMENTS.length;
 const HOUR_US = 3_600_000_000;
 /** Searches remembered per account (a bitmap of one byte per conversation each). */
 const MAX_SEARCHES = 16;
+/**
+ * From this many conversations an account's columns also keep day rollups (day-rollups.ts), built at the first
+ * answer they serve: below it one pass over the rows takes a few milliseconds, and the cells (a few thousand a
+ * year, ~10 KB each) would outweigh the columns.
+ */
+export const ROLLUP_MIN_ROWS = 500_000;
 
 /** What one row of the columns takes: the columns themselves (41 B), the row index (16–24 B), two topics' codes (8 B). */
 export const BYTES_PER_ROW = 72;
@@ -108,9 +96,14 @@ export class StatsColumns implements HeldColumns {
   private maxDuration = 0;
   private firstHour = Infinity;
   private lastHour = -Infinity;
+  /** Every figure per day and status and per day and topic, once an answer has used them (then kept by put). */
+  private rollups: DayRollups | undefined;
 
-  /** `capacity`: the rows expected (an account's total when it is loaded), allocated at once rather than grown into. */
-  constructor(capacity = 0) {
+  /**
+   * `capacity`: the rows expected (an account's total when it is loaded), allocated at once rather than grown into.
+   * `rollupMinRows`: from how many rows whole-day answers come from rollups.
+   */
+  constructor(capacity = 0, private readonly rollupMinRows = ROLLUP_MIN_ROWS) {
     this.rowOf = new RowIndex(capacity);
     this.agent = new Int32Array(capacity);
     this.status = new Uint8Array(capacity);
@@ -124,6 +117,8 @@ export class StatsColumns implements HeldColumns {
     this.transcript = new Uint8Array(capacity);
     this.topicAt = new Int32Array(capacity);
     this.topicCount = new Int32Array(capacity);
+    // An account loaded at its size builds its rollups as its rows come in (between the load's batches).
+    if (capacity >= rollupMinRows) this.rollups = new DayRollups(NO_SENTIMENT + 1);
   }
 
   get size(): number {
@@ -139,7 +134,7 @@ export class StatsColumns implements HeldColumns {
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.values(),
     ];
-    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes;
+    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
     return bytes;
   }
@@ -155,6 +150,8 @@ export class StatsColumns implements HeldColumns {
    */
   put(r: StatsRow, searchText?: string): void {
     const { row, added } = this.rowOf.rowFor(r.id);
+    // The rollups take out what the row was (its topics are read before they are overwritten) and add what it is.
+    if (!added) this.rollups?.apply(this.rolled(row), -1);
     if (added) {
       this.rows++;
       this.agent = withRoom(this.agent, this.rows);
@@ -197,6 +194,7 @@ export class StatsColumns implements HeldColumns {
     this.topicCount[row] = r.topics.length;
     const first = this.topicAt[row];
     for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
+    this.rollups?.apply(this.rolled(row), 1);
     if (this.searches.size > 0 && searchText === undefined) this.searches.clear();
     for (const [term, members] of this.searches) {
       const widenedMembers = withRoom(members, this.rows);
@@ -285,10 +283,30 @@ export class StatsColumns implements HeldColumns {
     let first = Infinity;
     let last = -Infinity;
 
-    const empty = () => this.figures(0, byStatus, bySentiment, byOutcome, byTopic, durations, hours, 0, first, last);
+    const answer = (total: number, costMicros: number, first: number, last: number) => figuresOf(
+      { total, costMicros, first, last, byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour }, this.outcomes.names, this.topicNames.names);
+    const empty = () => answer(0, 0, first, last);
     const checks = compileRowChecks(f, this, SEARCH);
     if (checks === 'nothing') return empty();
     if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
+    const selection = only ? undefined : this.rolledUpSelection(f);
+    if (selection) {
+      const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
+      const days = this.rollups!.cellsOf(selection);
+      for (const { day, cells } of days) {
+        for (const cell of cells) {
+          total += cell.count;
+          costMicrosTotal += cell.cost;
+          cell.addInto(sums, day);
+        }
+      }
+      if (days.length > 0) {
+        const rows = { count: this.rows, start: this.start, rolled: (row: number) => this.rolled(row) };
+        first = Math.min(...this.rollups!.exactEnds(days[0].day, selection, days[0].cells, rows).map((c) => c.first));
+        last = Math.max(...this.rollups!.exactEnds(days[days.length - 1].day, selection, days[days.length - 1].cells, rows).map((c) => c.last));
+      }
+      return answer(total, costMicrosTotal, first, last);
+    }
     const selected = this.select(checks, only);
     const count = selected ? selected.length : this.rows;
     for (let i = 0; i < count; i++) {
@@ -310,7 +328,27 @@ export class StatsColumns implements HeldColumns {
       if (start > last) last = start;
       hours.add((Math.floor(start / HOUR_US) - firstHour) * statuses + s);
     }
-    return this.figures(total, byStatus, bySentiment, byOutcome, byTopic, durations, hours, costMicrosTotal, first, last);
+    return answer(total, costMicrosTotal, first, last);
+  }
+
+  /** A row as the rollups count it (its topics a view of the pool: read before the pool changes). */
+  private rolled(row: number): RolledRow {
+    return {
+      status: this.status[row], sentiment: this.sentiment[row], outcome: this.outcome[row],
+      topics: this.topicPool.subarray(this.topicAt[row], this.topicAt[row] + this.topicCount[row]),
+      duration: this.duration[row], cost: this.cost[row], start: this.start[row],
+    };
+  }
+
+  /** The rollup cells answering this filter, when they do (cellSelectionOf); the rollups are built here the first time. */
+  private rolledUpSelection(f: ConversationListFilter): CellSelection | undefined {
+    if (this.rows < this.rollupMinRows) return undefined;
+    const selection = cellSelectionOf(f, (status) => STATUS_CODE.get(status), (topic) => this.topicNames.find(topic));
+    if (selection && !this.rollups) {
+      this.rollups = new DayRollups(NO_SENTIMENT + 1);
+      for (let row = 0; row < this.rows; row++) this.rollups.apply(this.rolled(row), 1);
+    }
+    return selection;
   }
 
   /**
@@ -346,42 +384,5 @@ export class StatsColumns implements HeldColumns {
       count = kept;
     }
     return rows!.subarray(0, count);
-  }
-
-  private figures(
-    total: number, byStatus: Float64Array, bySentiment: Float64Array, byOutcome: Float64Array, byTopic: Float64Array,
-    durations: Counter, hours: Counter, costMicrosTotal: number, first: number, last: number,
-  ): { summary: StatsSummary; hours: TimelineRow[] } {
-    const statusCounts = (counts: Float64Array) => Object.fromEntries(CONVERSATION_STATUSES.map((s, i) => [s, counts[i]])) as TimelineRow;
-    // Most frequent first, ties by name in byte order (as the SQL's COLLATE "C").
-    const ranked = (names: readonly string[], counts: Float64Array) =>
-      names.map((name, code) => ({ name, count: counts[code] })).filter((x) => x.count > 0)
-        .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const durationCounts = durations.entries().map(([duration, count]) => ({ duration, count }));
-    const statuses = CONVERSATION_STATUSES.length;
-    const perHour = new Map<number, Float64Array>();
-    for (const [index, count] of hours.entries()) {
-      const hour = this.firstHour + Math.floor(index / statuses);
-      let counts = perHour.get(hour);
-      if (!counts) perHour.set(hour, (counts = new Float64Array(statuses)));
-      counts[index % statuses] = count;
-    }
-    const sentiment = (name: (typeof SENTIMENTS)[number]) => bySentiment[SENTIMENT_CODE.get(name)!];
-    return {
-      summary: {
-        total,
-        by_status: statusCounts(byStatus),
-        by_sentiment: { positive: sentiment('positive'), neutral: sentiment('neutral'), negative: sentiment('negative') },
-        duration: durationFigures(durationCounts),
-        cost_total: costMicrosTotal / 1_000_000,
-        // Milliseconds, as the pg driver reads a timestamptz.
-        first_start: total === 0 ? null : new Date(Math.floor(first / 1000)),
-        last_start: total === 0 ? null : new Date(Math.floor(last / 1000)),
-        outcomes: ranked(this.outcomes.names, byOutcome).map((x) => ({ outcome: x.name, count: x.count })),
-        topics: ranked(this.topicNames.names, byTopic).slice(0, MAX_TOP_TOPICS).map((x) => ({ topic: x.name, count: x.count })),
-        histogram: histogramOf(durationCounts),
-      },
-      hours: [...perHour].map(([slot, counts]) => ({ ...statusCounts(counts), slot })),
-    };
   }
 }

@@ -19,13 +19,15 @@ import { filterPredicates } from '../conversation-filters/conversation-filters.j
 import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
 import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
-import { answeredInMemory, BYTES_PER_ROW, BYTES_PER_ROW_AT_LEAST, costMicros, StatsColumns, type StatsRow } from './stats-columns.js';
+import { answeredInMemory, BYTES_PER_ROW, BYTES_PER_ROW_AT_LEAST, costMicros, ROLLUP_MIN_ROWS, StatsColumns, type StatsRow } from './stats-columns.js';
 
 export interface StatsMemoryLimits {
   /** Accounts with fewer conversations are answered by SQL. */
   minRows: number;
   /** The memory the columns may take in this process, all accounts together, in bytes. */
   budgetBytes: number;
+  /** From how many conversations an account's columns keep day rollups (ROLLUP_MIN_ROWS unless given). */
+  rollupMinRows?: number;
 }
 
 interface Held {
@@ -244,7 +246,7 @@ export class StatsMemory {
     // Room first, for what a row usually takes (the load's columns and the held ones then stay within the budget
     // together), then the columns sized once.
     this.makeRoom(Math.min(total * BYTES_PER_ROW, this.limits.budgetBytes));
-    const columns = new StatsColumns(total);
+    const columns = new StatsColumns(total, this.limits.rollupMinRows ?? ROLLUP_MIN_ROWS);
     for (let after = ''; ; ) {
       if (this.closed) throw new Closed();
       const batch: RawRow[] = await db.query(

@@ -1,0 +1,256 @@
+/**
+ * Every stats figure of a large account pre-summed per UTC day and status, and per UTC day and topic, kept by the
+ * columns (stats-columns.ts) as rows are put: a figure of whole days — the account's year, a month, two days —
+ * alone or with one status or one topic, is then a sum over a few hundred cells, not a pass over every
+ * conversation. Pure: no database.
+ *
+ * A cell holds what summarize counts (statuses, sentiments, outcomes, topics, durations, cost, hours by status)
+ * and can subtract a row as well as add one. Its earliest and latest start cannot be subtracted: a cell that
+ * lost the row at either end is marked, and the caller (who holds the rows) works out the first or last day's
+ * cells again when an answer needs them.
+ */
+import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES } from '@voice/contracts';
+import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
+import { instantMicros, type Counter } from './codes-and-counts.js';
+
+export const DAY_US = 86_400_000_000;
+const HOURS = 24;
+const STATUSES = CONVERSATION_STATUSES.length;
+/** Durations up to this many seconds are counted in an array per cell; longer ones (rare) in a map. */
+const DENSE_SECONDS = 4096;
+/** A topic cell's key: the topic's code above the day (days since 1970 stay below 2^17 until the year 2328). */
+const DAY_BITS = 2 ** 17;
+
+/** `array`, or a copy with room for `size` (a few more: codes and durations arrive roughly in order). */
+function grown<T extends Float64Array | Int32Array>(array: T, size: number): T {
+  if (size <= array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(size + 8);
+  next.set(array);
+  return next;
+}
+
+/** One row as the cells count it: the columns' codes (sentiment: its code or NO_SENTIMENT; outcome: -1 for none). */
+export interface RolledRow {
+  status: number;
+  sentiment: number;
+  outcome: number;
+  topics: ArrayLike<number>;
+  duration: number;
+  /** Millionths of a dollar, NaN without a cost. */
+  cost: number;
+  start: number;
+}
+
+/** Which cells answer: whole UTC days `fromDay`…`toDay` (days since 1970), of one status or one topic or all. */
+export interface CellSelection {
+  fromDay: number;
+  toDay: number;
+  status?: number;
+  topic?: number;
+}
+
+/** The filters whole-day rollups answer: a date range, and one status or one topic. */
+const ROLLED_UP: ReadonlySet<string> = new Set(['start_date', 'end_date', 'status', 'topic']);
+
+/**
+ * The cells answering a filter, if they do: whole UTC days (or open ends) alone or with one status or one topic
+ * that some row holds (`statusCode`/`topicCode` undefined for one none does: the columns' checks answer nothing).
+ */
+export function cellSelectionOf(
+  f: ConversationListFilter, statusCode: (status: string) => number | undefined, topicCode: (topic: string) => number | undefined,
+): CellSelection | undefined {
+  if (!CONVERSATION_FILTER_PARAMETERS.every((p) => f[p] === undefined || ROLLED_UP.has(p))) return undefined;
+  if (f.status !== undefined && f.topic !== undefined) return undefined;
+  const status = f.status === undefined ? undefined : statusCode(f.status);
+  const topic = f.topic === undefined ? undefined : topicCode(f.topic);
+  if ((f.status !== undefined && status === undefined) || (f.topic !== undefined && topic === undefined)) return undefined;
+  const from = f.start_date === undefined ? undefined : instantMicros(f.start_date);
+  const past = f.end_date === undefined ? undefined : instantMicros(f.end_date) + 1;
+  if ((from !== undefined && from % DAY_US !== 0) || (past !== undefined && past % DAY_US !== 0)) return undefined;
+  return { fromDay: from === undefined ? -Infinity : from / DAY_US, toDay: past === undefined ? Infinity : past / DAY_US - 1, status, topic };
+}
+
+/** The rows the cells were summed from, as exactEnds reads them. */
+export interface RowsOfColumns {
+  count: number;
+  start: Float64Array;
+  rolled(row: number): RolledRow;
+}
+
+/** The sums summarize turns into figures (its own arrays and counters, added into). */
+export interface FigureSums {
+  byStatus: Float64Array;
+  bySentiment: Float64Array;
+  byOutcome: Float64Array;
+  byTopic: Float64Array;
+  durations: Counter;
+  /** Indexed (hour - firstHour) × statuses + status, hours since 1970. */
+  hours: Counter;
+  firstHour: number;
+}
+
+export class Cell {
+  count = 0;
+  cost = 0;
+  readonly byStatus = new Float64Array(STATUSES);
+  bySentiment: Float64Array;
+  byOutcome = new Float64Array(0);
+  byTopic = new Float64Array(0);
+  durations = new Int32Array(0);
+  longer: Map<number, number> | undefined;
+  readonly hours = new Float64Array(HOURS * STATUSES);
+  first = Infinity;
+  last = -Infinity;
+  /** The row at first or last was taken out: they are bounds, no longer the values. */
+  stale = false;
+
+  constructor(sentiments: number) {
+    this.bySentiment = new Float64Array(sentiments);
+  }
+
+  get bytes(): number {
+    return 160 + this.byStatus.byteLength + this.bySentiment.byteLength + this.byOutcome.byteLength + this.byTopic.byteLength
+      + this.durations.byteLength + this.hours.byteLength + (this.longer?.size ?? 0) * 40;
+  }
+
+  apply(r: RolledRow, day: number, sign: 1 | -1): void {
+    this.count += sign;
+    this.byStatus[r.status] += sign;
+    this.bySentiment[r.sentiment] += sign;
+    if (r.outcome >= 0) {
+      this.byOutcome = grown(this.byOutcome, r.outcome + 1);
+      this.byOutcome[r.outcome] += sign;
+    }
+    for (let i = 0; i < r.topics.length; i++) {
+      this.byTopic = grown(this.byTopic, r.topics[i] + 1);
+      this.byTopic[r.topics[i]] += sign;
+    }
+    if (r.duration < DENSE_SECONDS) {
+      this.durations = grown(this.durations, r.duration + 1);
+      this.durations[r.duration] += sign;
+    } else {
+      this.longer ??= new Map();
+      const left = (this.longer.get(r.duration) ?? 0) + sign;
+      if (left === 0) this.longer.delete(r.duration);
+      else this.longer.set(r.duration, left);
+    }
+    if (r.cost === r.cost) this.cost += sign * r.cost;
+    this.hours[Math.floor((r.start - day * DAY_US) / 3_600_000_000) * STATUSES + r.status] += sign;
+    if (this.count === 0) {
+      this.first = Infinity;
+      this.last = -Infinity;
+      this.stale = false;
+    } else if (sign > 0) {
+      this.first = Math.min(this.first, r.start);
+      this.last = Math.max(this.last, r.start);
+    } else if (r.start <= this.first || r.start >= this.last) {
+      this.stale = true;
+    }
+  }
+
+  addInto(sums: FigureSums, day: number): void {
+    for (let s = 0; s < STATUSES; s++) sums.byStatus[s] += this.byStatus[s];
+    for (let s = 0; s < this.bySentiment.length; s++) sums.bySentiment[s] += this.bySentiment[s];
+    for (let o = 0; o < this.byOutcome.length; o++) sums.byOutcome[o] += this.byOutcome[o];
+    for (let t = 0; t < this.byTopic.length; t++) sums.byTopic[t] += this.byTopic[t];
+    sums.durations.addArray(this.durations);
+    if (this.longer) for (const [duration, count] of this.longer) sums.durations.addMany(duration, count);
+    // The cell's hours are the day's 24 × statuses in the same order as the sums' from the day's first hour.
+    sums.hours.addArray(this.hours, (day * HOURS - sums.firstHour) * STATUSES);
+  }
+}
+
+export class DayRollups {
+  /** Key: day × STATUSES + status. */
+  private readonly byDayStatus = new Map<number, Cell>();
+  /** Key: topic × DAY_BITS + day. */
+  private readonly byDayTopic = new Map<number, Cell>();
+  /** The days that have cells, ascending (sorted when asked). */
+  private days: number[] = [];
+  private daysSorted = true;
+  private readonly knownDays = new Set<number>();
+
+  constructor(private readonly sentiments: number) {}
+
+  get bytes(): number {
+    let bytes = this.knownDays.size * 16;
+    for (const cell of this.byDayStatus.values()) bytes += cell.bytes + 64;
+    for (const cell of this.byDayTopic.values()) bytes += cell.bytes + 64;
+    return bytes;
+  }
+
+  /** Adds (sign 1) or takes out (sign -1) a row, in its day's status cell and in each of its topics' cells. */
+  apply(r: RolledRow, sign: 1 | -1): void {
+    const day = Math.floor(r.start / DAY_US);
+    if (!this.knownDays.has(day)) {
+      this.knownDays.add(day);
+      this.daysSorted &&= this.days.length === 0 || this.days[this.days.length - 1] < day;
+      this.days.push(day);
+    }
+    this.cell(this.byDayStatus, day * STATUSES + r.status).apply(r, day, sign);
+    for (let i = 0; i < r.topics.length; i++) this.cell(this.byDayTopic, r.topics[i] * DAY_BITS + day).apply(r, day, sign);
+  }
+
+  /** The selected cells of each day that has one with conversations, days ascending. */
+  cellsOf(selection: CellSelection): Array<{ day: number; cells: Cell[] }> {
+    if (!this.daysSorted) {
+      this.days.sort((a, b) => a - b);
+      this.daysSorted = true;
+    }
+    const found: Array<{ day: number; cells: Cell[] }> = [];
+    for (const day of this.days) {
+      if (day < selection.fromDay || day > selection.toDay) continue;
+      const cells: Cell[] = [];
+      if (selection.topic !== undefined) {
+        const cell = this.byDayTopic.get(selection.topic * DAY_BITS + day);
+        if (cell && cell.count > 0) cells.push(cell);
+      } else {
+        for (let s = 0; s < STATUSES; s++) {
+          if (selection.status !== undefined && s !== selection.status) continue;
+          const cell = this.byDayStatus.get(day * STATUSES + s);
+          if (cell && cell.count > 0) cells.push(cell);
+        }
+      }
+      if (cells.length > 0) found.push({ day, cells });
+    }
+    return found;
+  }
+
+  /**
+   * The selected cells of a day with exact first and last starts: a cell that lost the row at either end is worked
+   * out again from the rows of that day (one pass over the start column).
+   */
+  exactEnds(day: number, selection: CellSelection, cells: Cell[], rows: RowsOfColumns): Cell[] {
+    const stale = cells.filter((c) => c.stale);
+    if (stale.length === 0) return cells;
+    for (const cell of stale) {
+      cell.first = Infinity;
+      cell.last = -Infinity;
+    }
+    const [from, to] = [day * DAY_US, (day + 1) * DAY_US];
+    for (let row = 0; row < rows.count; row++) {
+      const start = rows.start[row];
+      if (start < from || start >= to) continue;
+      const cell = this.cellOfRow(day, selection.topic, rows.rolled(row));
+      if (cell && stale.includes(cell)) {
+        cell.first = Math.min(cell.first, start);
+        cell.last = Math.max(cell.last, start);
+      }
+    }
+    for (const cell of stale) cell.stale = false;
+    return cells;
+  }
+
+  /** The cell a row of `day` counts in: its status's, or the topic's if the row holds that topic. */
+  private cellOfRow(day: number, topic: number | undefined, r: RolledRow): Cell | undefined {
+    if (topic === undefined) return this.byDayStatus.get(day * STATUSES + r.status);
+    for (let i = 0; i < r.topics.length; i++) if (r.topics[i] === topic) return this.byDayTopic.get(topic * DAY_BITS + day);
+    return undefined;
+  }
+
+  private cell(cells: Map<number, Cell>, key: number): Cell {
+    let cell = cells.get(key);
+    if (!cell) cells.set(key, (cell = new Cell(this.sentiments)));
+    return cell;
+  }
+}
