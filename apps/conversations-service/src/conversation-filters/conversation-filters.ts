@@ -91,14 +91,16 @@ export function filterPredicates(f: FilterValues, params: unknown[]): FilterPred
 }
 
 /**
- * Where a page found by the day counts begins, as a predicate on the conversation under `alias`: up to the end of
- * the UTC day given as numbered parameter `param` (a `date`) in a descending start-time order, from its start in
- * an ascending one.
+ * Where a page found by the day (or hour) counts begins, as a predicate on the conversation under `alias`: up to the
+ * end of the UTC period given as numbered parameter `param` — a day `YYYY-MM-DD` or an hour `YYYY-MM-DD HH` — in a
+ * descending start-time order, from its start in an ascending one.
  */
-export function withinDayOrBeyond(alias: string, param: string, descending: boolean): string {
+export function withinPeriodOrBeyond(alias: string, param: string, descending: boolean, period: 'day' | 'hour'): string {
+  // `YYYY-MM-DD` + ' 00:00' and `YYYY-MM-DD HH` + ':00' are both timestamps PostgreSQL reads.
+  const start = `(${param} || '${period === 'day' ? ' 00:00' : ':00'}')::timestamp`;
   return descending
-    ? `${alias}.start_time < (${param}::date + 1)::timestamp AT TIME ZONE 'UTC'`
-    : `${alias}.start_time >= ${param}::date::timestamp AT TIME ZONE 'UTC'`;
+    ? `${alias}.start_time < (${start} + interval '1 ${period}') AT TIME ZONE 'UTC'`
+    : `${alias}.start_time >= ${start} AT TIME ZONE 'UTC'`;
 }
 
 /**

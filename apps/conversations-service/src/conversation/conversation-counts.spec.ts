@@ -3,7 +3,7 @@ import { countChanges, facetsOf, type CountedColumns } from './conversation-coun
 
 const row = (over: Partial<CountedColumns> = {}): CountedColumns => ({
   account_id: 'acc_1', agent_id: 'agt_1', status: 'in_progress', sentiment: null, outcome: null,
-  has_recording: false, has_transcript: false, topics_lower: [], start_day: '2025-01-02', duration: 0, ...over,
+  has_recording: false, has_transcript: false, topics_lower: [], start_hour: '2025-01-02 10', duration: 0, ...over,
 });
 
 describe('conversation counts', () => {
@@ -13,10 +13,10 @@ describe('conversation counts', () => {
       ['has_recording', 'true'], ['has_transcript', 'false'],
       ['topic', 'billing'], ['status:topic', 'completed:billing'], ['day:topic:billing', '2025-01-02'], ['day:status:completed:topic:billing', '2025-01-02'],
       ['topic', 'refund'], ['status:topic', 'completed:refund'], ['day:topic:refund', '2025-01-02'], ['day:status:completed:topic:refund', '2025-01-02'],
-      ['duration', '0'], ['day', '2025-01-02'], ['day:status:completed', '2025-01-02'], ['day:has_recording:true', '2025-01-02'],
+      ['duration', '0'], ['day', '2025-01-02'], ['hour:2025-01-02', '10'], ['day:status:completed', '2025-01-02'], ['day:has_recording:true', '2025-01-02'],
     ]);
     expect(facetsOf(row()).map(([facet]) => facet)).toEqual([
-      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'duration', 'day', 'day:status:in_progress', 'day:has_recording:false',
+      'status', 'agent_id', 'status:agent_id', 'has_recording', 'has_transcript', 'duration', 'day', 'hour:2025-01-02', 'day:status:in_progress', 'day:has_recording:false',
     ]);
   });
 
@@ -29,6 +29,7 @@ describe('conversation counts', () => {
       { account_id: 'acc_1', facet: 'duration', value: '0', delta: 1 },
       { account_id: 'acc_1', facet: 'has_recording', value: 'false', delta: 1 },
       { account_id: 'acc_1', facet: 'has_transcript', value: 'false', delta: 1 },
+      { account_id: 'acc_1', facet: 'hour:2025-01-02', value: '10', delta: 1 },
       { account_id: 'acc_1', facet: 'status', value: 'in_progress', delta: 1 },
       { account_id: 'acc_1', facet: 'status:agent_id', value: 'in_progress:agt_1', delta: 1 },
     ]);
@@ -59,9 +60,13 @@ describe('conversation counts', () => {
     expect(countChanges([{ before: after, after }])).toEqual([]);
   });
 
-  it('a start moved to another day moves the conversation between the days', () => {
-    expect(countChanges([{ before: row({ start_day: '2025-01-02', topics_lower: ['billing'] }), after: row({ start_day: '2025-01-01', topics_lower: ['billing'] }) }])
-      .filter((c) => c.facet.startsWith('day'))).toEqual([
+  it('a start moved to another day moves the conversation between the days and hours', () => {
+    const moved = countChanges([{ before: row({ start_hour: '2025-01-02 10', topics_lower: ['billing'] }), after: row({ start_hour: '2025-01-01 23', topics_lower: ['billing'] }) }]);
+    expect(moved.filter((c) => c.facet.startsWith('hour'))).toEqual([
+      { account_id: 'acc_1', facet: 'hour:2025-01-01', value: '23', delta: 1 },
+      { account_id: 'acc_1', facet: 'hour:2025-01-02', value: '10', delta: -1 },
+    ]);
+    expect(moved.filter((c) => c.facet.startsWith('day'))).toEqual([
       { account_id: 'acc_1', facet: 'day', value: '2025-01-01', delta: 1 },
       { account_id: 'acc_1', facet: 'day', value: '2025-01-02', delta: -1 },
       { account_id: 'acc_1', facet: 'day:has_recording:false', value: '2025-01-01', delta: 1 },

@@ -1,13 +1,14 @@
 /**
  * conversation_counts: how many conversations of an account have each value of the columns a list is most often
  * filtered on alone (and an agent or a topic with a status), how many lasted each number of seconds, and how many
- * started on each UTC day (in all, per status, per has_recording, per topic and per topic with a status). The projection keeps it in its transaction
- * (subtracting what a row was, adding what it becomes); the rebuild derives it afresh with FACET_COUNTS_SQL.
+ * started on each UTC day (in all, per status, per has_recording, per topic and per topic with a status) and in
+ * each UTC hour. The projection keeps it in its transaction (subtracting what a row was, adding what it becomes);
+ * the rebuild derives it afresh with FACET_COUNTS_SQL.
  *
- * The durations and the days answer what grows with an account's size: the total of a duration range (a sum over
- * the distinct durations, a few thousand at most), of a date range (its whole days' counts plus an exact count of
- * its partial days) and the position of a deep page (the day it starts in, then an OFFSET within that day) — a
- * few hundred counter rows where counting or skipping read every match.
+ * The durations, days and hours answer what grows with an account's size: the total of a duration range (a sum
+ * over the distinct durations, a few thousand at most), of a date range (its whole days' counts plus an exact count
+ * of its partial days) and the position of a deep page (the day it starts in, for an unfiltered list the hour, then
+ * an OFFSET within it) — a few hundred counter rows where counting or skipping read every match.
  */
 
 /** The columns of a read-model row the counts are kept by. */
@@ -20,8 +21,8 @@ export interface CountedColumns {
   has_recording: boolean;
   has_transcript: boolean;
   topics_lower: readonly string[];
-  /** The UTC day the conversation started, as PostgreSQL computes it from the stored start_time (startDaySql). */
-  start_day: string;
+  /** The UTC hour the conversation started (`YYYY-MM-DD HH`), as PostgreSQL computes it from the stored start_time (startHourSql). */
+  start_hour: string;
   /** Seconds, as stored. */
   duration: number;
 }
@@ -32,7 +33,7 @@ export interface CountedColumns {
  */
 export type DayFacet = 'day' | `day:status:${string}` | `day:has_recording:${'true' | 'false'}` | `day:topic:${string}` | `day:status:${string}:topic:${string}`;
 
-export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | 'duration' | DayFacet;
+export type Facet = 'status' | 'agent_id' | 'status:agent_id' | 'sentiment' | 'outcome' | 'has_recording' | 'has_transcript' | 'topic' | 'status:topic' | 'duration' | `hour:${string}` | DayFacet;
 
 /**
  * A stored start_time's UTC day as `YYYY-MM-DD` (four-digit years: string order is day order). Computed by
@@ -43,8 +44,14 @@ export function startDaySql(alias: string): string {
   return `to_char(${alias}.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 }
 
+/** A stored start_time's UTC hour as `YYYY-MM-DD HH` (its first ten characters are the day), as startDaySql. */
+export function startHourSql(alias: string): string {
+  return `to_char(${alias}.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24')`;
+}
+
 /** The (facet, value) pairs a conversation is counted under; a null column counts under none. */
 export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
+  const day = row.start_hour.slice(0, 10);
   const facets: Array<[Facet, string | null]> = [
     ['status', row.status],
     ['agent_id', row.agent_id],
@@ -55,12 +62,14 @@ export function facetsOf(row: CountedColumns): Array<[Facet, string]> {
     ['has_recording', String(row.has_recording)],
     ['has_transcript', String(row.has_transcript)],
     ...[...new Set(row.topics_lower)].flatMap((t): Array<[Facet, string]> => [
-      ['topic', t], ['status:topic', `${row.status}:${t}`], [`day:topic:${t}`, row.start_day], [`day:status:${row.status}:topic:${t}`, row.start_day],
+      ['topic', t], ['status:topic', `${row.status}:${t}`], [`day:topic:${t}`, day], [`day:status:${row.status}:topic:${t}`, day],
     ]),
     ['duration', String(row.duration)],
-    ['day', row.start_day],
-    [`day:status:${row.status}`, row.start_day],
-    [`day:has_recording:${row.has_recording}`, row.start_day],
+    ['day', day],
+    // Per day, the hour as the value: one day's hours are read by the facet alone.
+    [`hour:${day}`, row.start_hour.slice(11, 13)],
+    [`day:status:${row.status}`, day],
+    [`day:has_recording:${row.has_recording}`, day],
   ];
   return facets.filter((f): f is [Facet, string] => f[1] !== null);
 }
@@ -106,7 +115,7 @@ export const FACET_ROWS_SQL = `
    CROSS JOIN LATERAL (VALUES ('status', c.status), ('agent_id', c.agent_id), ('status:agent_id', c.status || ':' || c.agent_id),
                               ('sentiment', c.sentiment), ('outcome', c.outcome),
                               ('has_recording', c.has_recording::text), ('has_transcript', c.has_transcript::text),
-                              ('duration', c.duration::text), ('day', ${startDaySql('c')}), ('day:status:' || c.status, ${startDaySql('c')}),
+                              ('duration', c.duration::text), ('day', ${startDaySql('c')}), ('hour:' || ${startDaySql('c')}, to_char(c.start_time AT TIME ZONE 'UTC', 'HH24')), ('day:status:' || c.status, ${startDaySql('c')}),
                               ('day:has_recording:' || c.has_recording::text, ${startDaySql('c')})) AS f(facet, value)
    WHERE f.value IS NOT NULL
   UNION ALL

@@ -8,7 +8,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationState } from './conversation.evolve.js';
 import { effectiveStartTime } from './conversation.evolve.js';
 import { searchTextOf, type ProjectedConversation } from './conversation.views.js';
-import { countChanges, startDaySql, type CountChange, type CountedColumns } from './conversation-counts.js';
+import { countChanges, startHourSql, type CountChange, type CountedColumns } from './conversation-counts.js';
 
 /** What a projection wrote: the rows, and what they change in the counters (for addToCounters). */
 export interface Projection {
@@ -92,7 +92,7 @@ export async function projectConversations(
   const live = table === 'conversations.conversations';
   // The live rows as they were, for the counts, read by the upsert's own statement (every part of it sees the
   // rows as they were before it; the caller holds these conversations' locks, so nothing else changes them).
-  const written: Array<{ account_id: string; id: string; inserted: boolean; created_at: Date; start_day: string; duration: number; before: CountedColumns | null }> = await runner.query(
+  const written: Array<{ account_id: string; id: string; inserted: boolean; created_at: Date; start_hour: string; duration: number; before: CountedColumns | null }> = await runner.query(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
               id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz, end_time timestamptz,
@@ -101,7 +101,7 @@ export async function projectConversations(
               voice_platform text, cost_amount numeric)
      ), before AS (
        SELECT c.account_id, c.id, c.agent_id, c.status, c.sentiment, c.outcome, c.has_recording, c.has_transcript, c.topics_lower, c.duration,
-              ${startDaySql('c')} AS start_day
+              ${startHourSql('c')} AS start_hour
          FROM ${table} c JOIN r ON c.account_id = r.account_id AND c.id = r.id
      ), up AS (
        INSERT INTO ${table} AS live (
@@ -122,11 +122,11 @@ export async function projectConversations(
          detail = EXCLUDED.detail, stream_version = EXCLUDED.stream_version, voice_platform = EXCLUDED.voice_platform,
          cost_amount = EXCLUDED.cost_amount, updated_at = EXCLUDED.updated_at
        WHERE live.stream_version < EXCLUDED.stream_version
-       RETURNING live.account_id, live.id, live.created_at, ${startDaySql('live')} AS start_day, live.duration
+       RETURNING live.account_id, live.id, live.created_at, ${startHourSql('live')} AS start_hour, live.duration
      )
      -- Inserted is what the row was not before: the conversation's lock, taken before this statement, keeps every other
      -- writer of the row out, so the statement's snapshot is the truth (a partitioned table has no xmax to ask).
-     SELECT up.account_id, up.id, b.id IS NULL AS inserted, up.created_at, up.start_day, up.duration,
+     SELECT up.account_id, up.id, b.id IS NULL AS inserted, up.created_at, up.start_hour, up.duration,
             ${live ? 'CASE WHEN b.id IS NULL THEN NULL ELSE to_json(b) END' : 'NULL'} AS before
        FROM up LEFT JOIN before b ON b.account_id = up.account_id AND b.id = up.id`,
     [JSON.stringify(records), at],
@@ -166,8 +166,8 @@ export async function projectConversations(
   // What the rows' writes change in the counters, applied last (addToCounters) so their locks are held briefly.
   const counts = countChanges(written.map((w) => ({
     before: w.inserted ? undefined : (w.before ?? undefined),
-    // The day and duration as stored (rounded to microseconds and to an integer), as the rebuild will count them.
-    after: { ...byKey.get(rowKey(w.account_id, w.id))!, start_day: w.start_day, duration: w.duration },
+    // The hour and duration as stored (rounded to microseconds and to an integer), as the rebuild will count them.
+    after: { ...byKey.get(rowKey(w.account_id, w.id))!, start_hour: w.start_hour, duration: w.duration },
   })));
   return { written: projected, counts };
 }

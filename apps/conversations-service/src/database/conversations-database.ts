@@ -20,6 +20,7 @@ import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-c
 import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
 import { DurationCounts1767200000000 } from './migrations/1767200000000-duration-counts.js';
 import { TopicDayCounts1767300000000 } from './migrations/1767300000000-topic-day-counts.js';
+import { HourCounts1767400000000 } from './migrations/1767400000000-hour-counts.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
@@ -30,5 +31,5 @@ export const conversationsMigrations = [
   ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
   AgentRetention1765710000000, DataRequestEvents1765720000000, PartitionedByAccount1766000000000,
   ConversationDayCounts1767000000000, StatusTopicCounts1767100000000, DurationCounts1767200000000,
-  TopicDayCounts1767300000000,
+  TopicDayCounts1767300000000, HourCounts1767400000000,
 ];

@@ -8,8 +8,9 @@ import { ConversationDayCounts1767000000000 } from './migrations/1767000000000-c
 import { StatusTopicCounts1767100000000 } from './migrations/1767100000000-status-topic-counts.js';
 import { DurationCounts1767200000000 } from './migrations/1767200000000-duration-counts.js';
 import { TopicDayCounts1767300000000 } from './migrations/1767300000000-topic-day-counts.js';
+import { HourCounts1767400000000 } from './migrations/1767400000000-hour-counts.js';
 
-/** The backfills of the counts kept per day (also per topic), per status and topic and per duration, on a schema holding conversations written before them (real PostgreSQL). */
+/** The backfills of the counts kept per day (also per topic) and hour, per status and topic and per duration, on a schema holding conversations written before them (real PostgreSQL). */
 describe('migrations: day counts, status and topic counts, duration counts, topic day counts', () => {
   let db: TestDatabase;
   const open: DataSource[] = [];
@@ -77,6 +78,19 @@ describe('migrations: day counts, status and topic counts, duration counts, topi
     ]);
   });
 
+  it('counts every conversation already there under its UTC hour, per day', async () => {
+    const kept = await after.query(
+      `SELECT account_id, facet, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet LIKE 'hour:%' ORDER BY 1, 2, 3`);
+    expect(kept).toEqual(await after.query(
+      `SELECT account_id, facet, value, conversations::int AS n FROM (${FACET_COUNTS_SQL}) f WHERE facet LIKE 'hour:%' ORDER BY 1, 2, 3`));
+    // acct_0 holds the even n; n starts at 03-01 00:00 + (n - 1) hours, a microsecond earlier when n % 24 = 0:
+    // on the 1st, n = 2, 4, …, 22 in the odd hours 01…21 and n = 24 at 22:59:59.999999.
+    const firstDay = kept.filter((k: { account_id: string; facet: string }) => k.account_id === 'acct_0' && k.facet === 'hour:2025-03-01');
+    expect(firstDay.map((k: { value: string; n: number }) => [k.value, k.n])).toEqual([
+      ['01', 1], ['03', 1], ['05', 1], ['07', 1], ['09', 1], ['11', 1], ['13', 1], ['15', 1], ['17', 1], ['19', 1], ['21', 1], ['22', 1],
+    ]);
+  });
+
   it('counts every conversation already there under its duration', async () => {
     const kept = await after.query(
       `SELECT account_id, value, conversations::int AS n FROM conversations.conversation_counts WHERE facet = 'duration' ORDER BY 1, value::int`);
@@ -87,6 +101,12 @@ describe('migrations: day counts, status and topic counts, duration counts, topi
   });
 
   it('is undone without touching the other counts', async () => {
+    const withHours = await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`);
+    const hourRunner = after.createQueryRunner();
+    await new HourCounts1767400000000().down(hourRunner);
+    await hourRunner.release();
+    expect(withHours.filter((k: { facet: string }) => k.facet.startsWith('hour:')).length).toBeGreaterThan(0);
+    expect(await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`)).toEqual(withHours.filter((k: { facet: string }) => !k.facet.startsWith('hour:')));
     const withTopicDays = await after.query(`SELECT * FROM conversations.conversation_counts ORDER BY 1, 2, 3`);
     const topicDayRunner = after.createQueryRunner();
     await new TopicDayCounts1767300000000().down(topicDayRunner);

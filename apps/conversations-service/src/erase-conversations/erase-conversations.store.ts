@@ -11,7 +11,7 @@
  */
 import type { ErasureReason } from '@voice/contracts';
 import type { QueryRunner } from 'typeorm';
-import { countChanges, startDaySql, type CountedColumns } from '../conversation/conversation-counts.js';
+import { countChanges, startHourSql, type CountedColumns } from '../conversation/conversation-counts.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { applyCountChanges } from '../conversation/conversation.store.js';
 import { lockConversations } from '../database/locks.js';
@@ -38,7 +38,7 @@ export async function eraseConversations(runner: QueryRunner, accountId: string,
     `DELETE FROM conversations.conversations
       WHERE account_id = $1 AND id = ANY($2::text[])
       RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower, duration,
-                ${startDaySql('conversations')} AS start_day`,
+                ${startHourSql('conversations')} AS start_hour`,
     [accountId, ids],
     true,
   );

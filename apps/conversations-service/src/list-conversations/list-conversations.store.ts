@@ -5,9 +5,9 @@
 import type { ConversationListItem } from '@voice/contracts';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { DayFacet, Facet } from '../conversation/conversation-counts.js';
-import { filterPredicates, withinDayOrBeyond } from '../conversation-filters/conversation-filters.js';
+import { filterPredicates, withinPeriodOrBeyond } from '../conversation-filters/conversation-filters.js';
 import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
-import { dayFacetOf, locateInDays, type DayCount } from './page-by-day.js';
+import { dayFacetOf, locateInPeriods, type PeriodCount, type PeriodPosition } from './page-by-day.js';
 
 export interface ListSql {
   where: string;
@@ -252,27 +252,37 @@ function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, 
 
 /**
  * A deep page of a list the day counts cover, in start-time order and without a date range: the day its first row
- * started on is found from the counts (a few hundred rows), then only that day's earlier matches are skipped —
- * where an OFFSET from either end skipped up to half the account's matches. Undefined when it does not apply, when
- * an OFFSET from the nearer end skips fewer rows, or when the counts do not agree with the total (the caller then
- * skips the plain way).
+ * started on is found from the counts (a few hundred rows), for the unfiltered list then the hour within that day
+ * (its 24 hour counts), and only that period's earlier matches are skipped — where an OFFSET from either end
+ * skipped up to half the account's matches. Undefined when it does not apply, when an OFFSET from the nearer end
+ * skips fewer rows, or when the counts do not agree with the total (the caller then skips the plain way).
  */
 async function readPageByDay(runner: QueryRunner, sql: ListSql, total: number, limit: number, offset: number, descending: boolean): Promise<ListRow[] | undefined> {
   if (sql.dayFacet === undefined || sql.range !== undefined || !sql.startTimeOrder) return undefined;
-  const days: Array<{ day: string; conversations: string }> = await runner.query(
-    `SELECT value AS day, conversations FROM conversations.conversation_counts WHERE account_id = $1 AND facet = $2 AND conversations <> 0`,
-    [sql.params[0], sql.dayFacet],
-  );
-  const position = locateInDays(days.map((d): DayCount => ({ day: d.day, conversations: Number(d.conversations) })), total, offset, descending);
+  const account = sql.params[0];
+  // A facet's counts, each value as the period it counts (`prefix` + value).
+  const counts = async (facet: string, prefix = ''): Promise<PeriodCount[]> =>
+    ((await runner.query(`SELECT value, conversations FROM conversations.conversation_counts WHERE account_id = $1 AND facet = $2 AND conversations <> 0`,
+      [account, facet])) as Array<{ value: string; conversations: string }>).map((r) => ({ period: `${prefix}${r.value}`, conversations: Number(r.conversations) }));
+  const days = await counts(sql.dayFacet);
+  const inDay = locateInPeriods(days, total, offset, descending);
   // Near either end an OFFSET from that end skips fewer rows than the day's.
-  if (!position || position.skip >= Math.min(offset, total - offset - limit)) return undefined;
-  // From the day's end (descending) or start (ascending): its rows before the page are `skip` of that day's. A topic's
-  // page ids come from its side table (readPage), so the bound goes there.
-  const day = `$${sql.params.length + 1}`;
-  const params = [...sql.params, position.day];
+  if (!inDay || inDay.skip >= Math.min(offset, total - offset - limit)) return undefined;
+  let position: PeriodPosition = inDay;
+  let period: 'day' | 'hour' = 'day';
+  if (sql.dayFacet === 'day') {
+    // The unfiltered list also counts per hour: the skip shrinks to the hour's earlier matches.
+    const dayTotal = days.find((d) => d.period === inDay.period)!.conversations;
+    const inHour = locateInPeriods(await counts(`hour:${inDay.period}`, `${inDay.period} `), dayTotal, inDay.skip, descending);
+    if (inHour) [position, period] = [inHour, 'hour'];
+  }
+  // From the period's end (descending) or start (ascending): its rows before the page are `skip` of that period's.
+  // A topic's page ids come from its side table (readPage), so the bound goes there.
+  const at = `$${sql.params.length + 1}`;
+  const params = [...sql.params, position.period];
   const bounded: ListSql = sql.narrow?.orderBy
-    ? { ...sql, params, narrow: { ...sql.narrow, where: `${sql.narrow.where} AND ${withinDayOrBeyond('d', day, descending)}` } }
-    : { ...sql, params, where: `${sql.where} AND ${withinDayOrBeyond('c', day, descending)}` };
+    ? { ...sql, params, narrow: { ...sql.narrow, where: `${sql.narrow.where} AND ${withinPeriodOrBeyond('d', at, descending, period)}` } }
+    : { ...sql, params, where: `${sql.where} AND ${withinPeriodOrBeyond('c', at, descending, period)}` };
   return readPage(runner, bounded, false, limit, position.skip);
 }
 

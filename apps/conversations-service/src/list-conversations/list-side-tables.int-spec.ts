@@ -61,6 +61,7 @@ describe('list side tables (conversation_topics, conversation_search)', () => {
              UNION ALL SELECT 'day', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:status:' || status, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:has_recording:' || has_recording, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM conversations.conversations WHERE account_id = $1
+             UNION ALL SELECT 'hour:' || to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD'), to_char(start_time AT TIME ZONE 'UTC', 'HH24') FROM conversations.conversations WHERE account_id = $1
              UNION ALL SELECT 'day:topic:' || t, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')
                          FROM conversations.conversations c, LATERAL (SELECT DISTINCT t FROM unnest(c.topics_lower) t) u WHERE c.account_id = $1
              UNION ALL SELECT 'day:status:' || c.status || ':topic:' || t, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD')

@@ -1,6 +1,6 @@
 /**
- * The rules that let a list use the day counts of conversation_counts (conversation-counts.ts): which filters
- * they count, and where a deep page starts. Pure, no database.
+ * The rules that let a list use the day (and hour) counts of conversation_counts (conversation-counts.ts): which
+ * filters they count, and where a deep page starts. Pure, no database.
  */
 import type { DayFacet } from '../conversation/conversation-counts.js';
 import { FILTER_PARAMETERS, type ConversationListFilter } from './list-conversations.params.js';
@@ -21,36 +21,39 @@ export function dayFacetOf(f: ConversationListFilter): DayFacet | undefined {
   return undefined;
 }
 
-/** One day's count as conversation_counts keeps it (`YYYY-MM-DD`, so string order is day order). */
-export interface DayCount {
-  day: string;
+/**
+ * One period's count as conversation_counts keeps it: a UTC day (`YYYY-MM-DD`) or a UTC hour (`YYYY-MM-DD HH`),
+ * so string order is time order.
+ */
+export interface PeriodCount {
+  period: string;
   conversations: number;
 }
 
-/** Where a page at `offset` starts: skip `skip` conversations of `day`, counted from its newest (descending) or oldest end. */
-export interface DayPosition {
-  day: string;
+/** Where a page at `offset` starts: skip `skip` conversations of `period`, counted from its newest (descending) or oldest end. */
+export interface PeriodPosition {
+  period: string;
   skip: number;
 }
 
 /**
- * The day the `offset`-th match (0-based, in start-time order) started on, and how many of that day's matches
+ * The period the `offset`-th match (0-based, in start-time order) started in, and how many of that period's matches
  * come before it. Undefined when the counts do not add up to the total read in the same snapshot (they are
  * kept together, so only a defect could part them: the caller then skips rows the plain way) or the offset is
  * past the end.
  */
-export function locateInDays(days: readonly DayCount[], total: number, offset: number, descending: boolean): DayPosition | undefined {
+export function locateInPeriods(periods: readonly PeriodCount[], total: number, offset: number, descending: boolean): PeriodPosition | undefined {
   let sum = 0;
-  for (const { conversations } of days) {
+  for (const { conversations } of periods) {
     if (!Number.isSafeInteger(conversations) || conversations < 0) return undefined;
     sum += conversations;
   }
   if (sum !== total || offset < 0 || offset >= total) return undefined;
-  const ordered = [...days].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  const ordered = [...periods].sort((a, b) => (a.period < b.period ? -1 : a.period > b.period ? 1 : 0));
   if (descending) ordered.reverse();
   let before = 0;
-  for (const { day, conversations } of ordered) {
-    if (offset < before + conversations) return { day, skip: offset - before };
+  for (const { period, conversations } of ordered) {
+    if (offset < before + conversations) return { period, skip: offset - before };
     before += conversations;
   }
   return undefined;

@@ -3,7 +3,7 @@
  * (account_id, agent_id, start_time) index), and removing a recording from every copy of the conversation.
  */
 import type { QueryRunner } from 'typeorm';
-import { countChanges, startDaySql, type CountedColumns } from '../conversation/conversation-counts.js';
+import { countChanges, startHourSql, type CountedColumns } from '../conversation/conversation-counts.js';
 import { applyCountChanges } from '../conversation/conversation.store.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { lockConversations } from '../database/locks.js';
@@ -65,7 +65,7 @@ export async function removeRecordings(runner: QueryRunner, accountId: string, c
     `UPDATE conversations.conversations SET has_recording = false, detail = detail || '{"recording_url": null}'::jsonb
       WHERE account_id = $1 AND id = ANY($2::text[]) AND has_recording
       RETURNING account_id, agent_id, status, sentiment, outcome, has_recording, has_transcript, topics_lower, duration,
-                ${startDaySql('conversations')} AS start_day`,
+                ${startHourSql('conversations')} AS start_hour`,
     [accountId, conversationIds],
   );
   await applyCountChanges(runner, countChanges(rows.map((after) => ({ before: { ...after, has_recording: true }, after }))));
