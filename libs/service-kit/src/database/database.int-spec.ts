@@ -87,6 +87,16 @@ describe('database connections that die', () => {
     expect(succeeded).toBeGreaterThan(0);
     expect(await dataSource.query('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   }, 60_000);
+
+  it('every connection runs without JIT, whatever the server’s default (a short read never waits for a compile)', async () => {
+    const pool = poolOf(dataSource);
+    const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
+    try {
+      for (const client of clients) expect((await client.query('SHOW jit')).rows).toEqual([{ jit: 'off' }]);
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
 });
 
 describe('preparedRead: a named statement on the pool', () => {

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { redactUrl } from '../config/config.js';
-import { keepClientErrorsHandled } from './database.js';
+import { keepClientErrorsHandled, SESSION_SETTINGS } from './database.js';
 import { classifyFailure, isDatabaseFailure } from './pg-errors.js';
 import {
   formatLsn, lagOf, parseLsn, readPoolFor, replicaStateOf, transitionMessage, type Lsn, type ReadPool, type ReplicaLag, type ReplicaObservation, type ReplicaState,
@@ -300,7 +300,7 @@ export class ReadRouter {
         synchronize: false,
         logging: false,
         applicationName: `${this.options.applicationName ?? this.options.schema}-read`,
-        extra: { max: this.options.poolSize ?? 10, connectionTimeoutMillis: 2_000 },
+        extra: { max: this.options.poolSize ?? 10, connectionTimeoutMillis: 2_000, options: SESSION_SETTINGS },
       });
       try {
         await dataSource.initialize();
