@@ -67,7 +67,8 @@ describe('replaying parked call events', () => {
     await h.agentKnown(agent);
     const knownMs = Date.now() - t0;
     // While the backlog is replayed, a known agent's new calls stay quick: typically well under a second, and none
-    // waits for the replay (which takes many seconds) — the bound on the slowest is loose for a busy CI machine.
+    // waits for the replay (which takes many seconds): the slowest stays well within the replay's own time, however
+    // slow a busy CI machine makes both.
     const latencies: number[] = [];
     while ((await parked(agent)) > 0) {
       latencies.push(await freshLatency());
@@ -82,7 +83,7 @@ describe('replaying parked call events', () => {
     expect(latencies.length).toBeGreaterThan(0);
     const sorted = [...latencies].sort((a, b) => a - b);
     expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(500);
-    expect(sorted[sorted.length - 1]).toBeLessThan(5_000);
+    expect(sorted[sorted.length - 1]).toBeLessThan(Math.max(5_000, replayedMs / 3));
     expect(await parked(agent)).toBe(0);
     expect(await failedParked(agent)).toEqual([]);
     const page = await h.list(account, { agent_id: agent, status: 'in_progress' });
