@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadOpenApi, type OpenApiValidator } from './support/openapi.js';
+import { pollUntil } from './support/poll.js';
 import { startSystem, type RunningSystem, type TestAccount } from './support/system.js';
 
 /** Destructive: stops notifications-service, so it gets a system of its own. */
@@ -13,7 +14,9 @@ describe('api-gateway when notifications-service is down', () => {
     system = await startSystem({ rpcTimeoutMs: 2000 });
     account = await system.createAccount();
     openapi = await loadOpenApi(system.baseUrl);
-    const before = openapi.check('GET', '/health', await system.anonymous.get('/health'));
+    // The outage starts from a healthy system: a service just started may miss a 2 s ping on a busy machine, so the
+    // first healthy answer is waited for (it must come; a system that never gets there fails here).
+    const before = openapi.check('GET', '/health', await pollUntil(() => system.anonymous.get('/health'), (r) => r.status === 200, 30_000, 250));
     expect(before.body.data).toEqual({
       status: 'ok',
       checks: { database: 'ok', nats: 'ok', agents_service: 'ok', conversations_service: 'ok', notifications_service: 'ok' },
