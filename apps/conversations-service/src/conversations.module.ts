@@ -4,9 +4,9 @@ import { AgentEventsConsumer } from './agent-directory/agent-events.consumer.js'
 import { RememberAgentsHandler } from './agent-directory/remember-agents.handler.js';
 import { CheckAnsweringHandler } from './check-answering/check-answering.handler.js';
 import { CheckAnsweringMessageController } from './check-answering/check-answering.message.controller.js';
-import { GetConversationStatsHandler } from './conversation-stats/conversation-stats.handler.js';
+import { GetConversationStatsHandler, statsMemoryOf } from './conversation-stats/conversation-stats.handler.js';
 import { ConversationStatsMessageController } from './conversation-stats/conversation-stats.message.controller.js';
-import { SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
+import { ACCOUNT_COLUMNS, SERVICE_CONTEXT, type ServiceContext } from './config/service-context.js';
 import { DataRequestEventsPublisher } from './data-requests/data-request-events.publisher.js';
 import { DataRequestsMessageController } from './data-requests/data-requests.message.controller.js';
 import { DataRequestsWorker } from './data-requests/data-requests.worker.js';
@@ -44,6 +44,8 @@ export class ConversationsModule {
       ],
       providers: [
         { provide: SERVICE_CONTEXT, useValue: context },
+        // Closed by GetConversationStatsHandler when the module is destroyed.
+        { provide: ACCOUNT_COLUMNS, useValue: statsMemoryOf(context) },
         RecordCallEventsHandler,
         RememberAgentsHandler,
         ListConversationsHandler,

@@ -44,6 +44,8 @@ export const DEFAULT_TUNING: ServiceTuning = { ackWaitMs: 5_000, batchSize: 256,
 };
 
 export const SERVICE_CONTEXT = Symbol('SERVICE_CONTEXT');
+/** The large accounts' columns in memory, one per process, shared by the stats and the list (conversation-stats/stats-memory.ts). */
+export const ACCOUNT_COLUMNS = Symbol('ACCOUNT_COLUMNS');
 
 /** A read of the account's data where the context's ReadRouter sends it (the primary when there is none: a handler built by a test). */
 export function readFor<T>(ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'reads'>>, accountId: string, work: (db: DataSource) => Promise<T>): Promise<T> {

@@ -1,8 +1,8 @@
-import { Inject, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { ConversationStats, StatsBucket } from '@voice/contracts';
 import { ServiceFailure } from '@voice/service-kit';
-import { DEFAULT_TUNING, readFor, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
+import { ACCOUNT_COLUMNS, DEFAULT_TUNING, readFor, SERVICE_CONTEXT, type ServiceContext } from '../config/service-context.js';
 import { parseStatsQuery } from './conversation-stats.params.js';
 import { GetConversationStats } from './conversation-stats.query.js';
 import { fillHistogram, fillTimeline, instantMs, timelineBucket, timelineMustFit } from './conversation-stats.rules.js';
@@ -17,14 +17,22 @@ import { StatsMemory } from './stats-memory.js';
  * from columns in memory kept equal to the read model (stats-memory.ts), the others and the filters those
  * columns do not hold (search, caller, cost) by SQL.
  */
+/** The columns in memory as the context's tuning sizes them. */
+export function statsMemoryOf(ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning'>>): StatsMemory {
+  const tuning = ctx.tuning ?? DEFAULT_TUNING;
+  return new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, budgetBytes: tuning.statsMemoryBudgetMb * 2 ** 20 });
+}
+
 @QueryHandler(GetConversationStats)
 export class GetConversationStatsHandler implements IQueryHandler<GetConversationStats, ConversationStats>, OnModuleDestroy {
   /** Public for its figures (rows held). */
   readonly memory: StatsMemory;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning' | 'reads'>>) {
-    const tuning = ctx.tuning ?? DEFAULT_TUNING;
-    this.memory = new StatsMemory(ctx.dataSource, { minRows: tuning.statsMemoryMinRows, budgetBytes: tuning.statsMemoryBudgetMb * 2 ** 20 });
+  constructor(
+    @Inject(SERVICE_CONTEXT) private readonly ctx: Pick<ServiceContext, 'dataSource'> & Partial<Pick<ServiceContext, 'tuning' | 'reads'>>,
+    @Optional() @Inject(ACCOUNT_COLUMNS) memory?: StatsMemory,
+  ) {
+    this.memory = memory ?? statsMemoryOf(ctx);
   }
 
   /** A background load of an account's columns ends before the database pool closes. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES, conversationMatches, sentimentRank } from '@voice/contracts';
+import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES, conversationMatches } from '@voice/contracts';
 import { openDatabase } from '@voice/service-kit';
 import { createTestDatabase, type TestDatabase } from '@voice/testing';
 import type { DataSource } from 'typeorm';
@@ -12,6 +12,8 @@ import { StatsMemory } from './stats-memory.js';
 import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conversations-database.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import { buildListSql } from '../list-conversations/list-conversations.store.js';
+import { isoOfMicros } from '../conversation/conversation.views.js';
+import { insertReadModelRows, type ReadModelRow } from '../testing/read-model-rows.js';
 
 // Real PostgreSQL, on a machine shared with other suites: generous, not tight, timeouts.
 jest.setTimeout(240_000);
@@ -20,22 +22,7 @@ const T0_US = Date.parse('2025-03-01T00:00:00Z') * 1000;
 const AGENTS = ['agt_a', 'agt_b'];
 const TEXTS = ['refund issued', 'a%b off', 'under_score', 'back\\slash', ''];
 
-interface Row {
-  id: string;
-  agent_id: string;
-  caller_number: string | null;
-  status: string;
-  /** Microseconds after T0_US: rows a few microseconds apart, so a bound's rounding decides. */
-  start_offset_us: number;
-  duration: number;
-  sentiment: string | null;
-  outcome: string | null;
-  topics: string[];
-  has_recording: boolean;
-  has_transcript: boolean;
-  search_text: string;
-  cost_micros: number | null;
-}
+type Row = ReadModelRow;
 
 const row = fc.record({
   agent_id: fc.constantFrom(...AGENTS),
@@ -109,36 +96,7 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     await db?.drop();
   });
 
-  /** The rows of one new account, in the read model and its topic and search side tables. */
-  async function insert(account: string, rows: Row[]): Promise<void> {
-    const records = rows.map((r) => ({
-      ...r, account_id: account, start_time: microsIso(T0_US + r.start_offset_us), sentiment_rank: sentimentRank(r.sentiment),
-      cost_amount: r.cost_micros === null ? null : (r.cost_micros / 1_000_000).toFixed(6),
-    }));
-    const from = `json_to_recordset($1::json) AS r(id text, account_id text, agent_id text, caller_number text, status text, start_time timestamptz,
-      duration int, sentiment text, sentiment_rank smallint, outcome text, topics text[], has_recording boolean, has_transcript boolean,
-      search_text text, cost_amount numeric)`;
-    await dataSource.transaction(async (m) => {
-      await m.query(
-        `INSERT INTO conversations.conversations (id, account_id, agent_id, caller_number, status, start_time, duration, sentiment, sentiment_rank,
-           outcome, topics, topics_lower, has_recording, has_transcript, search_text, cost_amount, detail, stream_version)
-         SELECT id, account_id, agent_id, caller_number, status, start_time, duration, sentiment, sentiment_rank,
-           outcome, topics, topics, has_recording, has_transcript, search_text, cost_amount, '{}'::jsonb, 1 FROM ${from}`,
-        [JSON.stringify(records)],
-      );
-      await m.query(
-        `INSERT INTO conversations.conversation_topics (account_id, topic, conversation_id, start_time, status, agent_id)
-         SELECT r.account_id, t, r.id, r.start_time, r.status, r.agent_id FROM ${from}, unnest(r.topics) t`,
-        [JSON.stringify(records)],
-      );
-      await m.query(
-        `INSERT INTO conversations.conversation_search (id, account_id, search_text, start_time, status, agent_id)
-         SELECT id, account_id, search_text, start_time, status, agent_id FROM ${from}`,
-        [JSON.stringify(records)],
-      );
-      await m.query(`INSERT INTO conversations.account_totals (account_id, conversations) VALUES ($1, $2)`, [account, rows.length]);
-    });
-  }
+  const insert = (account: string, rows: Row[]) => insertReadModelRows(dataSource, account, rows, T0_US);
 
   it('on random rows and filters: the list’s WHERE, its side-table form, the contracts’ predicate, and the stats from SQL and from memory select the same conversations', async () => {
     let inMemory = 0;
@@ -153,9 +111,9 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
         const rolledUp = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, rollupMinRows: 0 });
         await rolledUp.warm(account);
         const day = Math.floor(T0_US / DAY_US) * DAY_US;
-        const wholeDay = { page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc', start_date: microsIso(day), end_date: microsIso(day + DAY_US - 1) } as const;
+        const wholeDay = { page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc', start_date: isoOfMicros(day), end_date: isoOfMicros(day + DAY_US - 1) } as const;
         for (const f of [...filters, wholeDay, { ...wholeDay, status: rows[0]?.status ?? 'completed' }, { ...wholeDay, topic: 'billing' }, { ...wholeDay, end_date: undefined },
-          { ...wholeDay, start_date: microsIso(day - DAY_US), end_date: microsIso(day - 1) }] as ConversationListFilter[]) {
+          { ...wholeDay, start_date: isoOfMicros(day - DAY_US), end_date: isoOfMicros(day - 1) }] as ConversationListFilter[]) {
           const sql = buildListSql(account, f);
           const ids = async (text: string) => ((await dataSource.query(text, sql.params)) as Array<{ id: string }>).map((r) => r.id).sort();
           const listed = await ids(`SELECT c.id FROM conversations.conversations c WHERE ${sql.where}`);
@@ -250,7 +208,3 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     expect(twoFit.bytesHeld).toBeLessThanOrEqual(perAccount + sizing.bytesHeld + 100);
   });
 });
-
-function microsIso(us: number): string {
-  return `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
-}

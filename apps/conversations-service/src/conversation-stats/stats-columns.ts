@@ -13,6 +13,9 @@ import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
 import { figuresOf } from './stats-figures.js';
 import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
+import { RememberedSearches } from './remembered-searches.js';
+import { pageKeysOf } from './page-keys.js';
+import type { PageKeys } from '../list-conversations/pages-in-memory.js';
 
 /** A conversation as the stats see it (what stats-memory.ts reads from the read model). */
 export interface StatsRow {
@@ -52,7 +55,7 @@ const STATUS_CODE = new Map<string, number>(CONVERSATION_STATUSES.map((s, i) => 
 const SENTIMENT_CODE = new Map<string, number>(SENTIMENTS.map((s, i) => [s, i]));
 const NO_SENTIMENT = SENTIMENTS.length;
 const HOUR_US = 3_600_000_000;
-/** Searches remembered per account (a bitmap of one byte per conversation each). */
+/** Searches remembered per account (one byte per conversation each, and four per match once in start-time order). */
 const MAX_SEARCHES = 16;
 /**
  * From this many conversations an account's columns also keep day rollups (day-rollups.ts), built at the first
@@ -90,8 +93,7 @@ export class StatsColumns implements HeldColumns {
   private topicCount = new Int32Array(0);
   private topicPool = new Int32Array(0);
   private pooled = 0;
-  /** Remembered searches: per row, whether the search matches it (least recently used first). */
-  private readonly searches = new Map<string, Uint8Array>();
+  private readonly searches = new RememberedSearches(MAX_SEARCHES);
   /** Bounds of every duration and start hour ever put (they only widen): the counters below are arrays over them. */
   private maxDuration = 0;
   private firstHour = Infinity;
@@ -132,7 +134,7 @@ export class StatsColumns implements HeldColumns {
   get bytes(): number {
     const arrays = [
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
-      this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.values(),
+      this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.arrays,
     ];
     let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
@@ -150,6 +152,7 @@ export class StatsColumns implements HeldColumns {
    */
   put(r: StatsRow, searchText?: string): void {
     const { row, added } = this.rowOf.rowFor(r.id);
+    const moved = added || this.start[row] !== r.start_us;
     // The rollups take out what the row was (its topics are read before they are overwritten) and add what it is.
     if (!added) this.rollups?.apply(this.rolled(row), -1);
     if (added) {
@@ -195,32 +198,36 @@ export class StatsColumns implements HeldColumns {
     const first = this.topicAt[row];
     for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
     this.rollups?.apply(this.rolled(row), 1);
-    if (this.searches.size > 0 && searchText === undefined) this.searches.clear();
-    for (const [term, members] of this.searches) {
-      const widenedMembers = withRoom(members, this.rows);
-      widenedMembers[row] = searchText!.includes(term) ? 1 : 0;
-      if (widenedMembers !== members) this.searches.set(term, widenedMembers);
-    }
+    if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved);
   }
 
-  /** The rows a remembered search matches (the most recently used are kept), or undefined. */
+  /** The rows a remembered search matches, in start-time order (the most recently used searches are kept), or undefined. */
   searchRows(term: string): Int32Array | undefined {
-    const members = this.searches.get(term);
-    if (!members) return undefined;
-    this.searches.delete(term);
-    this.searches.set(term, members);
-    const rows: number[] = [];
-    for (let row = 0; row < this.rows; row++) if (members[row] === 1) rows.push(row);
-    return Int32Array.from(rows);
+    return this.searches.byStart(term, this.start, this.rows);
+  }
+
+  /** Whether the search is remembered. */
+  remembers(term: string): boolean {
+    return this.searches.has(term);
   }
 
   /** Remembers the rows a search matches now (substring of the lower-cased search text, as SQL's LIKE found them). */
   rememberSearch(term: string, rows: Int32Array): void {
-    const members = new Uint8Array(Math.max(this.rows, 1024));
-    for (const row of rows) members[row] = 1;
-    this.searches.delete(term);
-    this.searches.set(term, members);
-    if (this.searches.size > MAX_SEARCHES) this.searches.delete(this.searches.keys().next().value!);
+    this.searches.remember(term, rows, this.rows);
+  }
+
+  /**
+   * The total of a remembered search's list (with the other filters the columns hold) and the keys of its page at
+   * `offset`; undefined when the search is not remembered.
+   */
+  pageKeys(f: ConversationListFilter & { search: string }, sortBy: 'start_time' | 'duration', offset: number, limit: number): PageKeys | undefined {
+    const matches = this.searchRows(f.search);
+    if (!matches) return undefined;
+    const checks = compileRowChecks(f, this, SEARCH);
+    if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
+    // select keeps the rows' order.
+    const byStart = checks === 'nothing' ? new Int32Array(0) : (this.select(checks, matches) ?? matches);
+    return pageKeysOf({ byStart, start: this.start, duration: this.duration }, sortBy, f.sort_order === 'desc', offset, limit);
   }
 
   /** Drops the topic codes of replaced rows. */

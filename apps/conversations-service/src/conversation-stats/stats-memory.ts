@@ -15,6 +15,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ConversationStatus } from '@voice/contracts';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
+import type { PageKeys, PagesInMemory } from '../list-conversations/pages-in-memory.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
 import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
@@ -65,7 +66,7 @@ class Unsuited extends Error {}
 /** The process is shutting down: a load in progress stops between batches. */
 class Closed extends Error {}
 
-export class StatsMemory {
+export class StatsMemory implements PagesInMemory {
   private readonly held = new Map<string, Held>();
   private readonly unsuitedUntil = new Map<string, number>();
   private readonly loading = new Map<string, Promise<void>>();
@@ -101,6 +102,30 @@ export class StatsMemory {
    * account's columns are being loaded (started by the first such request): no answer waits for a load.
    */
   async read(accountId: string, f: ConversationListFilter, timeline: StatsTimeline): Promise<StatsRead | undefined> {
+    const summarized = await this.withColumns(accountId, f, (_db, columns) =>
+      columns.summarize(f, f.search === undefined ? undefined : columns.searchRows(f.search)));
+    if (!summarized) return undefined;
+    const range = timeline(summarized.summary);
+    return { summary: summarized.summary, timeline: range ? rollUpHours(range.bucket, summarized.hours) : [] };
+  }
+
+  /**
+   * A list page of a substring search from the held columns (PagesInMemory): its total and its rows' sort keys,
+   * in start-time or duration order, read with `read` in the snapshot the columns are brought up to.
+   */
+  async withPageKeys<T>(accountId: string, f: ConversationListFilter, read: (db: QueryRunner, page: PageKeys) => Promise<T>): Promise<T | undefined> {
+    const { search, sort_by: sortBy } = f;
+    if (search === undefined || (sortBy !== 'start_time' && sortBy !== 'duration')) return undefined;
+    const offset = (f.page - 1) * f.per_page;
+    return this.withColumns(accountId, f, (db, columns) => read(db, columns.pageKeys({ ...f, search }, sortBy, offset, f.per_page)!));
+  }
+
+  /**
+   * `work` on the account's columns brought up to date (with the filter's search remembered), in that snapshot;
+   * undefined when SQL answers instead — also while the account's columns are being loaded (started by the first
+   * such request): no answer waits for a load.
+   */
+  private async withColumns<T>(accountId: string, f: ConversationListFilter, work: (db: QueryRunner, columns: StatsColumns) => T | Promise<T>): Promise<T | undefined> {
     if (this.closed || !answeredInMemory(f) || (this.unsuitedUntil.get(accountId) ?? 0) > Date.now()) return undefined;
     if (!this.held.has(accountId)) {
       void this.warm(accountId).catch(() => undefined);
@@ -109,14 +134,13 @@ export class StatsMemory {
     return this.exclusive(accountId, async () => {
       const held = this.held.get(accountId);
       if (!held) return undefined;
-      const matches = await this.caughtUp(accountId, held, f.search);
-      if (!matches) {
+      const done = await this.caughtUp(accountId, held, f.search, work);
+      if (!done) {
         this.held.delete(accountId);
         void this.warm(accountId).catch(() => undefined);
         return undefined;
       }
       held.usedAt = ++this.uses;
-      const { summary, hours } = held.columns.summarize(f, matches === true ? undefined : matches);
       // New rows and remembered searches grow the columns: back within the budget, this account kept if it fits alone
       // (the others are not dropped for an account that cannot stay anyway).
       if (held.columns.bytes > this.limits.budgetBytes) {
@@ -125,8 +149,7 @@ export class StatsMemory {
       } else {
         this.makeRoom(0, accountId);
       }
-      const range = timeline(summary);
-      return { summary, timeline: range ? rollUpHours(range.bucket, hours) : [] };
+      return done.value;
     });
   }
 
@@ -183,27 +206,25 @@ export class StatsMemory {
   }
 
   /**
-   * The held columns brought up to date; false when they no longer match the table (or cannot hold a row).
-   * With a search, the rows it matches: read in the same snapshot (the narrow side table's trigram index, as the
-   * list reads it), then remembered and kept up to date with the search text of every row caught up — so asking
-   * again (a console refreshing a view, paging through it) costs no second trigram recheck of every match.
+   * `work` on the held columns brought up to date, in that snapshot; false when they no longer match the table (or
+   * cannot hold a row). A search's matches are first read in the same snapshot (the narrow side table's trigram
+   * index, as the list reads it), then remembered and kept up to date with the search text of every row caught up
+   * — so asking again (a console refreshing a view, paging through it) costs no second trigram recheck of every match.
    */
-  private async caughtUp(accountId: string, held: Held, search: string | undefined): Promise<boolean | Int32Array> {
+  private async caughtUp<T>(accountId: string, held: Held, search: string | undefined, work: (db: QueryRunner, columns: StatsColumns) => T | Promise<T>): Promise<false | { value: T }> {
     try {
       return await inSnapshot(this.dataSource, async (db) => {
         if (!(await this.catchUp(db, accountId, held))) return false;
-        if (search === undefined) return true;
-        const remembered = held.columns.searchRows(search);
-        if (remembered) return remembered;
-        const params: unknown[] = [accountId];
-        const [matches] = filterPredicates({ search }, params);
-        const rows: Array<{ id: string }> = await db.query(
-          `SELECT s.id FROM conversations.conversation_search s WHERE s.account_id = $1 AND ${matches.onOwnTable('s')}`,
-          params,
-        );
-        const matching = held.columns.rowsOf(rows.map((r) => r.id));
-        held.columns.rememberSearch(search, matching);
-        return matching;
+        if (search !== undefined && !held.columns.remembers(search)) {
+          const params: unknown[] = [accountId];
+          const [matches] = filterPredicates({ search }, params);
+          const rows: Array<{ id: string }> = await db.query(
+            `SELECT s.id FROM conversations.conversation_search s WHERE s.account_id = $1 AND ${matches.onOwnTable('s')}`,
+            params,
+          );
+          held.columns.rememberSearch(search, held.columns.rowsOf(rows.map((r) => r.id)));
+        }
+        return { value: await work(db, held.columns) };
       });
     } catch (err) {
       if (!(err instanceof Unsuited)) throw err;

@@ -7,6 +7,12 @@ export function toIso(value: string | Date): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
+/** An instant in microseconds since the epoch as ISO 8601 with six fractional digits (PostgreSQL's precision), for SQL. */
+export function isoOfMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  return new Date(ms).toISOString().replace('Z', `${String(us - ms * 1000).padStart(3, '0')}Z`);
+}
+
 /** A folded conversation to write into the read model. Its identity is (accountId, state.id). */
 export interface ProjectedConversation {
   state: ConversationState;

@@ -34,6 +34,8 @@ export interface ListSql {
   startTimeOrder: boolean;
   /** Set when the filter is a duration range alone (durationRangeOf): its total is summed from the kept duration counts. */
   durations?: DurationRange;
+  /** The conversations the page's ids are read from (alias c), when not the whole table (page-by-keys.ts). */
+  from?: string;
 }
 
 /** Seconds, both bounds inclusive; null for an open end. */
@@ -150,7 +152,6 @@ export function countedFacet(f: ConversationListFilter): { facet: Facet; value: 
   }
 }
 
-/** A list row as read. */
 export interface ListRow {
   id: string;
   agent_id: string;
@@ -232,13 +233,13 @@ export function pageAgreesWithTotal(length: number, total: number, offset: numbe
  */
 const AGENT_NAME = '(SELECT a.name FROM conversations.agents a WHERE a.agent_id = c.agent_id) AS agent_name';
 
-function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, limit: number, offset: number): Promise<ListRow[]> {
+export function readPage(db: DataSource | QueryRunner, sql: ListSql, reverse: boolean, limit: number, offset: number): Promise<ListRow[]> {
   const at = sql.params.length + 1;
   const narrowOrder = reverse ? sql.narrow?.reverseOrderBy : sql.narrow?.orderBy;
   // The page's ids from the narrow side table when it carries the sort key; else from the conversations' own indexes.
   const ids = narrowOrder
     ? `SELECT ${sql.narrow!.id} AS id FROM ${sql.narrow!.from} WHERE ${sql.narrow!.where} ORDER BY ${narrowOrder}`
-    : `SELECT c.id FROM conversations.conversations c WHERE ${sql.where} ORDER BY ${reverse ? sql.reverseOrderBy : sql.orderBy}`;
+    : `SELECT c.id FROM ${sql.from ?? 'conversations.conversations c'} WHERE ${sql.where} ORDER BY ${reverse ? sql.reverseOrderBy : sql.orderBy}`;
   return db.query(
     `SELECT c.id, c.agent_id, ${AGENT_NAME}, c.caller_number, c.status, c.start_time, c.end_time, c.duration,
             c.sentiment, c.outcome, c.topics, c.has_recording, c.has_transcript, c.summary, c.created_at
@@ -316,7 +317,6 @@ async function readPageAndTotalInOnePass(runner: QueryRunner, sql: ListSql, limi
   };
 }
 
-/** For the rest of the transaction `runner` is in (SET LOCAL: nothing outside one). */
 async function raiseWorkMem(runner: QueryRunner, workMem: string): Promise<void> {
   await runner.query(`SET LOCAL work_mem = '${workMem}'`);
 }

@@ -1,0 +1,101 @@
+/**
+ * The substring searches one account's columns remember (least recently used first, at most `max`): per row
+ * whether the search matches it, as SQL's LIKE found it, kept up to date with the search text of every row put
+ * since; and, built when first asked, the matching rows in start-time order. That order is what a list page
+ * and a count need: a later change to a few matches is merged into it (one pass) rather than sorted again.
+ * Pure: no database.
+ */
+import { withRoom } from './row-index.js';
+
+interface Remembered {
+  /** Per row, 1 when the search matches it. */
+  members: Uint8Array;
+  /** The matching rows by start time (ties in any order), once asked for. */
+  byStart?: Int32Array;
+  /** Rows whose membership or start changed since byStart was built (merged in when it is next asked for). */
+  changed: number[];
+}
+
+export class RememberedSearches {
+  private readonly searches = new Map<string, Remembered>();
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.searches.size;
+  }
+
+  /** Every array they hold (for the memory the columns count). */
+  get arrays(): Array<Uint8Array | Int32Array> {
+    return [...this.searches.values()].flatMap((s) => (s.byStart ? [s.members, s.byStart] : [s.members]));
+  }
+
+  /**
+   * After a row was put (`rows`: how many the columns hold now; `moved`: the row is new or its start changed).
+   * Without its search text the searches could be wrong now, so they are forgotten.
+   */
+  update(row: number, rows: number, searchText: string | undefined, moved: boolean): void {
+    if (searchText === undefined) {
+      this.searches.clear();
+      return;
+    }
+    for (const [term, s] of this.searches) {
+      s.members = withRoom(s.members, rows);
+      const was = s.members[row] === 1;
+      const is = searchText.includes(term);
+      s.members[row] = is ? 1 : 0;
+      if (s.byStart && (was !== is || (is && moved))) s.changed.push(row);
+    }
+  }
+
+  /** Remembers the rows a search matches now (a row appearing twice counts once). */
+  remember(term: string, matching: Int32Array, rows: number): void {
+    const members = new Uint8Array(Math.max(rows, 1024));
+    for (const row of matching) members[row] = 1;
+    this.searches.delete(term);
+    this.searches.set(term, { members, changed: [] });
+    if (this.searches.size > this.max) this.searches.delete(this.searches.keys().next().value!);
+  }
+
+  /** Whether the search is remembered (it becomes the most recently used). */
+  has(term: string): boolean {
+    const s = this.searches.get(term);
+    if (!s) return false;
+    this.searches.delete(term);
+    this.searches.set(term, s);
+    return true;
+  }
+
+  /** The rows the remembered search matches, by start time (`start`: each row's), or undefined when it is not remembered. */
+  byStart(term: string, start: Float64Array, rows: number): Int32Array | undefined {
+    if (!this.has(term)) return undefined;
+    const s = this.searches.get(term)!;
+    const byTime = (a: number, b: number) => start[a] - start[b];
+    if (!s.byStart || s.changed.length > (s.byStart.length >> 3) + 1024) {
+      const matching: number[] = [];
+      for (let row = 0; row < rows; row++) if (s.members[row] === 1) matching.push(row);
+      s.byStart = Int32Array.from(matching).sort(byTime);
+    } else if (s.changed.length > 0) {
+      s.byStart = merged(s.byStart, s.changed, s.members, start, rows);
+    }
+    s.changed = [];
+    return s.byStart;
+  }
+}
+
+/** `ordered` without the changed rows, then the changed rows that match merged back in at their (new) start. */
+export function merged(ordered: Int32Array, changed: readonly number[], members: Uint8Array, start: Float64Array, rows: number): Int32Array {
+  const isChanged = new Uint8Array(rows);
+  for (const row of changed) isChanged[row] = 1;
+  const added = [...new Set(changed)].filter((row) => members[row] === 1).sort((a, b) => start[a] - start[b]);
+  const out = new Int32Array(ordered.length + added.length);
+  let n = 0;
+  let a = 0;
+  for (const row of ordered) {
+    if (isChanged[row] === 1) continue;
+    while (a < added.length && start[added[a]] < start[row]) out[n++] = added[a++];
+    out[n++] = row;
+  }
+  while (a < added.length) out[n++] = added[a++];
+  return n === out.length ? out : out.slice(0, n);
+}
