@@ -22,11 +22,12 @@ export function pageKeysOf(rows: KeyedRows, sortBy: 'start_time' | 'duration', d
   if (offset >= end) return { total, keys: [], skip: 0 };
   const { listed, before } = sortBy === 'start_time' ? byStartTime(rows, descending, offset, end) : byDuration(rows, descending, offset, end);
   const keyOf = (row: number): PageKey => ({ start_us: rows.start[row], duration: rows.duration[row] });
+  // Rows with one key are next to each other in list order; in start-time order the key is the start alone.
   const keys: PageKey[] = [];
   for (const row of listed) {
     const key = keyOf(row);
     const last = keys[keys.length - 1];
-    if (!last || last.start_us !== key.start_us || last.duration !== key.duration) keys.push(key);
+    if (!last || last.start_us !== key.start_us || (sortBy === 'duration' && last.duration !== key.duration)) keys.push(key);
   }
   return { total, keys, skip: offset - before };
 }
