@@ -185,14 +185,15 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     expect((await readStats(dataSource, accounts[3], all, () => undefined)).summary.total).toBe(6_000);
     expect(asked.length).toBe(5);
 
-    // Held columns that grow past the budget (a remembered search: a byte per conversation) are let go after the answer.
+    // Held columns that grow past the budget (a remembered search: a byte per conversation) forget their searches
+    // after the answer; columns past it without any are let go.
     const tight = new StatsMemory(dataSource, { minRows: 0, budgetBytes: perAccount + 100 });
     await tight.warm(accounts[0]);
     expect(tight.accountsHeld).toEqual([accounts[0]]);
     const searched = await tight.read(accounts[0], refund, () => undefined);
     expect(searched?.summary).toEqual((await readStats(dataSource, accounts[0], refund, () => undefined)).summary);
-    expect(tight.accountsHeld).toEqual([]);
-    expect(tight.bytesHeld).toBe(0);
+    expect(tight.accountsHeld).toEqual([accounts[0]]);
+    expect(tight.bytesHeld).toBe(perAccount);
 
     // Grown past the room for two but still within the budget alone: the other account makes room, this one stays.
     const tiny = `acc_budget_tiny_${randomUUID()}`;
@@ -206,5 +207,22 @@ describe('the list filters compiled to SQL and to the stats columns agree (real 
     expect((await twoFit.read(accounts[0], refund, () => undefined))?.summary.total).toBe(searched?.summary.total);
     expect(twoFit.accountsHeld).toEqual([accounts[0]]);
     expect(twoFit.bytesHeld).toBeLessThanOrEqual(perAccount + sizing.bytesHeld + 100);
+
+    // Columns past the budget with no search left to forget (a new row grew them) are let go; SQL answers.
+    const exact = new StatsMemory(dataSource, { minRows: 0, budgetBytes: perAccount });
+    await exact.warm(accounts[0]);
+    expect(exact.accountsHeld).toEqual([accounts[0]]);
+    await dataSource.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO conversations.conversations
+         SELECT (jsonb_populate_record(c, to_jsonb(c) || jsonb_build_object('id', c.id || '-copy', 'changed_xid', pg_current_xact_id()::text))).*
+           FROM conversations.conversations c WHERE c.account_id = $1 AND c.id = $2`,
+        [accounts[0], `${accounts[0]}-00000`],
+      );
+      await m.query(`UPDATE conversations.account_totals SET conversations = conversations + 1 WHERE account_id = $1`, [accounts[0]]);
+    });
+    expect(await exact.read(accounts[0], all, () => undefined)).toBeDefined();
+    expect(exact.accountsHeld).toEqual([]);
+    expect(await exact.read(accounts[0], all, () => undefined)).toBeUndefined();
   });
 });

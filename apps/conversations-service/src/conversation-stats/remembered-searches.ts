@@ -57,6 +57,14 @@ export class RememberedSearches {
     if (this.searches.size > this.max) this.searches.delete(this.searches.keys().next().value!);
   }
 
+  /** Forgets the least recently used search; false when none is remembered. */
+  forgetOldest(): boolean {
+    const oldest = this.searches.keys().next();
+    if (oldest.done) return false;
+    this.searches.delete(oldest.value);
+    return true;
+  }
+
   /** Whether the search is remembered (it becomes the most recently used). */
   has(term: string): boolean {
     const s = this.searches.get(term);

@@ -206,6 +206,11 @@ export class StatsColumns implements HeldColumns {
     return this.searches.byStart(term, this.start, this.rows);
   }
 
+  /** Forgets the least recently used search; false when none is remembered. */
+  forgetOldestSearch(): boolean {
+    return this.searches.forgetOldest();
+  }
+
   /** Whether the search is remembered. */
   remembers(term: string): boolean {
     return this.searches.has(term);

@@ -142,7 +142,9 @@ export class StatsMemory implements PagesInMemory {
       }
       held.usedAt = ++this.uses;
       // New rows and remembered searches grow the columns: back within the budget, this account kept if it fits alone
-      // (the others are not dropped for an account that cannot stay anyway).
+      // (the others are not dropped for an account that cannot stay anyway) — its least recently used searches
+      // are forgotten first.
+      while (held.columns.bytes > this.limits.budgetBytes && held.columns.forgetOldestSearch());
       if (held.columns.bytes > this.limits.budgetBytes) {
         this.held.delete(accountId);
         this.leaveToSql(accountId);
