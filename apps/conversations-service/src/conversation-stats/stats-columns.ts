@@ -58,9 +58,9 @@ const HOUR_US = 3_600_000_000;
 /** Searches remembered per account (one byte per conversation each, and four per match once in start-time order). */
 const MAX_SEARCHES = 16;
 /**
- * From this many conversations an account's columns also keep day rollups (day-rollups.ts), built at the first
- * answer they serve: below it one pass over the rows takes a few milliseconds, and the cells (a few thousand a
- * year, ~10 KB each) would outweigh the columns.
+ * From this many conversations an account's columns also keep day rollups (day-rollups.ts): built as the rows are
+ * loaded when the account has that many then, else at the first answer they serve. Below it one pass over the rows
+ * takes a few milliseconds, and the cells (a few thousand a year, ~10 KB each) would outweigh the columns.
  */
 export const ROLLUP_MIN_ROWS = 500_000;
 
