@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { RememberedSearches } from './remembered-searches.js';
 
-describe('a remembered search’s matches in start-time order (RememberedSearches)', () => {
+describe('a remembered search’s matches in start-time and in row order (RememberedSearches)', () => {
   it('after rows are put again (moved, matching or no longer), holds exactly the matching rows, by start', () => {
     fc.assert(
       fc.property(
@@ -26,11 +26,13 @@ describe('a remembered search’s matches in start-time order (RememberedSearche
             searches.update(row, rows, put.text, moved);
             // Asked for in between some puts: what changed since is merged in.
             if ((asks[i] ?? 1) === 0) searches.byStart('refund', start, rows);
+            if ((asks[i] ?? 0) === 1) searches.byRow('refund', rows);
           });
           const ordered = [...searches.byStart('refund', start, rows)!];
           const matching = text.flatMap((t, row) => (t.includes('refund') ? [row] : []));
           expect([...ordered].sort((a, b) => a - b)).toEqual(matching);
           expect(ordered.map((row) => start[row])).toEqual(matching.map((row) => start[row]).sort((a, b) => a - b));
+          expect([...searches.byRow('refund', rows)!]).toEqual(matching);
         },
       ),
       { numRuns: 1_000 },

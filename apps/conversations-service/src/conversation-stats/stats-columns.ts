@@ -201,9 +201,9 @@ export class StatsColumns implements HeldColumns {
     if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved);
   }
 
-  /** The rows a remembered search matches, in start-time order (the most recently used searches are kept), or undefined. */
+  /** The rows a remembered search matches, in row order (the most recently used searches are kept), or undefined. */
   searchRows(term: string): Int32Array | undefined {
-    return this.searches.byStart(term, this.start, this.rows);
+    return this.searches.byRow(term, this.rows);
   }
 
   /** Forgets the least recently used search; false when none is remembered. */
@@ -226,12 +226,12 @@ export class StatsColumns implements HeldColumns {
    * `offset`; undefined when the search is not remembered.
    */
   pageKeys(f: ConversationListFilter & { search: string }, sortBy: 'start_time' | 'duration', offset: number, limit: number): PageKeys | undefined {
-    const matches = this.searchRows(f.search);
+    const matches = this.searches.byStart(f.search, this.start, this.rows);
     if (!matches) return undefined;
     const checks = compileRowChecks(f, this, SEARCH);
     if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
-    // select keeps the rows' order.
-    const byStart = checks === 'nothing' ? new Int32Array(0) : (this.select(checks, matches) ?? matches);
+    const filtered = checks !== 'nothing' && checks.values.length + checks.includes.length > 0;
+    const byStart = checks === 'nothing' ? new Int32Array(0) : filtered ? this.select(checks, matches)! : matches; // select keeps the order
     return pageKeysOf({ byStart, start: this.start, duration: this.duration }, sortBy, f.sort_order === 'desc', offset, limit);
   }
 
