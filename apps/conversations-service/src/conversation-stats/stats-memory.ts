@@ -17,6 +17,7 @@ import type { ConversationStatus } from '@voice/contracts';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { PageKeys, PagesInMemory } from '../list-conversations/pages-in-memory.js';
 import { filterPredicates } from '../conversation-filters/conversation-filters.js';
+import { isoOfMicros } from '../conversation/conversation.views.js';
 import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
 import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
@@ -29,6 +30,8 @@ export interface StatsMemoryLimits {
   budgetBytes: number;
   /** From how many conversations an account's columns keep day rollups (ROLLUP_MIN_ROWS unless given). */
   rollupMinRows?: number;
+  /** Rows read per statement while loading (LOAD_BATCH unless given). */
+  loadBatch?: number;
 }
 
 interface Held {
@@ -270,19 +273,25 @@ export class StatsMemory implements PagesInMemory {
     // together), then the columns sized once.
     this.makeRoom(Math.min(total * BYTES_PER_ROW, this.limits.budgetBytes));
     const columns = new StatsColumns(total, this.limits.rollupMinRows ?? ROLLUP_MIN_ROWS);
-    for (let after = ''; ; ) {
+    // In start-time order (keyset batches on the start-time index): rows that start close together are then close
+    // together in the columns, so a pass over a search's matches in start-time order (a list page) reads memory
+    // almost in sequence. Rows added later are appended, and calls mostly arrive in the order they start.
+    const batchSize = this.limits.loadBatch ?? LOAD_BATCH;
+    for (let after: [string, string] | undefined; ; ) {
       if (this.closed) throw new Closed();
       const batch: RawRow[] = await db.query(
-        `SELECT ${COLUMNS} FROM conversations.conversations WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT ${LOAD_BATCH}`,
-        [accountId, after],
+        `SELECT ${COLUMNS} FROM conversations.conversations
+          WHERE account_id = $1 ${after ? 'AND (start_time, id) > ($2::timestamptz, $3)' : ''} ORDER BY start_time, id LIMIT ${batchSize}`,
+        after ? [accountId, ...after] : [accountId],
       );
       for (const raw of batch) {
         const row = statsRow(raw);
         if (!row) throw new Unsuited();
         columns.put(row);
       }
-      if (batch.length < LOAD_BATCH) break;
-      after = batch[batch.length - 1].id;
+      if (batch.length < batchSize) break;
+      const last = batch[batch.length - 1];
+      after = [isoOfMicros(Number(last.start_us)), last.id];
     }
     // Only if the kept total were wrong (or two ids shared a hash, row-index.ts): SQL, which counts, answers instead.
     if (columns.size !== total || columns.bytes > this.limits.budgetBytes) throw new Unsuited();
