@@ -75,6 +75,8 @@ export class StatsMemory implements PagesInMemory {
   private readonly loading = new Map<string, Promise<void>>();
   /** Per account, the read in progress: loads and catch-ups of one account never overlap. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Searches being remembered in the background (account and term). */
+  private readonly remembering = new Set<string>();
   private lastLoad: Promise<void> = Promise.resolve();
   private uses = 0;
   private closed = false;
@@ -114,13 +116,35 @@ export class StatsMemory implements PagesInMemory {
 
   /**
    * A list page of a substring search from the held columns (PagesInMemory): its total and its rows' sort keys,
-   * in start-time or duration order, read with `read` in the snapshot the columns are brought up to.
+   * in start-time or duration order, read with `read` in the snapshot the columns are brought up to. A search not
+   * remembered yet is answered by SQL (undefined) and remembered in the background: finding and ordering every
+   * match for the columns takes longer than SQL's own answer, and a search asked once should not wait for it.
    */
   async withPageKeys<T>(accountId: string, f: ConversationListFilter, read: (db: QueryRunner, page: PageKeys) => Promise<T>): Promise<T | undefined> {
     const { search, sort_by: sortBy } = f;
     if (search === undefined || (sortBy !== 'start_time' && sortBy !== 'duration')) return undefined;
+    if (!this.held.get(accountId)?.columns.remembers(search)) {
+      this.rememberLater(accountId, f);
+      return undefined;
+    }
     const offset = (f.page - 1) * f.per_page;
     return this.withColumns(accountId, f, (db, columns) => read(db, columns.pageKeys({ ...f, search }, sortBy, offset, f.per_page)!));
+  }
+
+  /** Resolves once every read of the account queued so far (a load, a search being remembered) has ended. */
+  async idle(accountId: string): Promise<void> {
+    await this.loading.get(accountId)?.catch(() => undefined);
+    await this.queues.get(accountId);
+  }
+
+  /** Remembers the filter's search with the account's columns (loading them first if need be), once however many ask. */
+  private rememberLater(accountId: string, f: ConversationListFilter): void {
+    const key = `${accountId}\u0000${f.search}`;
+    if (this.remembering.has(key)) return;
+    this.remembering.add(key);
+    void this.withColumns(accountId, f, () => undefined)
+      .catch(() => undefined)
+      .finally(() => this.remembering.delete(key));
   }
 
   /**
@@ -164,7 +188,7 @@ export class StatsMemory implements PagesInMemory {
    */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([this.lastLoad, ...this.loading.values()]);
+    await Promise.allSettled([this.lastLoad, ...this.loading.values(), ...this.queues.values()]);
     this.held.clear();
   }
 
