@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { openDatabase } from '@voice/service-kit';
+import { createTestDatabase, type TestDatabase } from '@voice/testing';
+import type { DataSource } from 'typeorm';
+import { CONVERSATIONS_SCHEMA, conversationsMigrations } from './conversations-database.js';
+import { AgentStatusCoveringIndex1767500000000 } from './migrations/1767500000000-agent-status-covering-index.js';
+
+/** The agent-and-status index with the sentiment rank, built without a transaction on a partitioned table holding rows (real PostgreSQL). */
+describe('migration: the agent-and-status index carries the sentiment rank', () => {
+  let db: TestDatabase;
+  const open: DataSource[] = [];
+  let after: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('agentstatusidx');
+    const before = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations.slice(0, conversationsMigrations.indexOf(AgentStatusCoveringIndex1767500000000)) });
+    open.push(before);
+    await before.query(
+      `INSERT INTO conversations.conversations (id, account_id, agent_id, status, start_time, sentiment, sentiment_rank, topics, topics_lower, duration, detail, stream_version)
+       SELECT 'conv_' || n, 'acct_' || (n % 7), 'agt_' || (n % 3), (ARRAY['completed', 'failed'])[n % 2 + 1], timestamptz '2025-03-01' + n * interval '1 minute',
+              (ARRAY['negative', 'neutral', 'positive'])[n % 3 + 1], n % 3, '{}', '{}', 60, '{}', 1
+         FROM generate_series(1, 3000) n`,
+    );
+    after = await openDatabase({ url: db.url, schema: CONVERSATIONS_SCHEMA, migrations: conversationsMigrations });
+    open.push(after);
+    await after.query('VACUUM ANALYZE conversations.conversations');
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const dataSource of open) await dataSource.destroy();
+    await db?.drop();
+  });
+
+  const indexes = async (dataSource: DataSource) =>
+    (await dataSource.query(
+      `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+        WHERE t.relname = 'conversations' AND t.relnamespace = 'conversations'::regnamespace AND c.relname LIKE 'conversations_account_agent_status%'`,
+    )) as Array<{ name: string; valid: boolean }>;
+
+  it('replaces the index with one that is valid on the partitioned table and on each of its partitions', async () => {
+    expect(await indexes(after)).toEqual([{ name: 'conversations_account_agent_status_cover_idx', valid: true }]);
+    const [{ partitions, attached }] = await after.query(
+      `SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'conversations.conversations'::regclass)::int AS partitions,
+              (SELECT count(*) FROM pg_inherits i JOIN pg_index x ON x.indexrelid = i.inhrelid
+                WHERE i.inhparent = 'conversations.conversations_account_agent_status_cover_idx'::regclass AND x.indisvalid)::int AS attached`,
+    );
+    expect(partitions).toBeGreaterThan(1);
+    expect(attached).toBe(partitions);
+  });
+
+  it('counts an agent, a status, a month and a sentiment from the index alone', async () => {
+    const plan = await after.transaction(async (m) => {
+      await m.query('SET LOCAL enable_seqscan = off');
+      await m.query('SET LOCAL enable_bitmapscan = off');
+      return JSON.stringify(await m.query(
+        `EXPLAIN (FORMAT JSON) SELECT count(*) FROM conversations.conversations c WHERE c.account_id = 'acct_1' AND c.agent_id = 'agt_1'
+            AND c.status = 'completed' AND c.sentiment_rank = 2 AND c.start_time >= '2025-03-01' AND c.start_time < '2025-03-02'`,
+      ));
+    });
+    expect(plan).toContain('"Node Type":"Index Only Scan"');
+    expect(plan).toContain('agent_status_cover_idx');
+  });
+
+  it('is undone: the index without the sentiment rank is back, valid', async () => {
+    const runner = after.createQueryRunner();
+    try {
+      await new AgentStatusCoveringIndex1767500000000().down(runner);
+      expect(await indexes(after)).toEqual([{ name: 'conversations_account_agent_status_idx', valid: true }]);
+      await new AgentStatusCoveringIndex1767500000000().up(runner);
+      expect(await indexes(after)).toEqual([{ name: 'conversations_account_agent_status_cover_idx', valid: true }]);
+    } finally {
+      await runner.release();
+    }
+  });
+});
