@@ -66,8 +66,18 @@ describe('migration: the agent-and-status index carries the sentiment rank', () 
     try {
       await new AgentStatusCoveringIndex1767500000000().down(runner);
       expect(await indexes(after)).toEqual([{ name: 'conversations_account_agent_status_idx', valid: true }]);
+      // A build interrupted on one partition (its index left invalid, as a cancelled CREATE INDEX CONCURRENTLY leaves
+      // it) is dropped and built again when the migration runs again.
+      const [{ partition }] = await after.query(
+        `SELECT c.relname AS partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'conversations.conversations'::regclass ORDER BY c.relname LIMIT 1`,
+      );
+      await runner.query(`CREATE INDEX ${partition}_account_agent_status_cover_idx ON conversations.${partition} (account_id)`);
+      await runner.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'conversations.${partition}_account_agent_status_cover_idx'::regclass`);
       await new AgentStatusCoveringIndex1767500000000().up(runner);
       expect(await indexes(after)).toEqual([{ name: 'conversations_account_agent_status_cover_idx', valid: true }]);
+      const [{ definition }] = await after.query(`SELECT pg_get_indexdef('conversations.${partition}_account_agent_status_cover_idx'::regclass) AS definition`);
+      expect(definition).toContain('INCLUDE (sentiment_rank)');
     } finally {
       await runner.release();
     }

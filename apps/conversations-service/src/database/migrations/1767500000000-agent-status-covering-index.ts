@@ -8,7 +8,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Built without blocking writes: outside a transaction, the index is created on the partitioned table only (empty
  * and invalid), then concurrently on each partition and attached; it becomes valid once every partition's is. The
  * index it replaces is dropped afterwards (a short lock). On a table that is not partitioned it is built
- * concurrently in one statement.
+ * concurrently in one statement. A concurrent build that was interrupted leaves an invalid index: it is dropped and
+ * built again when the migration runs again.
  */
 export class AgentStatusCoveringIndex1767500000000 implements MigrationInterface {
   name = 'AgentStatusCoveringIndex1767500000000';
@@ -31,6 +32,7 @@ async function buildIndex(q: QueryRunner, name: string, definition: string): Pro
       WHERE n.nspname = 'conversations' AND c.relname = 'conversations'`,
   );
   if (!partitioned) {
+    await dropIfInvalid(q, name);
     await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON conversations.conversations ${definition}`);
     return;
   }
@@ -41,7 +43,18 @@ async function buildIndex(q: QueryRunner, name: string, definition: string): Pro
   );
   for (const { partition } of partitions) {
     const own = `${partition}_${name.replace(/^conversations_/, '')}`;
+    await dropIfInvalid(q, own);
     await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${own} ON conversations.${partition} ${definition}`);
     await q.query(`ALTER INDEX conversations.${name} ATTACH PARTITION conversations.${own}`);
   }
+}
+
+/** Drops the index if a concurrent build of it was interrupted (it exists, invalid, and is never used). */
+async function dropIfInvalid(q: QueryRunner, name: string): Promise<void> {
+  const [invalid]: Array<{ name: string }> = await q.query(
+    `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE c.relnamespace = 'conversations'::regnamespace AND c.relname = $1 AND NOT i.indisvalid`,
+    [name],
+  );
+  if (invalid) await q.query(`DROP INDEX CONCURRENTLY conversations.${name}`);
 }
