@@ -89,8 +89,12 @@ describe('agents-service killed (SIGKILL) between the platform’s 201 and our c
     await startProcess();
     let reply: AgentReply | undefined;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-      reply = await rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: agentId });
-      if (reply.agent.platform_sync.state === 'synced') break;
+      // Until the restarted process has subscribed, NATS has no one to hand the request to: asked again.
+      reply = await rpc<AgentReply>(AgentsRpc.get, { account_id: account.id, agent_id: agentId }).catch((err: unknown) => {
+        if (/no subscribers/i.test(err instanceof Error ? err.message : String(err))) return undefined;
+        throw err;
+      });
+      if (reply?.agent.platform_sync.state === 'synced') break;
       await new Promise((r) => setTimeout(r, 100));
     }
     // The process died before answering: the client never got a reply.
