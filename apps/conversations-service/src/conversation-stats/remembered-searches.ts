@@ -84,11 +84,7 @@ export class RememberedSearches {
   byRow(term: string, rows: number): Int32Array | undefined {
     if (!this.has(term)) return undefined;
     const s = this.searches.get(term)!;
-    if (!s.byRow) {
-      const matching: number[] = [];
-      for (let row = 0; row < rows; row++) if (s.members[row] === 1) matching.push(row);
-      s.byRow = Int32Array.from(matching);
-    }
+    s.byRow ??= matchingRows(s.members, rows);
     return s.byRow;
   }
 
@@ -98,15 +94,20 @@ export class RememberedSearches {
     const s = this.searches.get(term)!;
     const byTime = (a: number, b: number) => start[a] - start[b];
     if (!s.byStart || s.changed.length > (s.byStart.length >> 3) + 1024) {
-      const matching: number[] = [];
-      for (let row = 0; row < rows; row++) if (s.members[row] === 1) matching.push(row);
-      s.byStart = Int32Array.from(matching).sort(byTime);
+      s.byStart = matchingRows(s.members, rows).sort(byTime);
     } else if (s.changed.length > 0) {
       s.byStart = merged(s.byStart, s.changed, s.members, start, rows);
     }
     s.changed = [];
     return s.byStart;
   }
+}
+
+/** The rows whose member byte is set, in row order (a new array). */
+function matchingRows(members: Uint8Array, rows: number): Int32Array {
+  const matching: number[] = [];
+  for (let row = 0; row < rows; row++) if (members[row] === 1) matching.push(row);
+  return Int32Array.from(matching);
 }
 
 /** `ordered` without the changed rows, then the changed rows that match merged back in at their (new) start. */
