@@ -179,13 +179,16 @@ export function rowsWithin(values: ArrayLike<number>, min: number, max: number, 
   return kept;
 }
 
-/** Keeps, in place at the front of `rows`, the first `count` rows whose value is within min…max; returns how many. */
-export function keptWithin(values: ArrayLike<number>, min: number, max: number, rows: Int32Array, count: number): number {
+/**
+ * Writes at the front of `into` (by default `rows` itself, in place) those of the first `count` rows whose value is
+ * within min…max, in their order; returns how many.
+ */
+export function keptWithin(values: ArrayLike<number>, min: number, max: number, rows: Int32Array, count: number, into: Int32Array = rows): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const row = rows[i];
     const value = values[row];
-    if (value >= min && value <= max) rows[kept++] = row;
+    if (value >= min && value <= max) into[kept++] = row;
   }
   return kept;
 }

@@ -25,7 +25,9 @@ describe('a page named by its rows’ sort keys (pageKeysOf)', () => {
         fc.integer({ min: 0, max: 70 }),
         fc.integer({ min: 1, max: 9 }),
         fc.integer(),
-        (rows, sortBy, descending, offset, limit, seed) => {
+        // The longest duration given (at or above the real one, as the columns keep it), or found by a pass.
+        fc.option(fc.integer({ min: 0, max: 3 })),
+        (rows, sortBy, descending, offset, limit, seed, aboveLongest) => {
           // Ids unrelated to the rows' places; ties of start in the columns' order are in row order, not id order.
           const ids = rows.map((_, i) => `c${((i * 7919 + seed) >>> 0) % 100_003}-${i}`);
           const start = Float64Array.from(rows, (r) => 1_700_000_000_000_000 + r.start);
@@ -34,7 +36,8 @@ describe('a page named by its rows’ sort keys (pageKeysOf)', () => {
           const order = sqlOrder(rows, ids, sortBy, descending);
           const expected = [...rows.keys()].sort(order).slice(offset, offset + limit);
 
-          const page = pageKeysOf({ byStart, start, duration }, sortBy, descending, offset, limit);
+          const maxDuration = aboveLongest === null ? undefined : Math.max(0, ...duration) + aboveLongest;
+          const page = pageKeysOf({ byStart, start, duration, maxDuration }, sortBy, descending, offset, limit);
           expect(page.total).toBe(rows.length);
           // What the SQL of page-by-keys.ts selects: every row at one of the keys (in start-time order, only its start counts).
           const atKeys = [...rows.keys()].filter((i) => page.keys.some((k) => k.start_us === start[i] && (sortBy === 'start_time' || k.duration === duration[i])));

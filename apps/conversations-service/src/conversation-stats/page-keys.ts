@@ -13,6 +13,8 @@ export interface KeyedRows {
   start: Float64Array;
   /** Each row's duration in seconds. */
   duration: ArrayLike<number>;
+  /** At least the longest of those durations, when known (saves a pass over the rows to find it). */
+  maxDuration?: number;
 }
 
 /** The total and the keys of the page at `offset` (limit rows at most), in start_time or duration (then start_time) order. */
@@ -50,10 +52,10 @@ function byStartTime({ byStart, start }: KeyedRows, descending: boolean, offset:
  * Duration order: the rows per duration are counted, which gives the durations of the page's first and last rows;
  * only the rows of those durations (and any between) are then put in list order.
  */
-function byDuration({ byStart, start, duration }: KeyedRows, descending: boolean, offset: number, end: number): Located {
+function byDuration({ byStart, start, duration, maxDuration }: KeyedRows, descending: boolean, offset: number, end: number): Located {
   const total = byStart.length;
-  let max = 0;
-  for (let i = 0; i < total; i++) max = Math.max(max, duration[byStart[i]]);
+  let max = maxDuration ?? 0;
+  if (maxDuration === undefined) for (let i = 0; i < total; i++) max = Math.max(max, duration[byStart[i]]);
   const perDuration = new Float64Array(max + 1);
   for (let i = 0; i < total; i++) perDuration[duration[byStart[i]]]++;
   let seen = 0;

@@ -105,9 +105,11 @@ export class RememberedSearches {
 
 /** The rows whose member byte is set, in row order (a new array). */
 function matchingRows(members: Uint8Array, rows: number): Int32Array {
-  const matching: number[] = [];
-  for (let row = 0; row < rows; row++) if (members[row] === 1) matching.push(row);
-  return Int32Array.from(matching);
+  let count = 0;
+  for (let row = 0; row < rows; row++) count += members[row];
+  const matching = new Int32Array(count);
+  for (let row = 0, n = 0; row < rows; row++) if (members[row] === 1) matching[n++] = row;
+  return matching;
 }
 
 /** `ordered` without the changed rows, then the changed rows that match merged back in at their (new) start. */

@@ -12,7 +12,7 @@ import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
 import { figuresOf } from './stats-figures.js';
 import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
-import { RowIndex, withRoom } from './row-index.js';
+import { everyRow, RowIndex, withRoom } from './row-index.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { pageKeysOf } from './page-keys.js';
 import type { PageKeys } from '../list-conversations/pages-in-memory.js';
@@ -127,10 +127,8 @@ export class StatsColumns implements HeldColumns {
     return this.rows;
   }
 
-  /**
-   * The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
-   * and the dictionaries' names (two bytes a character and a map entry each, as V8 holds them at most).
-   */
+  /** The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
+   *  and the dictionaries' names (two bytes a character and a map entry each, as V8 holds them at most). */
   get bytes(): number {
     const arrays = [
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
@@ -232,7 +230,7 @@ export class StatsColumns implements HeldColumns {
     if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
     const filtered = checks !== 'nothing' && checks.values.length + checks.includes.length > 0;
     const byStart = checks === 'nothing' ? new Int32Array(0) : filtered ? this.select(checks, matches)! : matches; // select keeps the order
-    return pageKeysOf({ byStart, start: this.start, duration: this.duration }, sortBy, f.sort_order === 'desc', offset, limit);
+    return pageKeysOf({ byStart, start: this.start, duration: this.duration, maxDuration: this.maxDuration }, sortBy, f.sort_order === 'desc', offset, limit);
   }
 
   /** Drops the topic codes of replaced rows. */
@@ -250,12 +248,13 @@ export class StatsColumns implements HeldColumns {
 
   /** The rows of these conversation ids (ids not held are skipped), in row order. */
   rowsOf(ids: readonly string[]): Int32Array {
-    const rows: number[] = [];
+    const rows = new Int32Array(ids.length);
+    let held = 0;
     for (const id of ids) {
       const row = this.rowOf.find(id);
-      if (row !== undefined) rows.push(row);
+      if (row !== undefined) rows[held++] = row;
     }
-    return Int32Array.from(rows).sort();
+    return rows.subarray(0, held).sort();
   }
 
   /** The columns the filters test (conversation-filters.ts compiles each request's filters to checks of them). */
@@ -365,23 +364,23 @@ export class StatsColumns implements HeldColumns {
 
   /**
    * The rows (among `only`, when given) that pass the checks, found one column at a time: each pass reads one
-   * typed array over the rows still in. Undefined when every row is in.
+   * typed array over the rows still in. Undefined when every row is in; `only` itself when nothing is checked.
    */
   private select(checks: RowChecks, only?: Int32Array): Int32Array | undefined {
-    let rows = only ? Int32Array.from(only) : undefined;
-    if (checks.values.length === 0 && checks.includes.length === 0) return rows;
-    let count = rows ? rows.length : this.rows;
+    if (checks.values.length === 0 && checks.includes.length === 0) return only;
+    // Each pass writes the rows still in at the front of `rows`, the first into a new array (copying `only` first
+    // with Int32Array.from, which goes through the iterator, took 9 ms for 870,000 rows).
+    let rows: Int32Array | undefined;
+    let count = only ? only.length : this.rows;
     for (let k = 0; k < checks.values.length; k++) {
-      if (!rows) {
-        rows = new Int32Array(count);
-        count = rowsWithin(checks.values[k], checks.min[k], checks.max[k], count, rows);
-      } else {
-        count = keptWithin(checks.values[k], checks.min[k], checks.max[k], rows, count);
-      }
+      const [values, min, max] = [checks.values[k], checks.min[k], checks.max[k]];
+      if (rows) count = keptWithin(values, min, max, rows, count);
+      else if (only) count = keptWithin(values, min, max, only, count, (rows = new Int32Array(count)));
+      else count = rowsWithin(values, min, max, count, (rows = new Int32Array(count)));
     }
     // The topics are the one field of many values, and the topic filter the one filter on it.
     for (const { code } of checks.includes) {
-      rows ??= Int32Array.from({ length: count }, (_, row) => row);
+      rows ??= only ? only.slice() : everyRow(count);
       let kept = 0;
       for (let i = 0; i < count; i++) {
         const row = rows[i];
@@ -397,4 +396,5 @@ export class StatsColumns implements HeldColumns {
     }
     return rows!.subarray(0, count);
   }
+
 }
