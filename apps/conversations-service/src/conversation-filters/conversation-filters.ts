@@ -193,6 +193,56 @@ export function keptWithin(values: ArrayLike<number>, min: number, max: number, 
   return kept;
 }
 
+/** Where each row's topic codes are: pool[at[row] … at[row] + count[row]). */
+export interface RowTopics {
+  at: Int32Array;
+  count: Int32Array;
+  pool: Int32Array;
+}
+
+/**
+ * The rows (of `rows`, or among `only` when given) that pass the checks, in their order, found one column at a
+ * time: each pass reads one typed array over the rows still in. Undefined when every row is in; `only` itself when
+ * nothing is checked.
+ */
+export function selectRows(checks: RowChecks, rows: number, topics: RowTopics, only?: Int32Array): Int32Array | undefined {
+  if (checks.values.length === 0 && checks.includes.length === 0) return only;
+  // Each pass writes the rows still in at the front of `kept`, the first into a new array (copying `only` first
+  // with Int32Array.from, which goes through the iterator, took 9 ms for 870,000 rows).
+  let kept: Int32Array | undefined;
+  let count = only ? only.length : rows;
+  for (let k = 0; k < checks.values.length; k++) {
+    const [values, min, max] = [checks.values[k], checks.min[k], checks.max[k]];
+    if (kept) count = keptWithin(values, min, max, kept, count);
+    else if (only) count = keptWithin(values, min, max, only, count, (kept = new Int32Array(count)));
+    else count = rowsWithin(values, min, max, count, (kept = new Int32Array(count)));
+  }
+  // The topics are the one field of many values, and the topic filter the one filter on it.
+  for (const { code } of checks.includes) {
+    kept ??= only ? only.slice() : everyRow(count);
+    let still = 0;
+    for (let i = 0; i < count; i++) {
+      const row = kept[i];
+      const to = topics.at[row] + topics.count[row];
+      for (let t = topics.at[row]; t < to; t++) {
+        if (topics.pool[t] === code) {
+          kept[still++] = row;
+          break;
+        }
+      }
+    }
+    count = still;
+  }
+  return kept!.subarray(0, count);
+}
+
+/** Every row of `count`, in order: 0, 1, … count-1. */
+export function everyRow(count: number): Int32Array {
+  const rows = new Int32Array(count);
+  for (let row = 0; row < count; row++) rows[row] = row;
+  return rows;
+}
+
 /** Whether the held columns answer these filters (all but `skip` are on fields they hold). */
 export function answeredByColumns(f: FilterValues, heldFields: ReadonlySet<ConversationFilterField>, skip: readonly ConversationFilterParameter[] = []): boolean {
   return CONVERSATION_FILTER_PARAMETERS.every((p) => f[p] === undefined || skip.includes(p) || heldFields.has(CONVERSATION_FILTERS[p].field));

@@ -124,4 +124,73 @@ describe('a substring search paged from the columns in memory reads the pages SQ
     );
     expect(pagesCompared).toBeGreaterThan(100);
   });
+
+  it('a start-time range with another filter, paged from the columns: every page and total as SQL reads them, before and after a change', async () => {
+    let pagesCompared = 0;
+    const range = fc.record({
+      from: fc.option(fc.integer({ min: 0, max: 15 })),
+      to: fc.option(fc.integer({ min: 0, max: 15 })),
+      others: fc.constantFrom<RawQuery>({ status: 'completed' }, { agent_id: 'agt_b' }, { topic: 'billing' }, { has_recording: 'true', sentiment: 'positive' }, { min_duration: '2' }),
+      sort_by: fc.constantFrom('start_time', 'duration'),
+      sort_order: fc.constantFrom('asc', 'desc'),
+      per_page: fc.constantFrom('1', '3', '7'),
+    }).filter((q) => (q.from !== null || q.to !== null) && (q.from === null || q.to === null || q.from <= q.to));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 1, maxLength: 40 }),
+        fc.array(range, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ at: fc.nat(), start_offset_us: fc.integer({ min: 0, max: 15 }), status: fc.constantFrom(...CONVERSATION_STATUSES) }), { maxLength: 6 }),
+        async (generated, queries, changes) => {
+          const account = `acc_${randomUUID()}`;
+          const idOf = (i: number) => `conv_${String((i * 37) % 101).padStart(3, '0')}_${i}`;
+          await insertReadModelRows(dataSource, account, generated.map((r, i) => ({ ...r, id: idOf(i) })), T0_US);
+          const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, loadBatch: 3 });
+          await memory.warm(account);
+          let fromMemory = 0;
+          const counting: PagesInMemory = {
+            withPageKeys: async (...args) => {
+              const answer = await memory.withPageKeys(...args);
+              if (answer !== undefined) fromMemory++;
+              return answer;
+            },
+          };
+          const inMemory = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING }, counting);
+          const bySql = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING });
+          const compareEveryPage = async () => {
+            for (const q of queries) {
+              const raw: RawQuery = {
+                ...(q.from === null ? {} : { start_date: isoOfMicros(T0_US + q.from) }),
+                ...(q.to === null ? {} : { end_date: isoOfMicros(T0_US + q.to) }),
+                ...q.others, sort_by: q.sort_by, sort_order: q.sort_order, per_page: q.per_page,
+              };
+              const { total } = await bySql.execute(new ListConversations(account, raw));
+              // Every page, the first asking included, from the columns.
+              const before = fromMemory;
+              const pages = Math.ceil(total / Number(q.per_page)) + 1;
+              for (let page = 1; page <= pages; page++) {
+                const expected = await bySql.execute(new ListConversations(account, { ...raw, page: String(page) }));
+                expect(await inMemory.execute(new ListConversations(account, { ...raw, page: String(page) }))).toEqual(expected);
+              }
+              expect(fromMemory - before).toBe(pages);
+              pagesCompared += pages;
+            }
+          };
+          await compareEveryPage();
+          for (const change of changes) {
+            const values = [account, idOf(change.at % generated.length), isoOfMicros(T0_US + change.start_offset_us), change.status];
+            // The row and its copies in the side tables, as the projection writes them.
+            await dataSource.transaction(async (m) => {
+              await m.query(`UPDATE conversations.conversations SET start_time = $3, status = $4 WHERE account_id = $1 AND id = $2`, values);
+              await m.query(`UPDATE conversations.conversation_topics SET start_time = $3, status = $4 WHERE account_id = $1 AND conversation_id = $2`, values);
+              await m.query(`UPDATE conversations.conversation_search SET start_time = $3, status = $4 WHERE account_id = $1 AND id = $2`, values);
+            });
+          }
+          await compareEveryPage();
+          await memory.close();
+        },
+      ),
+      { numRuns: 25 },
+    );
+    expect(pagesCompared).toBeGreaterThan(100);
+  });
 });

@@ -33,13 +33,6 @@ export function withRoom<T extends Int32Array | Uint32Array | Float64Array | Uin
   return next;
 }
 
-/** Every row of `count`, in order: 0, 1, … count-1. */
-export function everyRow(count: number): Int32Array {
-  const rows = new Int32Array(count);
-  for (let row = 0; row < count; row++) rows[row] = row;
-  return rows;
-}
-
 export class RowIndex {
   private low = new Uint32Array(0);
   private high = new Uint32Array(0);

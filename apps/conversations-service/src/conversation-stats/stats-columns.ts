@@ -6,13 +6,14 @@
  * 2.4 s for a million; this loop needs a few nanoseconds.
  */
 import { CONVERSATION_STATUSES, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
-import { answeredByColumns, compileRowChecks, keptWithin, rowsWithin, type HeldColumns, type HeldField, type RowChecks } from '../conversation-filters/conversation-filters.js';
+import { answeredByColumns, compileRowChecks, selectRows, type HeldColumns, type HeldField, type RowTopics } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
 import { figuresOf } from './stats-figures.js';
 import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
-import { everyRow, RowIndex, withRoom } from './row-index.js';
+import { RowIndex, withRoom } from './row-index.js';
+import { StartOrder, withinStartCheck } from './start-order.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { pageKeysOf } from './page-keys.js';
 import type { PageKeys } from '../list-conversations/pages-in-memory.js';
@@ -94,6 +95,8 @@ export class StatsColumns implements HeldColumns {
   private topicPool = new Int32Array(0);
   private pooled = 0;
   private readonly searches = new RememberedSearches(MAX_SEARCHES);
+  /** Every row in start-time order, once a list of a start-time range has asked for it. */
+  private readonly order = new StartOrder();
   /** Bounds of every duration and start hour ever put (they only widen): the counters below are arrays over them. */
   private maxDuration = 0;
   private firstHour = Infinity;
@@ -134,7 +137,7 @@ export class StatsColumns implements HeldColumns {
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.arrays,
     ];
-    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
+    let bytes = this.rowOf.bytes + this.order.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
     return bytes;
   }
@@ -197,6 +200,7 @@ export class StatsColumns implements HeldColumns {
     for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
     this.rollups?.apply(this.rolled(row), 1);
     if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved);
+    this.order.update(row, moved);
   }
 
   /** The rows a remembered search matches, in row order (the most recently used searches are kept), or undefined. */
@@ -220,17 +224,24 @@ export class StatsColumns implements HeldColumns {
   }
 
   /**
-   * The total of a remembered search's list (with the other filters the columns hold) and the keys of its page at
-   * `offset`; undefined when the search is not remembered.
+   * The total of a list — a remembered search's, or every row's within a start-time range — with the other filters
+   * the columns hold, and the keys of its page at `offset`. Undefined when the search is not remembered, or when a
+   * list without one has more than `maxRows` rows in its range (SQL's kept counts answer those faster).
    */
-  pageKeys(f: ConversationListFilter & { search: string }, sortBy: 'start_time' | 'duration', offset: number, limit: number): PageKeys | undefined {
-    const matches = this.searches.byStart(f.search, this.start, this.rows);
-    if (!matches) return undefined;
-    const checks = compileRowChecks(f, this, SEARCH);
-    if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
-    const filtered = checks !== 'nothing' && checks.values.length + checks.includes.length > 0;
-    const byStart = checks === 'nothing' ? new Int32Array(0) : filtered ? this.select(checks, matches)! : matches; // select keeps the order
+  pageKeys(f: ConversationListFilter, sortBy: 'start_time' | 'duration', offset: number, limit: number, maxRows = Infinity): PageKeys | undefined {
+    const ordered = f.search === undefined ? this.order.rows(this.start, this.rows) : this.searches.byStart(f.search, this.start, this.rows);
+    if (!ordered) return undefined;
+    const compiled = compileRowChecks(f, this, SEARCH);
+    if (compiled === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
+    const { rows, checks } = compiled === 'nothing' ? { rows: new Int32Array(0), checks: compiled } : withinStartCheck(ordered, this.start, compiled);
+    if (f.search === undefined && rows.length > maxRows) return undefined;
+    const byStart = checks === 'nothing' ? rows : selectRows(checks, this.rows, this.topics, rows)!; // keeps the order
     return pageKeysOf({ byStart, start: this.start, duration: this.duration, maxDuration: this.maxDuration }, sortBy, f.sort_order === 'desc', offset, limit);
+  }
+
+  /** Each row's topic codes, where the checks of the topic filter find them. */
+  private get topics(): RowTopics {
+    return { at: this.topicAt, count: this.topicCount, pool: this.topicPool };
   }
 
   /** Drops the topic codes of replaced rows. */
@@ -318,7 +329,7 @@ export class StatsColumns implements HeldColumns {
       }
       return answer(total, costMicrosTotal, first, last);
     }
-    const selected = this.select(checks, only);
+    const selected = selectRows(checks, this.rows, this.topics, only);
     const count = selected ? selected.length : this.rows;
     for (let i = 0; i < count; i++) {
       const row = selected ? selected[i] : i;
@@ -362,39 +373,5 @@ export class StatsColumns implements HeldColumns {
     return selection;
   }
 
-  /**
-   * The rows (among `only`, when given) that pass the checks, found one column at a time: each pass reads one
-   * typed array over the rows still in. Undefined when every row is in; `only` itself when nothing is checked.
-   */
-  private select(checks: RowChecks, only?: Int32Array): Int32Array | undefined {
-    if (checks.values.length === 0 && checks.includes.length === 0) return only;
-    // Each pass writes the rows still in at the front of `rows`, the first into a new array (copying `only` first
-    // with Int32Array.from, which goes through the iterator, took 9 ms for 870,000 rows).
-    let rows: Int32Array | undefined;
-    let count = only ? only.length : this.rows;
-    for (let k = 0; k < checks.values.length; k++) {
-      const [values, min, max] = [checks.values[k], checks.min[k], checks.max[k]];
-      if (rows) count = keptWithin(values, min, max, rows, count);
-      else if (only) count = keptWithin(values, min, max, only, count, (rows = new Int32Array(count)));
-      else count = rowsWithin(values, min, max, count, (rows = new Int32Array(count)));
-    }
-    // The topics are the one field of many values, and the topic filter the one filter on it.
-    for (const { code } of checks.includes) {
-      rows ??= only ? only.slice() : everyRow(count);
-      let kept = 0;
-      for (let i = 0; i < count; i++) {
-        const row = rows[i];
-        const to = this.topicAt[row] + this.topicCount[row];
-        for (let t = this.topicAt[row]; t < to; t++) {
-          if (this.topicPool[t] === code) {
-            rows[kept++] = row;
-            break;
-          }
-        }
-      }
-      count = kept;
-    }
-    return rows!.subarray(0, count);
-  }
 
 }
