@@ -11,7 +11,7 @@ import { CONVERSATIONS_SCHEMA, conversationsMigrations } from '../database/conve
 import { ListConversationsHandler } from '../list-conversations/list-conversations.handler.js';
 import { ListConversations } from '../list-conversations/list-conversations.query.js';
 import type { PagesInMemory } from '../list-conversations/pages-in-memory.js';
-import { insertReadModelRows } from '../testing/read-model-rows.js';
+import { insertReadModelRows, type ReadModelRow } from '../testing/read-model-rows.js';
 import { StatsMemory } from './stats-memory.js';
 
 // Real PostgreSQL, on a machine shared with other suites: generous, not tight, timeouts.
@@ -45,6 +45,30 @@ const query = fc.record({
   per_page: fc.constantFrom('1', '3', '7'),
 });
 
+const idOf = (i: number) => `conv_${String((i * 37) % 101).padStart(3, '0')}_${i}`;
+
+/**
+ * A new account holding the rows, its columns loaded a few rows a statement (the load's batches split rows of one
+ * start), and its list answered both ways: from the columns where they page it (counted), and by SQL alone.
+ */
+async function listedBothWays(dataSource: DataSource, generated: Array<Omit<ReadModelRow, 'id'>>) {
+  const account = `acc_${randomUUID()}`;
+  await insertReadModelRows(dataSource, account, generated.map((r, i) => ({ ...r, id: idOf(i) })), T0_US);
+  const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, loadBatch: 3 });
+  await memory.warm(account);
+  const paged = { fromMemory: 0 };
+  const counting: PagesInMemory = {
+    withPageKeys: async (...args) => {
+      const answer = await memory.withPageKeys(...args);
+      if (answer !== undefined) paged.fromMemory++;
+      return answer;
+    },
+  };
+  const inMemory = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING }, counting);
+  const bySql = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING });
+  return { account, memory, paged, inMemory, bySql };
+}
+
 describe('a substring search paged from the columns in memory reads the pages SQL reads (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
@@ -59,7 +83,6 @@ describe('a substring search paged from the columns in memory reads the pages SQ
   });
 
   it('on random rows, before and after some change (start, text, status): every page and total, in both orders', async () => {
-    let fromMemory = 0;
     let pagesCompared = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -67,47 +90,34 @@ describe('a substring search paged from the columns in memory reads the pages SQ
         fc.array(query, { minLength: 1, maxLength: 3 }),
         fc.array(fc.record({ at: fc.nat(), start_offset_us: fc.integer({ min: 0, max: 15 }), search_text: fc.constantFrom(...TEXTS), status: fc.constantFrom(...CONVERSATION_STATUSES) }), { maxLength: 6 }),
         async (generated, queries, changes) => {
-          const account = `acc_${randomUUID()}`;
-          await insertReadModelRows(dataSource, account, generated.map((r, i) => ({ ...r, id: `conv_${String((i * 37) % 101).padStart(3, '0')}_${i}` })), T0_US);
-          // Loaded a few rows a statement: the load's batches split rows of one start.
-          const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, loadBatch: 3 });
-          await memory.warm(account);
-          const counting: PagesInMemory = {
-            withPageKeys: async (...args) => {
-              const answer = await memory.withPageKeys(...args);
-              if (answer !== undefined) fromMemory++;
-              return answer;
-            },
-          };
-          const inMemory = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING }, counting);
-          const bySql = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING });
+          const { account, memory, paged, inMemory, bySql } = await listedBothWays(dataSource, generated);
           const asked = new Set<string>();
           const compareEveryPage = async () => {
             for (const q of queries) {
               const raw: RawQuery = { search: q.search, ...q.others, sort_by: q.sort_by, sort_order: q.sort_order, per_page: q.per_page };
               const { total } = await bySql.execute(new ListConversations(account, raw));
               // Asked the first time, a search is answered by SQL and remembered in the background.
-              const firstAsked = fromMemory;
+              const firstAsked = paged.fromMemory;
               expect(await inMemory.execute(new ListConversations(account, raw))).toEqual(await bySql.execute(new ListConversations(account, raw)));
               await memory.idle(account);
-              expect(fromMemory - firstAsked).toBe(asked.has(q.search) ? 1 : 0);
+              expect(paged.fromMemory - firstAsked).toBe(asked.has(q.search) ? 1 : 0);
               asked.add(q.search);
               // From then on every page is paged from memory.
-              const paged = fromMemory;
+              const pagedBefore = paged.fromMemory;
               const pages = Math.ceil(total / Number(q.per_page)) + 1;
               for (let page = 1; page <= pages; page++) {
                 const expected = await bySql.execute(new ListConversations(account, { ...raw, page: String(page) }));
                 const answered = await inMemory.execute(new ListConversations(account, { ...raw, page: String(page) }));
                 expect(answered).toEqual(expected);
               }
-              expect(fromMemory - paged).toBe(pages);
+              expect(paged.fromMemory - pagedBefore).toBe(pages);
               pagesCompared += pages;
             }
           };
           await compareEveryPage();
           // Changed rows (the columns catch up with them, the search's matches and order included).
           for (const change of changes) {
-            const id = `conv_${String(((change.at % generated.length) * 37) % 101).padStart(3, '0')}_${change.at % generated.length}`;
+            const id = idOf(change.at % generated.length);
             const start = isoOfMicros(T0_US + change.start_offset_us);
             await dataSource.transaction(async (m) => {
               await m.query(`UPDATE conversations.conversations SET start_time = $3, search_text = $4, status = $5 WHERE account_id = $1 AND id = $2`,
@@ -141,21 +151,7 @@ describe('a substring search paged from the columns in memory reads the pages SQ
         fc.array(range, { minLength: 1, maxLength: 3 }),
         fc.array(fc.record({ at: fc.nat(), start_offset_us: fc.integer({ min: 0, max: 15 }), status: fc.constantFrom(...CONVERSATION_STATUSES) }), { maxLength: 6 }),
         async (generated, queries, changes) => {
-          const account = `acc_${randomUUID()}`;
-          const idOf = (i: number) => `conv_${String((i * 37) % 101).padStart(3, '0')}_${i}`;
-          await insertReadModelRows(dataSource, account, generated.map((r, i) => ({ ...r, id: idOf(i) })), T0_US);
-          const memory = new StatsMemory(dataSource, { minRows: 0, budgetBytes: 2 ** 30, loadBatch: 3 });
-          await memory.warm(account);
-          let fromMemory = 0;
-          const counting: PagesInMemory = {
-            withPageKeys: async (...args) => {
-              const answer = await memory.withPageKeys(...args);
-              if (answer !== undefined) fromMemory++;
-              return answer;
-            },
-          };
-          const inMemory = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING }, counting);
-          const bySql = new ListConversationsHandler({ dataSource, tuning: DEFAULT_TUNING });
+          const { account, memory, paged, inMemory, bySql } = await listedBothWays(dataSource, generated);
           const compareEveryPage = async () => {
             for (const q of queries) {
               const raw: RawQuery = {
@@ -165,13 +161,13 @@ describe('a substring search paged from the columns in memory reads the pages SQ
               };
               const { total } = await bySql.execute(new ListConversations(account, raw));
               // Every page, the first asking included, from the columns.
-              const before = fromMemory;
+              const before = paged.fromMemory;
               const pages = Math.ceil(total / Number(q.per_page)) + 1;
               for (let page = 1; page <= pages; page++) {
                 const expected = await bySql.execute(new ListConversations(account, { ...raw, page: String(page) }));
                 expect(await inMemory.execute(new ListConversations(account, { ...raw, page: String(page) }))).toEqual(expected);
               }
-              expect(fromMemory - before).toBe(pages);
+              expect(paged.fromMemory - before).toBe(pages);
               pagesCompared += pages;
             }
           };
