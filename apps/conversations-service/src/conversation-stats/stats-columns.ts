@@ -130,8 +130,11 @@ export class StatsColumns implements HeldColumns {
     return this.rows;
   }
 
-  /** The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
-   *  and the dictionaries' names (two bytes a character and a map entry each, as V8 holds them at most). */
+  /**
+   * The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
+   * the start-time order once built, and the dictionaries' names (two bytes a character and a map entry each, as V8
+   * holds them at most).
+   */
   get bytes(): number {
     const arrays = [
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
