@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
-import { pagedByColumns, pageKeysOf } from './page-keys.js';
+import { pageKeysOf } from './page-keys.js';
 
 interface Generated {
   start: number;
@@ -56,20 +55,5 @@ describe('a page named by its rows’ sort keys (pageKeysOf)', () => {
   it('past the last row: the total and no keys', () => {
     const page = pageKeysOf({ byStart: Int32Array.from([1, 0]), start: Float64Array.from([5, 3]), duration: Int32Array.from([1, 1]) }, 'duration', true, 2, 25);
     expect(page).toEqual({ total: 2, keys: [], skip: 0 });
-  });
-
-  it('pages from the columns a search, or a start-time range with another filter, in start-time or duration order', () => {
-    const list = (f: Partial<ConversationListFilter>): ConversationListFilter => ({ page: 1, per_page: 25, sort_by: 'start_time', sort_order: 'desc', ...f });
-    expect(pagedByColumns(list({ search: 'refund' }))).toBe('search');
-    expect(pagedByColumns(list({ search: 'refund', sort_by: 'duration' }))).toBe('search');
-    expect(pagedByColumns(list({ start_date: '2024-06-01T00:00:00.000000000Z', agent_id: 'agt_1' }))).toBe('range');
-    expect(pagedByColumns(list({ end_date: '2024-06-30T23:59:59.999999999Z', status: 'completed', sort_by: 'duration' }))).toBe('range');
-    // A range alone, or filters without one, are counted by SQL's kept counts.
-    expect(pagedByColumns(list({ start_date: '2024-06-01T00:00:00.000000000Z', end_date: '2024-06-30T23:59:59.999999999Z' }))).toBeUndefined();
-    expect(pagedByColumns(list({ agent_id: 'agt_1', status: 'completed' }))).toBeUndefined();
-    expect(pagedByColumns(list({}))).toBeUndefined();
-    // The sentiment order's ties are not in the columns.
-    expect(pagedByColumns(list({ search: 'refund', sort_by: 'sentiment' }))).toBeUndefined();
-    expect(pagedByColumns(list({ start_date: '2024-06-01T00:00:00.000000000Z', agent_id: 'agt_1', sort_by: 'sentiment' }))).toBeUndefined();
   });
 });

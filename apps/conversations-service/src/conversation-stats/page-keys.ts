@@ -4,30 +4,7 @@
  * Rows with equal keys come in PostgreSQL's id order, which the columns do not hold: the page is named by its keys
  * and by how many rows of its first key come before it. Pure.
  */
-import { CONVERSATION_FILTER_PARAMETERS } from '@voice/contracts';
-import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { PageKey, PageKeys } from '../list-conversations/pages-in-memory.js';
-import { firstAtOrAfter } from './start-order.js';
-
-/**
- * Without a search, a start-time range is paged from the columns when it holds at most this many rows. A pass over
- * them takes ~2–5 ms on the bench machine; a broad range with a status or topic is quicker from the kept counts per
- * day (a year of 3,000,000 rows with one status: 50 ms in memory, ~2 ms in SQL).
- */
-export const RANGE_MAX_ROWS = 500_000;
-
-/**
- * The lists the columns page: a substring search (its matches remembered), or a start-time range with another
- * filter — a combination no kept count holds, which SQL counts row by row over the range. Only in start-time or
- * duration order (the columns do not hold the sentiment order's ties).
- */
-export function pagedByColumns(f: ConversationListFilter): 'search' | 'range' | undefined {
-  if (f.sort_by !== 'start_time' && f.sort_by !== 'duration') return undefined;
-  if (f.search !== undefined) return 'search';
-  const ranged = f.start_date !== undefined || f.end_date !== undefined;
-  const others = CONVERSATION_FILTER_PARAMETERS.some((p) => f[p] !== undefined && p !== 'start_date' && p !== 'end_date');
-  return ranged && others ? 'range' : undefined;
-}
 
 export interface KeyedRows {
   /** The rows the list holds, by start time ascending (ties in any order). */
@@ -68,7 +45,7 @@ function byStartTime({ byStart, start }: KeyedRows, descending: boolean, offset:
   const listed: number[] = [];
   for (let p = offset; p < end; p++) listed.push(byStart[descending ? total - 1 - p : p]);
   const first = start[listed[0]];
-  return { listed, before: descending ? total - firstAtOrAfter(byStart, start, first, true) : firstAtOrAfter(byStart, start, first) };
+  return { listed, before: descending ? total - startsUpTo(byStart, start, first, true) : startsUpTo(byStart, start, first, false) };
 }
 
 /**
@@ -103,4 +80,17 @@ function byDuration({ byStart, start, duration, maxDuration }: KeyedRows, descen
   const firstRow = listed[0];
   const tiedAhead = inOrder.findIndex((row) => duration[row] === duration[firstRow] && start[row] === start[firstRow]);
   return { listed, before: beforeFirst + tiedAhead };
+}
+
+/** How many rows (by start ascending) start before `value`, or at or before it with `orAt`. */
+function startsUpTo(byStart: Int32Array, start: Float64Array, value: number, orAt: boolean): number {
+  let lo = 0;
+  let hi = byStart.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const v = start[byStart[mid]];
+    if (v < value || (orAt && v === value)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

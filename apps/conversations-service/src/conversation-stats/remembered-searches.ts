@@ -96,7 +96,7 @@ export class RememberedSearches {
     if (!s.byStart || s.changed.length > (s.byStart.length >> 3) + 1024) {
       s.byStart = matchingRows(s.members, rows).sort(byTime);
     } else if (s.changed.length > 0) {
-      s.byStart = merged(s.byStart, s.changed, (row) => s.members[row] === 1, start, rows);
+      s.byStart = merged(s.byStart, s.changed, s.members, start, rows);
     }
     s.changed = [];
     return s.byStart;
@@ -112,11 +112,11 @@ function matchingRows(members: Uint8Array, rows: number): Int32Array {
   return matching;
 }
 
-/** `ordered` without the changed rows, then the changed rows that are `in` merged back in at their (new) start. */
-export function merged(ordered: Int32Array, changed: readonly number[], isIn: (row: number) => boolean, start: Float64Array, rows: number): Int32Array {
+/** `ordered` without the changed rows, then the changed rows that match merged back in at their (new) start. */
+export function merged(ordered: Int32Array, changed: readonly number[], members: Uint8Array, start: Float64Array, rows: number): Int32Array {
   const isChanged = new Uint8Array(rows);
   for (const row of changed) isChanged[row] = 1;
-  const added = [...new Set(changed)].filter(isIn).sort((a, b) => start[a] - start[b]);
+  const added = [...new Set(changed)].filter((row) => members[row] === 1).sort((a, b) => start[a] - start[b]);
   const out = new Int32Array(ordered.length + added.length);
   let n = 0;
   let a = 0;

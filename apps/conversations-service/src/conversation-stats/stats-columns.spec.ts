@@ -104,26 +104,6 @@ describe('StatsColumns', () => {
     );
   });
 
-  it('pages a start-time range with the other filters from the rows in start-time order: the total and the page’s starts', () => {
-    fc.assert(
-      fc.property(fc.array(row, { maxLength: 120 }), filter, fc.constantFrom(1, 3, 10), (rows, f, limit) => {
-        const columns = new StatsColumns();
-        for (const r of rows) columns.put(r);
-        const selected = [...new Map(rows.map((r) => [r.id, r])).values()].filter((r) => reference([r], f).summary.total === 1);
-        const page = columns.pageKeys(f, 'start_time', 0, limit)!;
-        expect(page.total).toBe(selected.length);
-        const firstStarts = selected.map((r) => r.start_us).sort((a, b) => b - a).slice(0, limit);
-        expect(new Set(page.keys.map((k) => k.start_us))).toEqual(new Set(firstStarts));
-        // More rows in its range than allowed: not paged here (SQL answers), unless nothing can match at all.
-        const inRange = reference(rows, { ...base, start_date: f.start_date, end_date: f.end_date }).summary.total;
-        const bounded = columns.pageKeys(f, 'start_time', 0, limit, inRange - 1);
-        if (selected.length > 0) expect(bounded).toBeUndefined();
-        else expect(bounded?.total ?? 0).toBe(0);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
   describe('with day rollups (whole UTC days, alone or with one status or one topic, from pre-summed cells)', () => {
     const DAY_US = 86_400_000_000;
     const day = fc.integer({ min: -1, max: 3 });
@@ -294,9 +274,6 @@ describe('the memory the columns take', () => {
     const grown = columns.bytes;
     columns.rememberSearch('refund', columns.rowsOf(['conversation-1', 'conversation-3']));
     expect(columns.bytes).toBe(grown + 12_000);
-    // A page of a start-time range keeps every row in start-time order: four bytes a row.
-    columns.pageKeys({ ...base, start_date: '2025-03-01T00:00:00.000000000Z', status: 'completed' }, 'start_time', 0, 25);
-    expect(columns.bytes).toBe(grown + 12_000 + 4 * 12_000);
   });
 
   it('does not grow when the same rows are put again (a catch-up behind a long transaction re-reads them all)', () => {

@@ -13,7 +13,6 @@ import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
 import { figuresOf } from './stats-figures.js';
 import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
-import { StartOrder, withinStartCheck } from './start-order.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { pageKeysOf } from './page-keys.js';
 import type { PageKeys } from '../list-conversations/pages-in-memory.js';
@@ -95,8 +94,6 @@ export class StatsColumns implements HeldColumns {
   private topicPool = new Int32Array(0);
   private pooled = 0;
   private readonly searches = new RememberedSearches(MAX_SEARCHES);
-  /** Every row in start-time order, once a list of a start-time range has asked for it. */
-  private readonly order = new StartOrder();
   /** Bounds of every duration and start hour ever put (they only widen): the counters below are arrays over them. */
   private maxDuration = 0;
   private firstHour = Infinity;
@@ -132,15 +129,14 @@ export class StatsColumns implements HeldColumns {
 
   /**
    * The memory the columns take: every array as allocated (room not yet used included), the remembered searches,
-   * the start-time order once built, and the dictionaries' names (two bytes a character and a map entry each, as V8
-   * holds them at most).
+   * and the dictionaries' names (two bytes a character and a map entry each, as V8 holds them at most).
    */
   get bytes(): number {
     const arrays = [
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, ...this.searches.arrays,
     ];
-    let bytes = this.rowOf.bytes + this.order.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
+    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
     return bytes;
   }
@@ -203,7 +199,6 @@ export class StatsColumns implements HeldColumns {
     for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
     this.rollups?.apply(this.rolled(row), 1);
     if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved);
-    this.order.update(row, moved);
   }
 
   /** The rows a remembered search matches, in row order (the most recently used searches are kept), or undefined. */
@@ -227,20 +222,18 @@ export class StatsColumns implements HeldColumns {
   }
 
   /**
-   * The total of a list — a remembered search's, or every row's within a start-time range — with the other filters
-   * the columns hold, and the keys of its page at `offset`. Undefined when the search is not remembered, or when a
-   * list without one has more than `maxRows` rows in its range (SQL's kept counts answer those faster).
+   * The total of a remembered search's list (with the other filters the columns hold) and the keys of its page at
+   * `offset`; undefined when the search is not remembered.
    */
-  pageKeys(f: ConversationListFilter, sortBy: 'start_time' | 'duration', offset: number, limit: number, maxRows = Infinity): PageKeys | undefined {
-    const ordered = f.search === undefined ? this.order.rows(this.start, this.rows) : this.searches.byStart(f.search, this.start, this.rows);
-    if (!ordered) return undefined;
-    const compiled = compileRowChecks(f, this, SEARCH);
-    if (compiled === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
-    const { rows, checks } = compiled === 'nothing' ? { rows: new Int32Array(0), checks: compiled } : withinStartCheck(ordered, this.start, compiled);
-    if (f.search === undefined && rows.length > maxRows) return undefined;
-    const byStart = checks === 'nothing' ? rows : selectRows(checks, this.rows, this.topics, rows)!; // keeps the order
+  pageKeys(f: ConversationListFilter & { search: string }, sortBy: 'start_time' | 'duration', offset: number, limit: number): PageKeys | undefined {
+    const matches = this.searches.byStart(f.search, this.start, this.rows);
+    if (!matches) return undefined;
+    const checks = compileRowChecks(f, this, SEARCH);
+    if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
+    const byStart = checks === 'nothing' ? new Int32Array(0) : selectRows(checks, this.rows, this.topics, matches)!; // keeps the order
     return pageKeysOf({ byStart, start: this.start, duration: this.duration, maxDuration: this.maxDuration }, sortBy, f.sort_order === 'desc', offset, limit);
   }
+
 
   /** Each row's topic codes, where the checks of the topic filter find them. */
   private get topics(): RowTopics {

@@ -20,7 +20,6 @@ import { filterPredicates } from '../conversation-filters/conversation-filters.j
 import { isoOfMicros } from '../conversation/conversation.views.js';
 import { inSnapshot } from '../list-conversations/list-conversations.store.js';
 import { rollUpHours } from './conversation-stats.rules.js';
-import { pagedByColumns, RANGE_MAX_ROWS } from './page-keys.js';
 import type { StatsRead, StatsTimeline } from './conversation-stats.store.js';
 import { answeredInMemory, BYTES_PER_ROW, BYTES_PER_ROW_AT_LEAST, costMicros, ROLLUP_MIN_ROWS, StatsColumns, type StatsRow } from './stats-columns.js';
 
@@ -116,25 +115,20 @@ export class StatsMemory implements PagesInMemory {
   }
 
   /**
-   * A list page from the held columns (PagesInMemory) — a substring search, or a start-time range with another
-   * filter (pagedByColumns) —: its total and its rows' sort keys, read with `read` in the snapshot the columns are
-   * brought up to. A search not remembered yet is answered by SQL (undefined) and remembered in the background:
-   * finding and ordering every match for the columns takes longer than SQL's own answer, and a search asked once
-   * should not wait for it. A range of more than RANGE_MAX_ROWS rows is left to SQL.
+   * A list page of a substring search from the held columns (PagesInMemory): its total and its rows' sort keys,
+   * in start-time or duration order, read with `read` in the snapshot the columns are brought up to. A search not
+   * remembered yet is answered by SQL (undefined) and remembered in the background: finding and ordering every
+   * match for the columns takes longer than SQL's own answer, and a search asked once should not wait for it.
    */
   async withPageKeys<T>(accountId: string, f: ConversationListFilter, read: (db: QueryRunner, page: PageKeys) => Promise<T>): Promise<T | undefined> {
-    const paged = pagedByColumns(f);
-    if (paged === undefined) return undefined;
-    if (paged === 'search' && !this.held.get(accountId)?.columns.remembers(f.search!)) {
+    const { search, sort_by: sortBy } = f;
+    if (search === undefined || (sortBy !== 'start_time' && sortBy !== 'duration')) return undefined;
+    if (!this.held.get(accountId)?.columns.remembers(search)) {
       this.rememberLater(accountId, f);
       return undefined;
     }
-    const [sortBy, offset] = [f.sort_by as 'start_time' | 'duration', (f.page - 1) * f.per_page];
-    const answered = await this.withColumns(accountId, f, async (db, columns) => {
-      const page = columns.pageKeys(f, sortBy, offset, f.per_page, RANGE_MAX_ROWS);
-      return page && { value: await read(db, page) };
-    });
-    return answered?.value;
+    const offset = (f.page - 1) * f.per_page;
+    return this.withColumns(accountId, f, (db, columns) => read(db, columns.pageKeys({ ...f, search }, sortBy, offset, f.per_page)!));
   }
 
   /** Resolves once every read of the account queued so far (a load, a search being remembered) has ended. */

@@ -1,7 +1,6 @@
 /**
  * A page read by its rows' sort keys, as the account's columns in memory name them (pages-in-memory.ts): a few
- * lookups on the start-time index instead of finding every match of a substring search, or counting a filtered
- * start-time range row by row. The rows at those keys
+ * lookups on the start-time index instead of finding every match of a substring search. The rows at those keys
  * are then checked against every filter in SQL (the search included), ordered, and the first key's rows that
  * come before the page are skipped.
  */

@@ -1,7 +1,6 @@
 /**
  * What the list needs from an account's columns in memory (conversation-stats/stats-memory.ts) to read a page of a
- * substring search, or of a start-time range with another filter, without finding every match again in SQL: the
- * total, and the sort keys of the page's rows. The rows
+ * substring search without finding every match again: the total, and the sort keys of the page's rows. The rows
  * themselves (ids, and every field) are then read by those keys, a few index lookups, in the same snapshot.
  */
 import type { QueryRunner } from 'typeorm';
@@ -29,8 +28,7 @@ export interface PagesInMemory {
   /**
    * Calls `read` with the page's keys within the snapshot the columns are brought up to, and answers what it
    * answers; undefined (and nothing called) when the columns do not answer this list: the account is not held
-   * (yet), or the list is not one the columns page (a search, or a start-time range with another filter, in
-   * start-time or duration order, on filters the columns hold).
+   * (yet), or the list is not a search in start-time or duration order on filters the columns hold.
    */
   withPageKeys<T>(accountId: string, f: ConversationListFilter, read: (db: QueryRunner, page: PageKeys) => Promise<T>): Promise<T | undefined>;
 }
