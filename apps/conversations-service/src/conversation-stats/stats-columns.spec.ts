@@ -276,6 +276,19 @@ describe('the memory the columns take', () => {
     expect(columns.bytes).toBe(grown + 12_000);
   });
 
+  it('counts the array a filter writes its rows into, and reuses it for every later answer', () => {
+    const columns = new StatsColumns(10_000);
+    for (let i = 0; i < 10_000; i++) columns.put(at(i));
+    const loaded = columns.bytes;
+    const completed = columns.summarize({ ...base, status: 'completed' }).summary;
+    expect(columns.bytes).toBe(loaded + 4 * 10_000);
+    const failed = columns.summarize({ ...base, status: 'failed' }).summary;
+    expect(columns.bytes).toBe(loaded + 4 * 10_000);
+    // Each answer read its rows before the next one wrote over them.
+    expect(columns.summarize({ ...base, status: 'completed' }).summary).toEqual(completed);
+    expect(completed.total + failed.total).toBeLessThanOrEqual(10_000);
+  });
+
   it('does not grow when the same rows are put again (a catch-up behind a long transaction re-reads them all)', () => {
     const columns = new StatsColumns(10_000);
     for (let i = 0; i < 10_000; i++) columns.put(at(i));
