@@ -170,7 +170,7 @@ export function compileRowChecks(f: FilterValues, held: HeldColumns, skip: reado
 }
 
 // The two passes below write every row and advance only past those kept: no branch on the value, which a
-// selective filter over random values mispredicts (a third faster over 425,000 rows of one agent in twenty).
+// selective filter over random values mispredicts (425,000 random values, one in twenty kept: 1.5 → 1.0 ms).
 
 /** Writes into `into` the rows 0…count-1 whose value is within min…max (NaN never is); returns how many. */
 export function rowsWithin(values: ArrayLike<number>, min: number, max: number, count: number, into: Int32Array): number {
@@ -214,8 +214,8 @@ export function selectRows(
   checks: RowChecks, rows: number, topics: RowTopics, only?: Int32Array, room: (size: number) => Int32Array = (size) => new Int32Array(size),
 ): Int32Array | undefined {
   if (checks.values.length === 0 && checks.includes.length === 0) return only;
-  // Each pass writes the rows still in at the front of `kept`, the first into a new array (copying `only` first
-  // with Int32Array.from, which goes through the iterator, took 9 ms for 870,000 rows).
+  // Each pass writes the rows still in at the front of `kept`, the first into `room`'s array, never a copy of
+  // `only` made first (Int32Array.from goes through the iterator: 9 ms for 870,000 rows).
   let kept: Int32Array | undefined;
   let count = only ? only.length : rows;
   for (let k = 0; k < checks.values.length; k++) {
