@@ -228,7 +228,7 @@ export function selectRows(
   for (const { code } of checks.includes) {
     if (!kept) {
       kept = room(count);
-      if (only) kept.set(only.subarray(0, count));
+      if (only) kept.set(only);
       else for (let row = 0; row < count; row++) kept[row] = row;
     }
     let still = 0;

@@ -244,7 +244,6 @@ export class StatsColumns implements HeldColumns {
     return pageKeysOf({ byStart, start: this.start, duration: this.duration, maxDuration: this.maxDuration }, sortBy, f.sort_order === 'desc', offset, limit);
   }
 
-
   /** Each row's topic codes, where the checks of the topic filter find them. */
   private get topics(): RowTopics {
     return { at: this.topicAt, count: this.topicCount, pool: this.topicPool };
@@ -378,6 +377,4 @@ export class StatsColumns implements HeldColumns {
     }
     return selection;
   }
-
-
 }
