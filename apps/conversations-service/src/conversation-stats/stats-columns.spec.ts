@@ -171,6 +171,24 @@ describe('StatsColumns', () => {
     });
   });
 
+  it('answers one agent of a large account (from its rows) as the plain computation, while rows are added and move between agents', () => {
+    const byAgent = fc.record({ agent_id: fc.constantFrom('agt_a', 'agt_b', 'agt_c'), status: fc.constantFrom(...CONVERSATION_STATUSES) }, { requiredKeys: ['agent_id'] })
+      .map((f) => ({ ...base, ...f }) as ConversationListFilter);
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 80 }), fc.array(row, { maxLength: 40 }), fc.array(byAgent, { minLength: 1, maxLength: 3 }), (before, after, filters) => {
+        const columns = new StatsColumns(0, 0);
+        const check = (rows: StatsRow[]) => {
+          for (const f of filters) expect(columns.summarize(f).summary.by_status).toEqual(reference(rows, f).summary.by_status);
+        };
+        for (const r of before) columns.put(r);
+        check(before);
+        for (const r of after) columns.put(r);
+        check([...before, ...after]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps answering correctly when rows are replaced many times (their old topics are compacted away)', () => {
     const columns = new StatsColumns();
     for (let i = 0; i < 5_000; i++) {

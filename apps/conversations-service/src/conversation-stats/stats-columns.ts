@@ -14,6 +14,7 @@ import { figuresOf } from './stats-figures.js';
 import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
 import { RememberedSearches } from './remembered-searches.js';
+import { RowsByCode } from './rows-by-code.js';
 import { pageKeysOf } from './page-keys.js';
 import type { PageKeys } from '../list-conversations/pages-in-memory.js';
 
@@ -94,6 +95,8 @@ export class StatsColumns implements HeldColumns {
   private topicPool = new Int32Array(0);
   private pooled = 0;
   private readonly searches = new RememberedSearches(MAX_SEARCHES);
+  /** Each agent's rows (large accounts, once a figure of one agent was asked). */
+  private readonly agentRows = new RowsByCode();
   /**
    * The array a filter's kept rows are written into, reused by every answer: each reads them before it returns, and
    * a new one per answer (4 MB for a million rows) was zeroed by the system each time, and slowed the answers after
@@ -146,7 +149,7 @@ export class StatsColumns implements HeldColumns {
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, this.scratch, ...this.searches.arrays,
     ];
-    let bytes = this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
+    let bytes = this.agentRows.bytes + this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
     return bytes;
   }
@@ -182,7 +185,10 @@ export class StatsColumns implements HeldColumns {
     } else if (this.pooled > 4 * this.rows + 1024) {
       this.compactTopics();
     }
-    this.agent[row] = this.agents.code(r.agent_id);
+    const agent = this.agents.code(r.agent_id);
+    if (added) this.agentRows.added(row, agent);
+    else if (this.agent[row] !== agent) this.agentRows.changed();
+    this.agent[row] = agent;
     this.status[row] = STATUS_CODE.get(r.status) ?? 0;
     this.sentiment[row] = r.sentiment === null ? NO_SENTIMENT : (SENTIMENT_CODE.get(r.sentiment) ?? NO_SENTIMENT);
     this.rank[row] = r.sentiment_rank ?? -1;
@@ -334,7 +340,10 @@ export class StatsColumns implements HeldColumns {
       }
       return answer(total, costMicrosTotal, first, last);
     }
-    const selected = selectRows(checks, this.rows, this.topics, only, this.room);
+    // One agent of a large account: a pass over its rows rather than a check of every row.
+    const agent = only || f.agent_id === undefined || this.rows < this.rollupMinRows ? undefined : this.agents.find(f.agent_id);
+    const among = agent === undefined ? only : this.agentRows.rowsOf(agent, this.agent, this.rows);
+    const selected = selectRows(checks, this.rows, this.topics, among, this.room);
     const count = selected ? selected.length : this.rows;
     for (let i = 0; i < count; i++) {
       const row = selected ? selected[i] : i;
