@@ -6,6 +6,10 @@
  * Pure: no database.
  */
 import { withRoom } from './row-index.js';
+import { FilteredView, merged } from './filtered-views.js';
+
+/** Filtered views kept per search (the least recently used is dropped past it). */
+const MAX_VIEWS = 8;
 
 interface Remembered {
   /** Per row, 1 when the search matches it. */
@@ -16,6 +20,8 @@ interface Remembered {
   byRow?: Int32Array;
   /** Rows whose membership or start changed since byStart was built (merged in when it is next asked for). */
   changed: number[];
+  /** The search with other filters (keyed by them), in the list's orders. */
+  views: Map<string, FilteredView>;
 }
 
 export class RememberedSearches {
@@ -29,7 +35,9 @@ export class RememberedSearches {
 
   /** Every array they hold (for the memory the columns count). */
   get arrays(): Array<Uint8Array | Int32Array> {
-    return [...this.searches.values()].flatMap((s) => [s.members, ...(s.byStart ? [s.byStart] : []), ...(s.byRow ? [s.byRow] : [])]);
+    return [...this.searches.values()].flatMap((s) => [
+      s.members, ...(s.byStart ? [s.byStart] : []), ...(s.byRow ? [s.byRow] : []), ...[...s.views.values()].flatMap((v) => v.arrays),
+    ]);
   }
 
   /**
@@ -48,6 +56,7 @@ export class RememberedSearches {
       s.members[row] = is ? 1 : 0;
       if (was !== is) s.byRow = undefined;
       if (s.byStart && (was !== is || (is && moved))) s.changed.push(row);
+      if (was || is) for (const view of s.views.values()) view.noteChanged(row);
     }
   }
 
@@ -56,7 +65,7 @@ export class RememberedSearches {
     const members = new Uint8Array(Math.max(rows, 1024));
     for (const row of matching) members[row] = 1;
     this.searches.delete(term);
-    this.searches.set(term, { members, changed: [] });
+    this.searches.set(term, { members, changed: [], views: new Map() });
     if (this.searches.size > this.max) this.searches.delete(this.searches.keys().next().value!);
   }
 
@@ -88,6 +97,25 @@ export class RememberedSearches {
     return s.byRow;
   }
 
+  /** Whether the remembered search matches the row (false when it is not remembered). */
+  matches(term: string, row: number): boolean {
+    return this.searches.get(term)?.members[row] === 1;
+  }
+
+  /**
+   * The search's view with the other filters `key` names (made, empty, when first asked; the most recently used
+   * kept), or undefined when the search is not remembered.
+   */
+  view(term: string, key: string): FilteredView | undefined {
+    const s = this.searches.get(term);
+    if (!s) return undefined;
+    const view = s.views.get(key) ?? new FilteredView();
+    s.views.delete(key);
+    s.views.set(key, view);
+    if (s.views.size > MAX_VIEWS) s.views.delete(s.views.keys().next().value!);
+    return view;
+  }
+
   /** The rows the remembered search matches, by start time (`start`: each row's), or undefined when it is not remembered. */
   byStart(term: string, start: Float64Array, rows: number): Int32Array | undefined {
     if (!this.has(term)) return undefined;
@@ -96,7 +124,10 @@ export class RememberedSearches {
     if (!s.byStart || s.changed.length > (s.byStart.length >> 3) + 1024) {
       s.byStart = matchingRows(s.members, rows).sort(byTime);
     } else if (s.changed.length > 0) {
-      s.byStart = merged(s.byStart, s.changed, s.members, start, rows);
+      const isChanged = new Uint8Array(rows);
+      for (const row of s.changed) isChanged[row] = 1;
+      const added = [...new Set(s.changed)].filter((row) => s.members[row] === 1).sort(byTime);
+      s.byStart = merged(s.byStart, isChanged, added, byTime);
     }
     s.changed = [];
     return s.byStart;
@@ -110,21 +141,4 @@ function matchingRows(members: Uint8Array, rows: number): Int32Array {
   const matching = new Int32Array(count);
   for (let row = 0, n = 0; row < rows; row++) if (members[row] === 1) matching[n++] = row;
   return matching;
-}
-
-/** `ordered` without the changed rows, then the changed rows that match merged back in at their (new) start. */
-export function merged(ordered: Int32Array, changed: readonly number[], members: Uint8Array, start: Float64Array, rows: number): Int32Array {
-  const isChanged = new Uint8Array(rows);
-  for (const row of changed) isChanged[row] = 1;
-  const added = [...new Set(changed)].filter((row) => members[row] === 1).sort((a, b) => start[a] - start[b]);
-  const out = new Int32Array(ordered.length + added.length);
-  let n = 0;
-  let a = 0;
-  for (const row of ordered) {
-    if (isChanged[row] === 1) continue;
-    while (a < added.length && start[added[a]] < start[row]) out[n++] = added[a++];
-    out[n++] = row;
-  }
-  while (a < added.length) out[n++] = added[a++];
-  return n === out.length ? out : out.slice(0, n);
 }

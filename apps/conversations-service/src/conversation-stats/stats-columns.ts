@@ -5,7 +5,7 @@
  * database; stats-memory.ts keeps it equal to the read model. PostgreSQL needs ~0.3 µs per row per aggregate,
  * 2.4 s for a million; this loop needs a few nanoseconds.
  */
-import { CONVERSATION_STATUSES, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
+import { CONVERSATION_FILTER_PARAMETERS, CONVERSATION_STATUSES, SENTIMENTS, sentimentRank, type ConversationFilterField, type ConversationStatus } from '@voice/contracts';
 import { answeredByColumns, compileRowChecks, selectRows, type HeldColumns, type HeldField, type RowTopics } from '../conversation-filters/conversation-filters.js';
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
@@ -15,7 +15,7 @@ import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from 
 import { RowIndex, withRoom } from './row-index.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { RowsByCode } from './rows-by-code.js';
-import { pageKeysOf } from './page-keys.js';
+import { pageKeysOf, type PageOrder } from './page-keys.js';
 import type { PageKeys } from '../list-conversations/pages-in-memory.js';
 
 /** A conversation as the stats see it (what stats-memory.ts reads from the read model). */
@@ -239,15 +239,24 @@ export class StatsColumns implements HeldColumns {
 
   /**
    * The total of a remembered search's list (with the other filters the columns hold) and the keys of its page at
-   * `offset`; undefined when the search is not remembered.
+   * `offset`; undefined when the search is not remembered. With other filters, or in duration order, the page comes
+   * from the search's view with those filters (filtered-views.ts), kept in the list's orders.
    */
-  pageKeys(f: ConversationListFilter & { search: string }, sortBy: 'start_time' | 'duration', offset: number, limit: number): PageKeys | undefined {
+  pageKeys(f: ConversationListFilter & { search: string }, sortBy: PageOrder, offset: number, limit: number): PageKeys | undefined {
     const matches = this.searches.byStart(f.search, this.start, this.rows);
     if (!matches) return undefined;
     const checks = compileRowChecks(f, this, SEARCH);
     if (checks === undefined) throw new Error('StatsColumns.pageKeys: a filter the columns do not hold (answeredInMemory says which)');
-    const byStart = checks === 'nothing' ? new Int32Array(0) : selectRows(checks, this.rows, this.topics, matches, this.room)!; // keeps the order
-    return pageKeysOf({ byStart, start: this.start, duration: this.duration, maxDuration: this.maxDuration }, sortBy, f.sort_order === 'desc', offset, limit);
+    const page = (ordered: Int32Array) => pageKeysOf({ ordered, start: this.start, duration: this.duration }, sortBy, f.sort_order === 'desc', offset, limit);
+    if (checks === 'nothing') return page(new Int32Array(0));
+    if (sortBy === 'start_time' && checks.values.length === 0 && checks.includes.length === 0) return page(matches);
+    const view = this.searches.view(f.search, JSON.stringify(CONVERSATION_FILTER_PARAMETERS.map((p) => (p === 'search' ? null : (f[p] ?? null)))))!;
+    return page(view.ordered(sortBy, {
+      matches, rows: this.rows, start: this.start, duration: this.duration, longest: this.maxDuration,
+      // Copied out of the reused array: the view keeps them.
+      kept: (rows) => (selectRows(checks, this.rows, this.topics, rows, this.room) ?? rows).slice(),
+      member: (row) => this.searches.matches(f.search, row),
+    }));
   }
 
   /** Each row's topic codes, where the checks of the topic filter find them. */
