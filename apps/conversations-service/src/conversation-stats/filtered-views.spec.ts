@@ -33,6 +33,8 @@ const list = fc.record({
   limit: fc.integer({ min: 1, max: 6 }),
 });
 
+type Listed = typeof list extends fc.Arbitrary<infer T> ? T : never;
+
 describe('a search with other filters, paged from its view in the list’s orders (filtered views)', () => {
   it('gives the total and the page’s keys of the plain list, asked between puts that change rows, text and filters’ fields', () => {
     fc.assert(
@@ -46,7 +48,7 @@ describe('a search with other filters, paged from its view in the list’s order
           }
           const matching = [...latest.values()].filter(([, t]) => t.includes(TERM)).map(([r]) => r.id);
           columns.rememberSearch(TERM, columns.rowsOf(matching));
-          const check = (l: fc.infer<typeof list>) => {
+          const check = (l: Listed) => {
             const f = { page: 1, per_page: l.limit, sort_by: l.sortBy, sort_order: l.descending ? 'desc' : 'asc', ...l.filters, search: TERM } as ConversationListFilter & { search: string };
             const passes = (r: StatsRow, t: string) => t.includes(TERM) && (f.status === undefined || r.status === f.status)
               && (f.agent_id === undefined || r.agent_id === f.agent_id) && (f.min_duration === undefined || r.duration >= f.min_duration)
