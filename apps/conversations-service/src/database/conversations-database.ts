@@ -22,6 +22,7 @@ import { DurationCounts1767200000000 } from './migrations/1767200000000-duration
 import { TopicDayCounts1767300000000 } from './migrations/1767300000000-topic-day-counts.js';
 import { HourCounts1767400000000 } from './migrations/1767400000000-hour-counts.js';
 import { AgentStatusCoveringIndex1767500000000 } from './migrations/1767500000000-agent-status-covering-index.js';
+import { AgentStatusSentimentIndex1767600000000 } from './migrations/1767600000000-agent-status-sentiment-index.js';
 
 export const CONVERSATIONS_SCHEMA = 'conversations';
 export const conversationsMigrations = [
@@ -32,5 +33,5 @@ export const conversationsMigrations = [
   ConversationChangesOutbox1764500000000, DataRequestsAndTombstones1765700000000,
   AgentRetention1765710000000, DataRequestEvents1765720000000, PartitionedByAccount1766000000000,
   ConversationDayCounts1767000000000, StatusTopicCounts1767100000000, DurationCounts1767200000000,
-  TopicDayCounts1767300000000, HourCounts1767400000000, AgentStatusCoveringIndex1767500000000,
+  TopicDayCounts1767300000000, HourCounts1767400000000, AgentStatusCoveringIndex1767500000000, AgentStatusSentimentIndex1767600000000,
 ];
