@@ -4,11 +4,12 @@ import { DAY_US, DayRollups, type Cell, type RolledRow } from './day-rollups.js'
 
 /** The cells a DayRollups holds (private: read here only to add up what they take the long way). */
 function cellsOf(rollups: DayRollups): Cell[] {
-  const held = rollups as unknown as { byDayStatus: Map<number, Cell>; byDayTopic: Map<number, Cell> };
-  return [...held.byDayStatus.values(), ...held.byDayTopic.values()];
+  const held = rollups as unknown as { byDayStatus: Map<number, Cell>; byDayTopic: Map<number, Cell>; byDayAgent: Map<number, Cell> };
+  return [...held.byDayStatus.values(), ...held.byDayTopic.values(), ...held.byDayAgent.values()];
 }
 
 const rolled = fc.record({
+  agent: fc.integer({ min: 0, max: 2 }),
   status: fc.integer({ min: 0, max: 5 }),
   sentiment: fc.integer({ min: 0, max: 3 }),
   outcome: fc.integer({ min: -1, max: 6 }),
@@ -24,7 +25,12 @@ describe('DayRollups', () => {
     fc.assert(
       fc.property(fc.array(rolled, { maxLength: 80 }), fc.array(fc.nat(), { maxLength: 40 }), (rows, removals) => {
         const rollups = new DayRollups(4);
-        for (const r of rows) rollups.apply(r, 1);
+        // One agent's cells kept from the start (its rows so far: none), another's adopted halfway.
+        rollups.adopt(0, [], (i) => rows[i]);
+        rows.forEach((r, i) => {
+          if (i === rows.length >> 1) rollups.adopt(1, rows.flatMap((x, j) => (j < i && x.agent === 1 ? [j] : [])), (j) => rows[j]);
+          rollups.apply(r, 1);
+        });
         const kept = [...rows];
         for (const at of removals) {
           if (kept.length === 0) break;

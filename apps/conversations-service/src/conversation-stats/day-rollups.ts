@@ -1,8 +1,8 @@
 /**
- * Every stats figure of a large account pre-summed per UTC day and status, and per UTC day and topic, kept by the
- * columns (stats-columns.ts) as rows are put: a figure of whole days — the account's year, a month, two days —
- * alone or with one status or one topic, is then a sum over a few hundred cells, not a pass over every
- * conversation. Pure: no database.
+ * Every stats figure of a large account pre-summed per UTC day and status, per UTC day and topic, and per UTC day
+ * for each agent a figure was asked of (with enough conversations: adopt), kept by the columns (stats-columns.ts)
+ * as rows are put: a figure of whole days — the account's year, a month, two days — alone or with one status, one
+ * topic or one agent, is then a sum over a few hundred cells, not a pass over every conversation. Pure: no database.
  *
  * A cell holds what summarize counts (statuses, sentiments, outcomes, topics, durations, cost, hours by status)
  * and can subtract a row as well as add one. Its earliest and latest start cannot be subtracted: a cell that
@@ -31,6 +31,7 @@ function grown<T extends Float64Array | Int32Array>(array: T, size: number): T {
 
 /** One row as the cells count it: the columns' codes (sentiment: its code or NO_SENTIMENT; outcome: -1 for none). */
 export interface RolledRow {
+  agent: number;
   status: number;
   sentiment: number;
   outcome: number;
@@ -41,33 +42,37 @@ export interface RolledRow {
   start: number;
 }
 
-/** Which cells answer: whole UTC days `fromDay`…`toDay` (days since 1970), of one status or one topic or all. */
+/** Which cells answer: whole UTC days `fromDay`…`toDay` (days since 1970), of one status, one topic, one agent or all. */
 export interface CellSelection {
   fromDay: number;
   toDay: number;
   status?: number;
   topic?: number;
+  agent?: number;
 }
 
-/** The filters whole-day rollups answer: a date range, and one status or one topic. */
-const ROLLED_UP: ReadonlySet<string> = new Set(['start_date', 'end_date', 'status', 'topic']);
+/** The filters whole-day rollups answer: a date range, and one status, one topic or one agent. */
+const ROLLED_UP: ReadonlySet<string> = new Set(['start_date', 'end_date', 'status', 'topic', 'agent_id']);
 
-/**
- * The cells answering a filter, if they do: whole UTC days (or open ends) alone or with one status or one topic
- * that some row holds (`statusCode`/`topicCode` undefined for one none does: the columns' checks answer nothing).
- */
-export function cellSelectionOf(
-  f: ConversationListFilter, statusCode: (status: string) => number | undefined, topicCode: (topic: string) => number | undefined,
-): CellSelection | undefined {
+/** Codes of the values a filter names, undefined for one no row holds (the columns' checks then answer nothing). */
+export interface SelectionCodes {
+  status(status: string): number | undefined;
+  topic(topic: string): number | undefined;
+  agent(agent: string): number | undefined;
+}
+
+/** The cells answering a filter, if they do: whole UTC days (or open ends) alone or with one status, topic or agent that some row holds. */
+export function cellSelectionOf(f: ConversationListFilter, codes: SelectionCodes): CellSelection | undefined {
   if (!CONVERSATION_FILTER_PARAMETERS.every((p) => f[p] === undefined || ROLLED_UP.has(p))) return undefined;
-  if (f.status !== undefined && f.topic !== undefined) return undefined;
-  const status = f.status === undefined ? undefined : statusCode(f.status);
-  const topic = f.topic === undefined ? undefined : topicCode(f.topic);
-  if ((f.status !== undefined && status === undefined) || (f.topic !== undefined && topic === undefined)) return undefined;
+  if ([f.status, f.topic, f.agent_id].filter((v) => v !== undefined).length > 1) return undefined;
+  const status = f.status === undefined ? undefined : codes.status(f.status);
+  const topic = f.topic === undefined ? undefined : codes.topic(f.topic);
+  const agent = f.agent_id === undefined ? undefined : codes.agent(f.agent_id);
+  if ((f.status !== undefined && status === undefined) || (f.topic !== undefined && topic === undefined) || (f.agent_id !== undefined && agent === undefined)) return undefined;
   const from = f.start_date === undefined ? undefined : instantMicros(f.start_date);
   const past = f.end_date === undefined ? undefined : instantMicros(f.end_date) + 1;
   if ((from !== undefined && from % DAY_US !== 0) || (past !== undefined && past % DAY_US !== 0)) return undefined;
-  return { fromDay: from === undefined ? -Infinity : from / DAY_US, toDay: past === undefined ? Infinity : past / DAY_US - 1, status, topic };
+  return { fromDay: from === undefined ? -Infinity : from / DAY_US, toDay: past === undefined ? Infinity : past / DAY_US - 1, status, topic, agent };
 }
 
 /** The rows the cells were summed from, as exactEnds reads them. */
@@ -165,6 +170,9 @@ export class DayRollups {
   private readonly byDayStatus = new Map<number, Cell>();
   /** Key: topic × DAY_BITS + day. */
   private readonly byDayTopic = new Map<number, Cell>();
+  /** Key: agent × DAY_BITS + day, for the adopted agents only. */
+  private readonly byDayAgent = new Map<number, Cell>();
+  private readonly agents = new Set<number>();
   /** The days that have cells, ascending (sorted when asked). */
   private days: number[] = [];
   private daysSorted = true;
@@ -182,7 +190,22 @@ export class DayRollups {
     return this.knownDays.size * 16 + this.cellBytes;
   }
 
-  /** Adds (sign 1) or takes out (sign -1) a row, in its day's status cell and in each of its topics' cells. */
+  /** Whether the agent's cells are kept. */
+  adopted(agent: number): boolean {
+    return this.agents.has(agent);
+  }
+
+  /** Keeps the agent's cells from now on, summed first from its rows (those of the columns with its code). */
+  adopt(agent: number, rows: ArrayLike<number>, rolled: (row: number) => RolledRow): void {
+    for (let i = 0; i < rows.length; i++) {
+      const r = rolled(rows[i]);
+      const day = Math.floor(r.start / DAY_US);
+      this.applyTo(this.byDayAgent, agent * DAY_BITS + day, r, day, 1);
+    }
+    this.agents.add(agent);
+  }
+
+  /** Adds (sign 1) or takes out (sign -1) a row, in its day's status cell, in each of its topics' cells and its adopted agent's. */
   apply(r: RolledRow, sign: 1 | -1): void {
     const day = Math.floor(r.start / DAY_US);
     if (!this.knownDays.has(day)) {
@@ -192,6 +215,7 @@ export class DayRollups {
     }
     this.applyTo(this.byDayStatus, day * STATUSES + r.status, r, day, sign);
     for (let i = 0; i < r.topics.length; i++) this.applyTo(this.byDayTopic, r.topics[i] * DAY_BITS + day, r, day, sign);
+    if (this.agents.has(r.agent)) this.applyTo(this.byDayAgent, r.agent * DAY_BITS + day, r, day, sign);
   }
 
   /** The selected cells of each day that has one with conversations, days ascending. */
@@ -204,8 +228,9 @@ export class DayRollups {
     for (const day of this.days) {
       if (day < selection.fromDay || day > selection.toDay) continue;
       const cells: Cell[] = [];
-      if (selection.topic !== undefined) {
-        const cell = this.byDayTopic.get(selection.topic * DAY_BITS + day);
+      const [keyed, code] = selection.topic !== undefined ? [this.byDayTopic, selection.topic] : [this.byDayAgent, selection.agent];
+      if (code !== undefined) {
+        const cell = keyed.get(code * DAY_BITS + day);
         if (cell && cell.count > 0) cells.push(cell);
       } else {
         for (let s = 0; s < STATUSES; s++) {
@@ -217,6 +242,25 @@ export class DayRollups {
       if (cells.length > 0) found.push({ day, cells });
     }
     return found;
+  }
+
+  /** Adds the selected cells into `sums`: their count, cost, and exact first and last start. */
+  sumInto(sums: FigureSums, selection: CellSelection, rows: RowsOfColumns): { total: number; costMicros: number; first: number; last: number } {
+    const days = this.cellsOf(selection);
+    let [total, costMicros, first, last] = [0, 0, Infinity, -Infinity];
+    for (const { day, cells } of days) {
+      for (const cell of cells) {
+        total += cell.count;
+        costMicros += cell.cost;
+        cell.addInto(sums, day);
+      }
+    }
+    if (days.length > 0) {
+      const [firstDay, lastDay] = [days[0], days[days.length - 1]];
+      first = Math.min(...this.exactEnds(firstDay.day, selection, firstDay.cells, rows).map((c) => c.first));
+      last = Math.max(...this.exactEnds(lastDay.day, selection, lastDay.cells, rows).map((c) => c.last));
+    }
+    return { total, costMicros, first, last };
   }
 
   /**
@@ -234,7 +278,7 @@ export class DayRollups {
     for (let row = 0; row < rows.count; row++) {
       const start = rows.start[row];
       if (start < from || start >= to) continue;
-      const cell = this.cellOfRow(day, selection.topic, rows.rolled(row));
+      const cell = this.cellOfRow(day, selection, rows.rolled(row));
       if (cell && stale.includes(cell)) {
         cell.first = Math.min(cell.first, start);
         cell.last = Math.max(cell.last, start);
@@ -244,8 +288,9 @@ export class DayRollups {
     return cells;
   }
 
-  /** The cell a row of `day` counts in: its status's, or the topic's if the row holds that topic. */
-  private cellOfRow(day: number, topic: number | undefined, r: RolledRow): Cell | undefined {
+  /** The cell a row of `day` counts in: its status's, or the topic's if the row holds that topic, or the agent's if it is its. */
+  private cellOfRow(day: number, { topic, agent }: CellSelection, r: RolledRow): Cell | undefined {
+    if (agent !== undefined) return r.agent === agent ? this.byDayAgent.get(agent * DAY_BITS + day) : undefined;
     if (topic === undefined) return this.byDayStatus.get(day * STATUSES + r.status);
     for (let i = 0; i < r.topics.length; i++) if (r.topics[i] === topic) return this.byDayTopic.get(topic * DAY_BITS + day);
     return undefined;

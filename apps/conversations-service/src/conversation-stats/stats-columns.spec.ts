@@ -104,7 +104,7 @@ describe('StatsColumns', () => {
     );
   });
 
-  describe('with day rollups (whole UTC days, alone or with one status or one topic, from pre-summed cells)', () => {
+  describe('with day rollups (whole UTC days, alone or with one status, one topic or one agent, from pre-summed cells)', () => {
     const DAY_US = 86_400_000_000;
     const day = fc.integer({ min: -1, max: 3 });
     const wholeDays = fc.record({
@@ -112,7 +112,8 @@ describe('StatsColumns', () => {
       end_date: day.map((d) => iso(T0 + (d + 1) * DAY_US - 1)),
       status: fc.constantFrom(...CONVERSATION_STATUSES),
       topic: fc.constantFrom('billing', 'refund', 'é', 'none_such'),
-    }, { requiredKeys: [] }).filter((f) => f.status === undefined || f.topic === undefined)
+      agent_id: fc.constantFrom('agt_a', 'agt_b', 'agt_unknown'),
+    }, { requiredKeys: [] }).filter((f) => [f.status, f.topic, f.agent_id].filter((v) => v !== undefined).length <= 1)
       .map((f) => ({ ...base, ...f }) as ConversationListFilter);
 
     it('answers as the plain computation while rows are added, replaced and moved between days, statuses and topics', () => {
@@ -120,7 +121,8 @@ describe('StatsColumns', () => {
         fc.property(
           fc.array(row, { maxLength: 100 }), fc.array(row, { maxLength: 60 }), fc.array(fc.oneof(wholeDays, filter), { minLength: 1, maxLength: 4 }),
           (before, after, filters) => {
-            const columns = new StatsColumns(0, 0);
+            // Every agent asked for gets its own cells.
+            const columns = new StatsColumns(0, 0, 0);
             const check = (rows: StatsRow[]) => {
               for (const f of filters) {
                 const { summary, hours } = columns.summarize(f);

@@ -64,6 +64,8 @@ const MAX_SEARCHES = 16;
  * takes a few milliseconds, and the cells (a few thousand a year, ~10 KB each) would outweigh the columns.
  */
 export const ROLLUP_MIN_ROWS = 500_000;
+/** From this many conversations an agent of such an account gets day cells (~5 KB a day with calls) when asked for; below, a pass over its rows. */
+export const AGENT_ROLLUP_MIN_ROWS = 5_000;
 
 /** What one row of the columns takes: the columns themselves (41 B), the row index (16–24 B), two topics' codes (8 B). */
 export const BYTES_PER_ROW = 72;
@@ -116,9 +118,10 @@ export class StatsColumns implements HeldColumns {
 
   /**
    * `capacity`: the rows expected (an account's total when it is loaded), allocated at once rather than grown into.
-   * `rollupMinRows`: from how many rows whole-day answers come from rollups.
+   * `rollupMinRows`: from how many rows whole-day answers come from rollups; `agentRollupMinRows`: from how many of
+   * an agent's rows its own are kept.
    */
-  constructor(capacity = 0, private readonly rollupMinRows = ROLLUP_MIN_ROWS) {
+  constructor(capacity = 0, private readonly rollupMinRows = ROLLUP_MIN_ROWS, private readonly agentRollupMinRows = AGENT_ROLLUP_MIN_ROWS) {
     this.rowOf = new RowIndex(capacity);
     this.agent = new Int32Array(capacity);
     this.status = new Uint8Array(capacity);
@@ -327,29 +330,16 @@ export class StatsColumns implements HeldColumns {
 
     const answer = (total: number, costMicros: number, first: number, last: number) => figuresOf(
       { total, costMicros, first, last, byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour }, this.outcomes.names, this.topicNames.names);
-    const empty = () => answer(0, 0, first, last);
     const checks = compileRowChecks(f, this, SEARCH);
-    if (checks === 'nothing') return empty();
+    if (checks === 'nothing') return answer(0, 0, first, last);
     if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
     const selection = only ? undefined : this.rolledUpSelection(f);
     if (selection) {
-      const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
-      const days = this.rollups!.cellsOf(selection);
-      for (const { day, cells } of days) {
-        for (const cell of cells) {
-          total += cell.count;
-          costMicrosTotal += cell.cost;
-          cell.addInto(sums, day);
-        }
-      }
-      if (days.length > 0) {
-        const rows = { count: this.rows, start: this.start, rolled: (row: number) => this.rolled(row) };
-        first = Math.min(...this.rollups!.exactEnds(days[0].day, selection, days[0].cells, rows).map((c) => c.first));
-        last = Math.max(...this.rollups!.exactEnds(days[days.length - 1].day, selection, days[days.length - 1].cells, rows).map((c) => c.last));
-      }
-      return answer(total, costMicrosTotal, first, last);
+      const rows = { count: this.rows, start: this.start, rolled: (row: number) => this.rolled(row) };
+      const summed = this.rollups!.sumInto({ byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour }, selection, rows);
+      return answer(summed.total, summed.costMicros, summed.first, summed.last);
     }
-    // One agent of a large account: a pass over its rows rather than a check of every row.
+    // One agent of a large account (too few rows to keep its cells): a pass over its rows rather than a check of every row.
     const agent = only || f.agent_id === undefined || this.rows < this.rollupMinRows ? undefined : this.agents.find(f.agent_id);
     const among = agent === undefined ? only : this.agentRows.rowsOf(agent, this.agent, this.rows);
     const selected = selectRows(checks, this.rows, this.topics, among, this.room);
@@ -379,19 +369,29 @@ export class StatsColumns implements HeldColumns {
   /** A row as the rollups count it (its topics a view of the pool: read before the pool changes). */
   private rolled(row: number): RolledRow {
     return {
-      status: this.status[row], sentiment: this.sentiment[row], outcome: this.outcome[row],
+      agent: this.agent[row], status: this.status[row], sentiment: this.sentiment[row], outcome: this.outcome[row],
       topics: this.topicPool.subarray(this.topicAt[row], this.topicAt[row] + this.topicCount[row]),
       duration: this.duration[row], cost: this.cost[row], start: this.start[row],
     };
   }
 
-  /** The rollup cells answering this filter, when they do (cellSelectionOf); the rollups are built here the first time. */
+  /**
+   * The rollup cells answering this filter, when they do (cellSelectionOf); the rollups are built here the first
+   * time, and an agent's cells the first time it is asked for, if it has enough rows to be worth them.
+   */
   private rolledUpSelection(f: ConversationListFilter): CellSelection | undefined {
     if (this.rows < this.rollupMinRows) return undefined;
-    const selection = cellSelectionOf(f, (status) => STATUS_CODE.get(status), (topic) => this.topicNames.find(topic));
+    const codes = { status: (status: string) => STATUS_CODE.get(status), topic: (topic: string) => this.topicNames.find(topic), agent: (agent: string) => this.agents.find(agent) };
+    const selection = cellSelectionOf(f, codes);
     if (selection && !this.rollups) {
       this.rollups = new DayRollups(NO_SENTIMENT + 1);
       for (let row = 0; row < this.rows; row++) this.rollups.apply(this.rolled(row), 1);
+    }
+    const agent = selection?.agent;
+    if (agent !== undefined && !this.rollups!.adopted(agent)) {
+      const rows = this.agentRows.rowsOf(agent, this.agent, this.rows);
+      if (rows.length < this.agentRollupMinRows) return undefined;
+      this.rollups!.adopt(agent, rows, (row) => this.rolled(row));
     }
     return selection;
   }
