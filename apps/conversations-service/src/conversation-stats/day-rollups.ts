@@ -298,14 +298,76 @@ export class DayRollups {
 
   /** The row added to (or taken out of) the cell at `key`, made if need be; what the cell takes counted. */
   private applyTo(cells: Map<number, Cell>, key: number, r: RolledRow, day: number, sign: 1 | -1): void {
-    let cell = cells.get(key);
-    if (!cell) {
-      cells.set(key, (cell = new Cell(this.sentiments)));
-      this.cellBytes += 64;
-    } else {
-      this.cellBytes -= cell.bytes;
-    }
-    cell.apply(r, day, sign);
-    this.cellBytes += cell.bytes;
+    this.cellBytes += applyToCell(cells, key, r, day, sign, this.sentiments);
   }
+}
+
+/** Adds (sign 1) or takes out (-1) a row in the cell at `key`, made if need be; returns the change in the bytes the cells take. */
+function applyToCell(cells: Map<number, Cell>, key: number, r: RolledRow, day: number, sign: 1 | -1, sentiments: number): number {
+  let cell = cells.get(key);
+  let change = 0;
+  if (!cell) {
+    cells.set(key, (cell = new Cell(sentiments)));
+    change += 64;
+  } else {
+    change -= cell.bytes;
+  }
+  cell.apply(r, day, sign);
+  return change + cell.bytes;
+}
+
+/**
+ * One set of rows' figures per UTC day — a remembered search's matches — one cell a day, kept as the set gains and
+ * loses rows (its owner applies each).
+ */
+export class DayCells {
+  private readonly cells = new Map<number, Cell>();
+  private cellBytes = 0;
+
+  constructor(private readonly sentiments: number) {}
+
+  /** The cells of these rows (`rolled`: each as the cells count it). */
+  static of(rows: ArrayLike<number>, rolled: (row: number) => RolledRow, sentiments: number): DayCells {
+    const cells = new DayCells(sentiments);
+    for (let i = 0; i < rows.length; i++) cells.apply(rolled(rows[i]), 1);
+    return cells;
+  }
+
+  get bytes(): number {
+    return this.cellBytes;
+  }
+
+  apply(r: RolledRow, sign: 1 | -1): void {
+    const day = Math.floor(r.start / DAY_US);
+    this.cellBytes += applyToCell(this.cells, day, r, day, sign, this.sentiments);
+  }
+
+  /**
+   * Adds the days `fromDay`…`toDay` into `sums`: their count, cost, and exact first and last start (`ends` gives a
+   * day's from its rows, asked only when that day's cell lost the row at either end).
+   */
+  sumInto(sums: FigureSums, fromDay: number, toDay: number, ends: (day: number) => { first: number; last: number }) {
+    const days = [...this.cells].filter(([day, cell]) => day >= fromDay && day <= toDay && cell.count > 0).sort((a, b) => a[0] - b[0]);
+    let [total, costMicros] = [0, 0];
+    for (const [day, cell] of days) {
+      total += cell.count;
+      costMicros += cell.cost;
+      cell.addInto(sums, day);
+    }
+    const exact = ([day, cell]: [number, Cell]) => {
+      if (cell.stale) [cell.first, cell.last, cell.stale] = [ends(day).first, ends(day).last, false];
+      return cell;
+    };
+    return { total, costMicros, first: days.length ? exact(days[0]).first : Infinity, last: days.length ? exact(days[days.length - 1]).last : -Infinity };
+  }
+}
+
+/** The first and last start among `rows` on that UTC day (`start`: each row's). */
+export function endsAmong(rows: ArrayLike<number>, start: Float64Array, day: number): { first: number; last: number } {
+  let [first, last] = [Infinity, -Infinity];
+  for (let i = 0; i < rows.length; i++) {
+    const at = start[rows[i]];
+    if (Math.floor(at / DAY_US) === day) [first, last] = [Math.min(first, at), Math.max(last, at)];
+  }
+  return { first, last };
 }

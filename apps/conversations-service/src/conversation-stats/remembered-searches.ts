@@ -7,6 +7,7 @@
  */
 import { withRoom } from './row-index.js';
 import { FilteredView, merged } from './filtered-views.js';
+import type { DayCells, RolledRow } from './day-rollups.js';
 
 /** Filtered views kept per search (the least recently used is dropped past it). */
 const MAX_VIEWS = 8;
@@ -22,6 +23,8 @@ interface Remembered {
   changed: number[];
   /** The search with other filters (keyed by them), in the list's orders. */
   views: Map<string, FilteredView>;
+  /** Its matches' figures per day, once asked for (kept as rows are put: leaving, then update). */
+  cells?: DayCells;
 }
 
 export class RememberedSearches {
@@ -40,11 +43,37 @@ export class RememberedSearches {
     ]);
   }
 
+  /** Whether some search keeps day cells (then put gives the row as it was, and as it is). */
+  get keepCells(): boolean {
+    for (const s of this.searches.values()) if (s.cells) return true;
+    return false;
+  }
+
+  /** What the searches' day cells take. */
+  get cellBytes(): number {
+    let bytes = 0;
+    for (const s of this.searches.values()) bytes += s.cells?.bytes ?? 0;
+    return bytes;
+  }
+
+  /** Before a held row is put again: taken out of the day cells of the searches it matched (`was`: it as they counted it). */
+  leaving(row: number, was: RolledRow): void {
+    for (const s of this.searches.values()) if (s.cells && s.members[row] === 1) s.cells.apply(was, -1);
+  }
+
+  /** The search's day cells, made with `build` the first time (undefined when the search is not remembered). */
+  cellsOf(term: string, build: () => DayCells): DayCells | undefined {
+    const s = this.searches.get(term);
+    if (s) s.cells ??= build();
+    return s?.cells;
+  }
+
   /**
-   * After a row was put (`rows`: how many the columns hold now; `moved`: the row is new or its start changed).
-   * Without its search text the searches could be wrong now, so they are forgotten.
+   * After a row was put (`rows`: how many the columns hold now; `moved`: the row is new or its start changed; `now`:
+   * the row as day cells count it, when keepCells). Without its search text the searches could be wrong now, so
+   * they are forgotten.
    */
-  update(row: number, rows: number, searchText: string | undefined, moved: boolean): void {
+  update(row: number, rows: number, searchText: string | undefined, moved: boolean, now?: RolledRow): void {
     if (searchText === undefined) {
       this.searches.clear();
       return;
@@ -57,6 +86,7 @@ export class RememberedSearches {
       if (was !== is) s.byRow = undefined;
       if (s.byStart && (was !== is || (is && moved))) s.changed.push(row);
       if (was || is) for (const view of s.views.values()) view.noteChanged(row);
+      if (is && now) s.cells?.apply(now, 1);
     }
   }
 

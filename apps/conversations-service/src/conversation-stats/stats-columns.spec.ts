@@ -238,6 +238,41 @@ describe('StatsColumns', () => {
     );
   });
 
+  it('answers a remembered search over whole days from its day cells as the plain computation over its matches, while rows are put', () => {
+    const text = fc.constantFrom('refund issued', 'booked', 'no refund');
+    const DAY_US = 86_400_000_000;
+    const days = fc.record({ start_date: fc.integer({ min: 0, max: 2 }).map((d) => iso(T0 + d * DAY_US)), end_date: fc.integer({ min: 0, max: 3 }).map((d) => iso(T0 + d * DAY_US - 1)) }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(row, text), { minLength: 1, maxLength: 60 }), fc.array(fc.tuple(row, text), { maxLength: 60 }), days, (before, after, range) => {
+        // Cells for every search and agent however few their rows.
+        const columns = new StatsColumns(0, 0, 0);
+        const latest = new Map<string, [StatsRow, string]>();
+        const put = ([r, t]: [StatsRow, string], withText: boolean) => {
+          columns.put(r, withText ? t : undefined);
+          latest.set(r.id, [r, t]);
+        };
+        for (const x of before) put(x, false);
+        const matching = () => [...latest.values()].filter(([, t]) => t.includes('refund')).map(([r]) => r);
+        columns.rememberSearch('refund', columns.rowsOf(matching().map((r) => r.id)));
+        const f = { ...base, ...range, search: 'refund' } as ConversationListFilter;
+        const check = () => {
+          const { summary, hours } = columns.summarize(f, columns.searchRows('refund'));
+          const wanted = reference(matching(), f);
+          expect({ ...summary, histogram: [...summary.histogram].sort() }).toEqual({ ...wanted.summary, histogram: [...wanted.summary.histogram].sort() });
+          expect([...hours].sort((a, b) => a.slot - b.slot)).toEqual(wanted.hours);
+        };
+        check();
+        // Rows gained, lost, moved between days (the first or last of a day's cell among them) and changed.
+        for (const x of after) {
+          put(x, true);
+          if (x[0].duration % 5 === 0) check();
+        }
+        check();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('leaves caller and cost filters to SQL', () => {
     expect(answeredInMemory(base)).toBe(true);
     expect(answeredInMemory({ ...base, topic: 'x', agent_id: 'a', search: 'refund', start_date: iso(T0) })).toBe(true);
@@ -294,6 +329,20 @@ describe('the memory the columns take', () => {
     const grown = columns.bytes;
     columns.rememberSearch('refund', columns.rowsOf(['conversation-1', 'conversation-3']));
     expect(columns.bytes).toBe(grown + 12_000);
+  });
+
+  it('counts a search’s and an agent’s day cells once made', () => {
+    const columns = new StatsColumns(10_000, 0, 0);
+    for (let i = 0; i < 10_000; i++) columns.put(at(i));
+    columns.rememberSearch('refund', columns.rowsOf(['conversation-1', 'conversation-3']));
+    columns.summarize(base);
+    const before = columns.bytes;
+    columns.summarize({ ...base, search: 'refund' }, columns.searchRows('refund'));
+    // One day's cell (both start on it): its counts, durations and hours by status.
+    expect(columns.bytes - before).toBeGreaterThan(24 * CONVERSATION_STATUSES.length * 8);
+    const withSearch = columns.bytes;
+    columns.summarize({ ...base, agent_id: 'agt_1' });
+    expect(columns.bytes - withSearch).toBeGreaterThan(24 * CONVERSATION_STATUSES.length * 8);
   });
 
   it('counts the array a filter writes its rows into, and reuses it for every later answer', () => {

@@ -10,8 +10,8 @@ import { answeredByColumns, compileRowChecks, selectRows, type HeldColumns, type
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
-import { figuresOf } from './stats-figures.js';
-import { cellSelectionOf, DayRollups, type CellSelection, type RolledRow } from './day-rollups.js';
+import { figuresOf, tallyRows } from './stats-figures.js';
+import { cellSelectionOf, DayCells, DayRollups, endsAmong, type CellSelection, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { RowsByCode } from './rows-by-code.js';
@@ -100,9 +100,8 @@ export class StatsColumns implements HeldColumns {
   /** Each agent's rows (large accounts, once a figure of one agent was asked). */
   private readonly agentRows = new RowsByCode();
   /**
-   * The array a filter's kept rows are written into, reused by every answer: each reads them before it returns, and
-   * a new one per answer (4 MB for a million rows) was zeroed by the system each time, and slowed the answers after
-   * it until the collector had caught up.
+   * The array a filter's kept rows are written into, reused by every answer (each reads them before it returns): a new
+   * one per answer (4 MB for a million rows) was zeroed each time, and slowed the answers after it.
    */
   private scratch = new Int32Array(0);
   private readonly room = (size: number): Int32Array => {
@@ -152,7 +151,7 @@ export class StatsColumns implements HeldColumns {
       this.agent, this.status, this.sentiment, this.rank, this.outcome, this.start, this.duration, this.cost, this.recording,
       this.transcript, this.topicAt, this.topicCount, this.topicPool, this.scratch, ...this.searches.arrays,
     ];
-    let bytes = this.agentRows.bytes + this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
+    let bytes = this.agentRows.bytes + this.searches.cellBytes + this.rowOf.bytes + this.agents.bytes + this.outcomes.bytes + this.topicNames.bytes + (this.rollups?.bytes ?? 0);
     for (const array of arrays) bytes += array.byteLength;
     return bytes;
   }
@@ -169,8 +168,11 @@ export class StatsColumns implements HeldColumns {
   put(r: StatsRow, searchText?: string): void {
     const { row, added } = this.rowOf.rowFor(r.id);
     const moved = added || this.start[row] !== r.start_us;
-    // The rollups take out what the row was (its topics are read before they are overwritten) and add what it is.
-    if (!added) this.rollups?.apply(this.rolled(row), -1);
+    // The rollups and the searches' day cells take out what the row was (its topics read before they are overwritten) and add what it is.
+    const cells = this.rollups !== undefined || this.searches.keepCells;
+    const was = added || !cells ? undefined : this.rolled(row);
+    if (was) this.rollups?.apply(was, -1);
+    if (was) this.searches.leaving(row, was);
     if (added) {
       this.rows++;
       this.agent = withRoom(this.agent, this.rows);
@@ -216,8 +218,9 @@ export class StatsColumns implements HeldColumns {
     this.topicCount[row] = r.topics.length;
     const first = this.topicAt[row];
     for (let i = 0; i < r.topics.length; i++) this.topicPool[first + i] = this.topicNames.code(r.topics[i]);
-    this.rollups?.apply(this.rolled(row), 1);
-    if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved);
+    const now = cells ? this.rolled(row) : undefined;
+    if (now) this.rollups?.apply(now, 1);
+    if (this.searches.size > 0) this.searches.update(row, this.rows, searchText, moved, now);
   }
 
   /** The rows a remembered search matches, in row order (the most recently used searches are kept), or undefined. */
@@ -333,6 +336,12 @@ export class StatsColumns implements HeldColumns {
     const checks = compileRowChecks(f, this, SEARCH);
     if (checks === 'nothing') return answer(0, 0, first, last);
     if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
+    const searched = only && this.searchCells(f, only);
+    if (searched) {
+      const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
+      const summed = searched.cells.sumInto(sums, searched.fromDay, searched.toDay, (day) => endsAmong(only!, this.start, day));
+      return answer(summed.total, summed.costMicros, summed.first, summed.last);
+    }
     const selection = only ? undefined : this.rolledUpSelection(f);
     if (selection) {
       const rows = { count: this.rows, start: this.start, rolled: (row: number) => this.rolled(row) };
@@ -343,26 +352,9 @@ export class StatsColumns implements HeldColumns {
     const agent = only || f.agent_id === undefined || this.rows < this.rollupMinRows ? undefined : this.agents.find(f.agent_id);
     const among = agent === undefined ? only : this.agentRows.rowsOf(agent, this.agent, this.rows);
     const selected = selectRows(checks, this.rows, this.topics, among, this.room);
-    const count = selected ? selected.length : this.rows;
-    for (let i = 0; i < count; i++) {
-      const row = selected ? selected[i] : i;
-      const topicsFrom = this.topicAt[row];
-      const topicsTo = topicsFrom + this.topicCount[row];
-      const start = this.start[row];
-      const duration = this.duration[row];
-      total++;
-      const s = this.status[row];
-      byStatus[s]++;
-      bySentiment[this.sentiment[row]]++;
-      if (this.outcome[row] >= 0) byOutcome[this.outcome[row]]++;
-      for (let t = topicsFrom; t < topicsTo; t++) byTopic[this.topicPool[t]]++;
-      durations.add(duration);
-      const cost = this.cost[row];
-      if (cost === cost) costMicrosTotal += cost;
-      if (start < first) first = start;
-      if (start > last) last = start;
-      hours.add((Math.floor(start / HOUR_US) - firstHour) * statuses + s);
-    }
+    const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
+    const columns = { status: this.status, sentiment: this.sentiment, outcome: this.outcome, start: this.start, duration: this.duration, cost: this.cost, topics: this.topics };
+    ({ total, costMicros: costMicrosTotal, first, last } = tallyRows(columns, selected ?? this.rows, sums));
     return answer(total, costMicrosTotal, first, last);
   }
 
@@ -373,6 +365,14 @@ export class StatsColumns implements HeldColumns {
       topics: this.topicPool.subarray(this.topicAt[row], this.topicAt[row] + this.topicCount[row]),
       duration: this.duration[row], cost: this.cost[row], start: this.start[row],
     };
+  }
+
+  /** A remembered search's day cells (made the first time) and the whole days asked: for its matches (`rows`) alone, enough of them, in a large account. */
+  private searchCells(f: ConversationListFilter, rows: Int32Array) {
+    if (f.search === undefined || rows !== this.searches.byRow(f.search, this.rows) || this.rows < this.rollupMinRows || rows.length < this.agentRollupMinRows) return undefined;
+    const selection = f.status ?? f.topic ?? f.agent_id ? undefined : cellSelectionOf({ ...f, search: undefined }, { status: () => 0, topic: () => 0, agent: () => 0 });
+    const cells = selection && this.searches.cellsOf(f.search, () => DayCells.of(rows, (row) => this.rolled(row), NO_SENTIMENT + 1));
+    return cells && { cells, fromDay: selection.fromDay, toDay: selection.toDay };
   }
 
   /**

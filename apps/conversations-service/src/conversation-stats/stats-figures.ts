@@ -3,6 +3,9 @@ import { CONVERSATION_STATUSES, MAX_TOP_TOPICS, SENTIMENTS } from '@voice/contra
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { durationFigures, histogramOf } from './conversation-stats.rules.js';
 import type { FigureSums } from './day-rollups.js';
+import type { RowTopics } from '../conversation-filters/conversation-filters.js';
+
+const HOUR_US = 3_600_000_000;
 
 /** What summarize adds up: the sums, and the count, cost (millionths), first and last start (microseconds). */
 export interface Tallies extends FigureSums {
@@ -46,4 +49,43 @@ export function figuresOf(t: Tallies, outcomeNames: readonly string[], topicName
     },
     hours: [...perHour].map(([slot, counts]) => ({ ...statusCounts(counts), slot })),
   };
+}
+
+/** The columns a pass over rows reads (stats-columns.ts). */
+export interface TalliedColumns {
+  status: Uint8Array;
+  sentiment: Uint8Array;
+  outcome: Int32Array;
+  start: Float64Array;
+  duration: Int32Array;
+  cost: Float64Array;
+  topics: RowTopics;
+}
+
+/** Adds the rows (`rows` of them in order, or those listed) into `sums`; their count, cost, first and last start. */
+export function tallyRows(c: TalliedColumns, rows: Int32Array | number, sums: FigureSums): Omit<Tallies, keyof FigureSums> {
+  const { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour } = sums;
+  const { at: topicAt, count: topicCount, pool: topicPool } = c.topics;
+  const statuses = byStatus.length;
+  const listed = typeof rows === 'number' ? undefined : rows;
+  const count = listed ? listed.length : (rows as number);
+  let [costMicros, first, last] = [0, Infinity, -Infinity];
+  for (let i = 0; i < count; i++) {
+    const row = listed ? listed[i] : i;
+    const topicsFrom = topicAt[row];
+    const topicsTo = topicsFrom + topicCount[row];
+    const start = c.start[row];
+    const s = c.status[row];
+    byStatus[s]++;
+    bySentiment[c.sentiment[row]]++;
+    if (c.outcome[row] >= 0) byOutcome[c.outcome[row]]++;
+    for (let t = topicsFrom; t < topicsTo; t++) byTopic[topicPool[t]]++;
+    durations.add(c.duration[row]);
+    const cost = c.cost[row];
+    if (cost === cost) costMicros += cost;
+    if (start < first) first = start;
+    if (start > last) last = start;
+    hours.add((Math.floor(start / HOUR_US) - firstHour) * statuses + s);
+  }
+  return { total: count, costMicros, first, last };
 }
