@@ -64,8 +64,8 @@ const MAX_SEARCHES = 16;
  * takes a few milliseconds, and the cells (a few thousand a year, ~10 KB each) would outweigh the columns.
  */
 export const ROLLUP_MIN_ROWS = 500_000;
-/** From this many conversations an agent of such an account gets day cells (~5 KB a day with calls) when asked for; below, a pass over its rows. */
-export const AGENT_ROLLUP_MIN_ROWS = 5_000;
+/** From this many conversations an agent or a remembered search of such an account gets day cells of its own (~5 KB a day) when asked for; below, a pass over its rows. */
+export const OWN_CELLS_MIN_ROWS = 5_000;
 
 /** What one row of the columns takes: the columns themselves (41 B), the row index (16–24 B), two topics' codes (8 B). */
 export const BYTES_PER_ROW = 72;
@@ -117,10 +117,10 @@ export class StatsColumns implements HeldColumns {
 
   /**
    * `capacity`: the rows expected (an account's total when it is loaded), allocated at once rather than grown into.
-   * `rollupMinRows`: from how many rows whole-day answers come from rollups; `agentRollupMinRows`: from how many of
-   * an agent's rows its own are kept.
+   * `rollupMinRows`: from how many rows whole-day answers come from rollups; `ownCellsMinRows`: from how many rows of
+   * an agent or matches of a search they get day cells of their own.
    */
-  constructor(capacity = 0, private readonly rollupMinRows = ROLLUP_MIN_ROWS, private readonly agentRollupMinRows = AGENT_ROLLUP_MIN_ROWS) {
+  constructor(capacity = 0, private readonly rollupMinRows = ROLLUP_MIN_ROWS, private readonly ownCellsMinRows = OWN_CELLS_MIN_ROWS) {
     this.rowOf = new RowIndex(capacity);
     this.agent = new Int32Array(capacity);
     this.status = new Uint8Array(capacity);
@@ -369,7 +369,7 @@ export class StatsColumns implements HeldColumns {
 
   /** A remembered search's day cells (made the first time) and the whole days asked: for its matches (`rows`) alone, enough of them, in a large account. */
   private searchCells(f: ConversationListFilter, rows: Int32Array) {
-    if (f.search === undefined || rows !== this.searches.byRow(f.search, this.rows) || this.rows < this.rollupMinRows || rows.length < this.agentRollupMinRows) return undefined;
+    if (f.search === undefined || rows !== this.searches.byRow(f.search, this.rows) || this.rows < this.rollupMinRows || rows.length < this.ownCellsMinRows) return undefined;
     const selection = f.status ?? f.topic ?? f.agent_id ? undefined : cellSelectionOf({ ...f, search: undefined }, { status: () => 0, topic: () => 0, agent: () => 0 });
     const cells = selection && this.searches.cellsOf(f.search, () => DayCells.of(rows, (row) => this.rolled(row), NO_SENTIMENT + 1));
     return cells && { cells, fromDay: selection.fromDay, toDay: selection.toDay };
@@ -390,7 +390,7 @@ export class StatsColumns implements HeldColumns {
     const agent = selection?.agent;
     if (agent !== undefined && !this.rollups!.adopted(agent)) {
       const rows = this.agentRows.rowsOf(agent, this.agent, this.rows);
-      if (rows.length < this.agentRollupMinRows) return undefined;
+      if (rows.length < this.ownCellsMinRows) return undefined;
       this.rollups!.adopt(agent, rows, (row) => this.rolled(row));
     }
     return selection;
