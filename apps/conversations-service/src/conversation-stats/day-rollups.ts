@@ -355,7 +355,7 @@ export class DayCells {
       cell.addInto(sums, day);
     }
     const exact = ([day, cell]: [number, Cell]) => {
-      if (cell.stale) [cell.first, cell.last, cell.stale] = [ends(day).first, ends(day).last, false];
+      if (cell.stale) [{ first: cell.first, last: cell.last }, cell.stale] = [ends(day), false];
       return cell;
     };
     return { total, costMicros, first: days.length ? exact(days[0]).first : Infinity, last: days.length ? exact(days[days.length - 1]).last : -Infinity };

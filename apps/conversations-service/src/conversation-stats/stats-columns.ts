@@ -10,8 +10,8 @@ import { answeredByColumns, compileRowChecks, selectRows, type HeldColumns, type
 import type { ConversationListFilter } from '../list-conversations/list-conversations.params.js';
 import type { StatsSummary, TimelineRow } from './conversation-stats.store.js';
 import { Counter, Dictionary, instantMicros } from './codes-and-counts.js';
-import { figuresOf, tallyRows } from './stats-figures.js';
-import { cellSelectionOf, DayCells, DayRollups, endsAmong, type CellSelection, type RolledRow } from './day-rollups.js';
+import { figuresOf, tallyRows, type Tallies } from './stats-figures.js';
+import { cellSelectionOf, DayCells, DayRollups, endsAmong, type CellSelection, type FigureSums, type RolledRow } from './day-rollups.js';
 import { RowIndex, withRoom } from './row-index.js';
 import { RememberedSearches } from './remembered-searches.js';
 import { RowsByCode } from './rows-by-code.js';
@@ -325,37 +325,27 @@ export class StatsColumns implements HeldColumns {
     // Counters indexed by duration and by hour (the rows' own ranges; a few MB at most, else maps).
     const durations = new Counter(this.maxDuration + 1);
     const hours = new Counter(this.rows === 0 ? 0 : (this.lastHour - this.firstHour + 1) * statuses);
-    const firstHour = this.firstHour;
-    let total = 0;
-    let costMicrosTotal = 0;
-    let first = Infinity;
-    let last = -Infinity;
-
-    const answer = (total: number, costMicros: number, first: number, last: number) => figuresOf(
-      { total, costMicros, first, last, byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour }, this.outcomes.names, this.topicNames.names);
+    const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour: this.firstHour };
+    // The count, cost, first and last start of the conversations summed into `sums`, however they were summed.
+    const answer = (t: Omit<Tallies, keyof FigureSums>) => figuresOf({ ...t, ...sums }, this.outcomes.names, this.topicNames.names);
     const checks = compileRowChecks(f, this, SEARCH);
-    if (checks === 'nothing') return answer(0, 0, first, last);
+    if (checks === 'nothing') return answer({ total: 0, costMicros: 0, first: Infinity, last: -Infinity });
     if (checks === undefined) throw new Error('StatsColumns.summarize: a filter the columns do not hold (answeredInMemory says which)');
     const searched = only && this.searchCells(f, only);
     if (searched) {
-      const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
-      const summed = searched.cells.sumInto(sums, searched.fromDay, searched.toDay, (day) => endsAmong(only!, this.start, day));
-      return answer(summed.total, summed.costMicros, summed.first, summed.last);
+      return answer(searched.cells.sumInto(sums, searched.fromDay, searched.toDay, (day) => endsAmong(only!, this.start, day)));
     }
     const selection = only ? undefined : this.rolledUpSelection(f);
     if (selection) {
       const rows = { count: this.rows, start: this.start, rolled: (row: number) => this.rolled(row) };
-      const summed = this.rollups!.sumInto({ byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour }, selection, rows);
-      return answer(summed.total, summed.costMicros, summed.first, summed.last);
+      return answer(this.rollups!.sumInto(sums, selection, rows));
     }
     // One agent of a large account (too few rows to keep its cells): a pass over its rows rather than a check of every row.
     const agent = only || f.agent_id === undefined || this.rows < this.rollupMinRows ? undefined : this.agents.find(f.agent_id);
     const among = agent === undefined ? only : this.agentRows.rowsOf(agent, this.agent, this.rows);
     const selected = selectRows(checks, this.rows, this.topics, among, this.room);
-    const sums = { byStatus, bySentiment, byOutcome, byTopic, durations, hours, firstHour };
     const columns = { status: this.status, sentiment: this.sentiment, outcome: this.outcome, start: this.start, duration: this.duration, cost: this.cost, topics: this.topics };
-    ({ total, costMicros: costMicrosTotal, first, last } = tallyRows(columns, selected ?? this.rows, sums));
-    return answer(total, costMicrosTotal, first, last);
+    return answer(tallyRows(columns, selected ?? this.rows, sums));
   }
 
   /** A row as the rollups count it (its topics a view of the pool: read before the pool changes). */
